@@ -1,0 +1,38 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   -- a scripted multi-day conversation on the embedded store
+#   make test   -- the whole test suite (installs and starts what the tests need)
+# Each creates .venv, installs a CPU build of torch first, then the package.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+TORCH  ?= torch==2.13.0
+
+.PHONY: demo test bench clean services
+
+$(VENV)/.base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet "$(TORCH)"
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.base
+	$(PIP) install --quiet -e ".[all,dev]"
+	touch $@
+
+demo: $(VENV)/.base
+	HF_HUB_OFFLINE=1 $(VENV)/bin/hindsight demo
+
+services:
+	bash scripts/services.sh
+
+test: $(VENV)/.dev services
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+bench: $(VENV)/.dev
+	HF_HUB_OFFLINE=1 $(PY) benchmarks/speed.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,35 @@
+"""hindsight_core: long-term memory for LLM agents, with no framework dependency.
+
+    from hindsight_core import Hindsight
+    with Hindsight() as memory:                      # embedded store under ~/.hindsight
+        memory.remember("From now on, print in A4 landscape.", user_id="alice")
+        results = memory.recall("print the sales report", user_id="alice")
+        system_prompt += memory.format_for_prompt(results)
+"""
+
+from .clock import FrozenClock, system_clock
+from .config import DecayConfig, HindsightConfig, Limits, RecallConfig
+from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, HindsightError, InvalidInputError,
+                     InvalidUserIdError, MemoryNotFoundError, StoreInUseError, StoreUnavailableError,
+                     TextTooLargeError)
+from .formatting import format_for_prompt
+from .gate import LLMGate, RuleBasedGate, WriteGate
+from .memory import Hindsight, WriteResult
+from .store import MemoryStore, QdrantStore
+from .timerange import TimeRange
+from .tokens import count_tokens
+from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
+                    ScoredMemory, Source, Status)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
+    "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
+    "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",
+    "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
+    "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError", "StoreUnavailableError",
+    "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__", "count_tokens", "format_for_prompt",
+    "system_clock",
+]

@@ -1,0 +1,95 @@
+"""Configuration as small frozen value objects; every field has a documented default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from .errors import InvalidInputError
+
+#: Decay rate λ per day for each event type: preferences and corrections fade slowly,
+#: one-off task results and small talk fast.
+DEFAULT_DECAY_RATES: Mapping[str, float] = MappingProxyType(
+    {
+        "preference": 0.01,
+        "correction": 0.01,
+        "fact": 0.02,
+        "event": 0.03,
+        "dialogue": 0.04,
+        "task_result": 0.05,
+    }
+)
+
+
+@dataclass(frozen=True)
+class DecayConfig:
+    """Ebbinghaus decay settings (see `hindsight_core.decay`)."""
+
+    rates: Mapping[str, float] = field(default_factory=lambda: DEFAULT_DECAY_RATES)
+    default_rate: float = 0.03
+    #: each spaced recall divides λ by (1 + reinforcement · n)
+    reinforcement: float = 0.5
+    #: recalls closer together than this do not count as spaced repetitions
+    min_spacing_hours: float = 12.0
+    #: memories whose retention falls below this are not recalled (but are kept)
+    retention_threshold: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name, rate in {**dict(self.rates), "default": self.default_rate}.items():
+            if not 0 <= rate <= 10:
+                raise InvalidInputError(f"decay rate for {name!r} must be within 0..10 per day, got {rate}")
+        if not 0 <= self.retention_threshold < 1:
+            raise InvalidInputError("retention_threshold must be within [0, 1)")
+        if self.reinforcement < 0 or self.min_spacing_hours < 0:
+            raise InvalidInputError("reinforcement and min_spacing_hours must not be negative")
+
+    def rate_for(self, event_type: str) -> float:
+        return float(self.rates.get(event_type, self.default_rate))
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """Hybrid recall settings (see `hindsight_core.fusion`)."""
+
+    dense_weight: float = 1.0
+    keyword_weight: float = 1.0
+    recency_weight: float = 0.2
+    #: the k of reciprocal-rank fusion: larger flattens the rank curve
+    rrf_k: int = 60
+    #: how many candidates each channel contributes before fusion
+    candidates_per_channel: int = 100
+    #: final = fused · retention ** retention_power
+    retention_power: float = 1.0
+    #: the dense channel only proposes memories at least this similar to the query;
+    #: without a floor, a store of five memories returns all five for any query
+    min_similarity: float = 0.18
+
+    def __post_init__(self) -> None:
+        if min(self.dense_weight, self.keyword_weight, self.recency_weight) < 0:
+            raise InvalidInputError("channel weights must not be negative")
+        if self.rrf_k < 1 or self.candidates_per_channel < 1:
+            raise InvalidInputError("rrf_k and candidates_per_channel must be at least 1")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits: anything larger is refused with a clear error before any work."""
+
+    max_text_bytes: int = 32 * 1024
+    max_batch: int = 10_000
+    max_k: int = 1_000
+    max_metadata_depth: int = 4
+    max_metadata_bytes: int = 16 * 1024
+    max_id_chars: int = 256
+
+
+@dataclass(frozen=True)
+class HindsightConfig:
+    decay: DecayConfig = field(default_factory=DecayConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    limits: Limits = field(default_factory=Limits)
+    #: forget(about=...) removes memories at least this similar to the topic ...
+    forget_similarity: float = 0.62
+    #: ... or at least this similar when they also share an entity or keyword with it
+    forget_similarity_with_overlap: float = 0.4

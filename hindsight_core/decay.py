@@ -1,0 +1,43 @@
+"""Ebbinghaus decay and the spacing effect, as pure functions.
+
+Retention of a memory at time t:
+
+    retention = exp(-λ_eff · Δt_days) · confidence
+
+where Δt_days is the time since the memory was last reinforced (its last
+recall, or its creation if it was never recalled), and
+
+    λ_eff = λ / (1 + β · n)
+
+with λ the base rate of its event type, β the reinforcement factor
+(`DecayConfig.reinforcement`, 0.5 by default) and n the number of *spaced*
+recalls: recalls at least `min_spacing_hours` (12 h) after the previous one.
+
+So a recall does two things: it resets the forgetting curve to start at the
+recall (retention jumps back to `confidence`), and, if it came after a gap, it
+makes the curve flatter from then on. Recalling a memory five times in one
+conversation counts once; recalling it on five different days counts five
+times. That is the spacing effect.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from .clock import days_between
+
+
+def effective_rate(base_rate: float, spaced_recalls: int, reinforcement: float) -> float:
+    """λ_eff = λ / (1 + β·n)."""
+    return base_rate / (1.0 + reinforcement * max(0, spaced_recalls))
+
+
+def retention(confidence: float, rate: float, elapsed_days: float) -> float:
+    """exp(-rate · elapsed_days) · confidence."""
+    return math.exp(-rate * max(0.0, elapsed_days)) * confidence
+
+
+def is_spaced(last_reinforced: datetime, now: datetime, min_spacing_hours: float) -> bool:
+    """Whether a recall at `now` counts as a spaced repetition."""
+    return days_between(last_reinforced, now) * 24.0 >= min_spacing_hours

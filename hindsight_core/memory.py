@@ -1,0 +1,417 @@
+"""`Hindsight`: the facade that agents and adapters call.
+
+It validates input, asks the write gate, embeds, stores in Qdrant, and keeps
+each served user's in-process index (see `hindsight_core.index`) in step with
+the store. Recall fuses a dense, a keyword and a recency channel and weighs
+the result by retention (see `decay` and `fusion`). Async methods run the same
+sync code in a worker thread, so the two faces cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from . import decay as decay_math
+from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
+from .config import HindsightConfig
+from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .entities import extract_entities
+from .errors import InvalidInputError, MemoryNotFoundError
+from .formatting import format_for_prompt
+from .fusion import ranks, reciprocal_rank_fusion
+from .gate import RuleBasedGate, WriteGate
+from .index import UserIndex
+from .store import MemoryStore, QdrantStore
+from .text import keyword_tokens, summarize_line, validate_id, validate_text
+from .timerange import TimeRangeLike, resolve_time_range
+from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
+                    ScoredMemory, Source, Status)
+
+
+def default_home() -> Path:
+    """`HINDSIGHT_HOME`, or ~/.hindsight: where the embedded store lives by default."""
+    return Path(os.environ.get("HINDSIGHT_HOME") or Path.home() / ".hindsight")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What `write` did: the stored record (None if the gate declined) and the gate's verdict."""
+
+    record: MemoryRecord | None
+    decision: GateDecision
+
+    @property
+    def stored(self) -> bool:
+        return self.record is not None
+
+
+class Hindsight:
+    """Long-term memory for agents: episodic and semantic layers on Qdrant.
+
+    Storage, pick one: `path` (embedded on disk), `location=":memory:"`, `url`
+    (a Qdrant server), or `store` (any `MemoryStore`). With none, the embedded
+    store under `HINDSIGHT_HOME` (default ~/.hindsight) is used.
+
+    `embedder`: an `Embedder`, or a sentence-transformers model name or path
+    (default all-MiniLM-L6-v2, shipped offline). `clock`: a zero-argument
+    callable returning an aware UTC datetime. `gate`: a write gate (default
+    `RuleBasedGate`).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
+                 api_key: str | None = None, store: MemoryStore | None = None,
+                 embedder: Embedder | str | None = None, clock: Clock = system_clock,
+                 gate: WriteGate | None = None, config: HindsightConfig | None = None) -> None:
+        self.config = config or HindsightConfig()
+        if store is None:
+            if path is None and location is None and url is None:
+                path = default_home() / "store"
+            store = QdrantStore(path=path, location=location, url=url, api_key=api_key)
+        self.store = store
+        if embedder is None or isinstance(embedder, str):
+            embedder = SentenceTransformerEmbedder(embedder or DEFAULT_MODEL)
+        self.embedder = embedder
+        self.clock = clock
+        self.gate = gate or RuleBasedGate()
+        self._indexes: dict[str, UserIndex] = {}
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._indexes.clear()
+                self.store.close()
+
+    def __enter__(self) -> "Hindsight":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        return read_clock(self.clock)
+
+    # -- helpers --------------------------------------------------------------------------
+    def _user(self, user_id: object) -> str:
+        return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
+
+    def _index(self, user_id: str, *, create: bool) -> UserIndex | None:
+        if self._closed:
+            raise InvalidInputError("this Hindsight instance is closed")
+        index = self._indexes.get(user_id)
+        if index is not None:
+            return index
+        exists = self.store.open_user(user_id, embedding_model=self.embedder.name,
+                                      dimension=self.embedder.dimension, create=create)
+        if not exists:
+            return None
+        index = UserIndex(self.embedder.dimension)
+        for record, vector in self.store.load(user_id):
+            index.add(record, vector)
+        self._indexes[user_id] = index
+        return index
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.embedder.dimension):
+            raise InvalidInputError(
+                f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
+                f"({len(texts)}, {self.embedder.dimension})")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def _check_metadata(self, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+        if metadata is None:
+            return {}
+        if not isinstance(metadata, Mapping):
+            raise InvalidInputError("metadata must be a mapping of str to JSON values")
+        limits = self.config.limits
+
+        def depth(value: Any, level: int) -> None:
+            if level > limits.max_metadata_depth:
+                raise InvalidInputError(f"metadata is nested deeper than {limits.max_metadata_depth} levels")
+            if isinstance(value, Mapping):
+                for v in value.values():
+                    depth(v, level + 1)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    depth(v, level + 1)
+
+        depth(metadata, 1)
+        try:
+            encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
+        if len(encoded.encode()) > limits.max_metadata_bytes:
+            raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
+        return json.loads(encoded)
+
+    # -- writing --------------------------------------------------------------------------
+    def _prepare(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
+                 source: Source | str = Source.USER, event_type: str | None = None,
+                 timestamp: datetime | None = None, confidence: float | None = None,
+                 entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
+                 force: bool = False, layer: Layer | str = Layer.EPISODIC) -> tuple[MemoryRecord | None, GateDecision]:
+        """Validate and judge one write; returns the record to store (None if declined)."""
+        limits = self.config.limits
+        clean = validate_text(text, max_bytes=limits.max_text_bytes)
+        session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
+        agent_id = validate_id(agent_id, what="agent_id", max_chars=limits.max_id_chars, required=False)
+        try:
+            source = Source(source)
+            layer = Layer(layer)
+        except ValueError as exc:
+            raise InvalidInputError(f"{exc}; source is one of {[s.value for s in Source]}, "
+                                    f"layer one of {[x.value for x in Layer]}") from None
+        if layer is Layer.WORKING:
+            raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
+        if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
+            raise InvalidInputError("event_type must be a non-empty string")
+        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 <= confidence <= 1):
+            raise InvalidInputError("confidence must be a number within 0..1")
+        meta = self._check_metadata(metadata)
+        decision = self.gate(clean, source)
+        if not decision.store and not force:
+            return None, decision
+        kind = event_type or decision.event_type
+        conf = decision.confidence if decision.confidence > 0 else 0.6  # forced past the gate: neutral
+        now = self.now()
+        record = MemoryRecord(
+            id=str(uuid.uuid4()), user_id=user_id, summary=summarize_line(clean), raw_content=clean,
+            timestamp=ensure_utc(timestamp) if timestamp is not None else now, layer=layer, event_type=kind,
+            session_id=session_id, agent_id=agent_id,
+            entities=list(entities) if entities is not None else extract_entities(clean),
+            confidence=float(confidence if confidence is not None else conf), source=source,
+            decay_rate=self.config.decay.rate_for(kind), embedding_model=self.embedder.name, metadata=meta,
+        )
+        return record, decision
+
+    def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
+              source: Source | str = Source.USER, event_type: str | None = None,
+              timestamp: datetime | None = None, confidence: float | None = None,
+              entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
+              force: bool = False, layer: Layer | str = Layer.EPISODIC) -> WriteResult:
+        """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict."""
+        return self.write_many([text], user_id=user_id, session_id=session_id, agent_id=agent_id, source=source,
+                               event_type=event_type, timestamp=timestamp, confidence=confidence,
+                               entities=entities, metadata=metadata, force=force, layer=layer)[0]
+
+    def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
+                   sources: Sequence[Source | str] | None = None, **common: Any) -> list[WriteResult]:
+        """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
+
+        `timestamps` and `sources`, if given, hold one entry per text; other keyword
+        arguments are as for `write` and apply to every text. All texts are checked
+        before anything is stored: one bad text stores none.
+        """
+        user = self._user(user_id)
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise InvalidInputError("texts must be a list of strings")
+        if len(texts) > self.config.limits.max_batch:
+            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {self.config.limits.max_batch:,}")
+        for name, values in (("timestamps", timestamps), ("sources", sources)):
+            if values is not None and len(values) != len(texts):
+                raise InvalidInputError(f"{name} must have one entry per text")
+        base = {k: v for k, v in common.items() if k not in ("timestamp", "source")}
+        prepared = [
+            self._prepare(text, user_id=user,
+                          timestamp=timestamps[i] if timestamps is not None else common.get("timestamp"),
+                          source=sources[i] if sources is not None else common.get("source", Source.USER), **base)
+            for i, text in enumerate(texts)
+        ]
+        to_store = [record for record, _ in prepared if record is not None]
+        if to_store:
+            vectors = self._embed([r.raw_content for r in to_store])
+            with self._lock:
+                index = self._index(user, create=True)
+                self.store.upsert(user, to_store, vectors)
+                for record, vector in zip(to_store, vectors):
+                    index.add(record, vector)
+        return [WriteResult(record, decision) for record, decision in prepared]
+
+    def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
+                 event_type: str | None = None, **options: Any) -> MemoryRecord | None:
+        """Store `text` if the write gate finds it worth keeping; None if not (see `write` for why)."""
+        return self.write(text, user_id=user_id, session_id=session_id, source=source, event_type=event_type,
+                          **options).record
+
+    # -- reading --------------------------------------------------------------------------
+    def recall(self, query: str, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
+               layers: Iterable[Layer | str] | None = None, event_types: Iterable[str] | None = None,
+               session_id: str | None = None, agent_id: str | None = None, reinforce: bool = True,
+               include_faded: bool = False) -> RecallResults:
+        """The `k` memories most worth bringing back for `query`, best first.
+
+        Channels: dense (cosine of embeddings), keyword (BM25) and recency, fused
+        by weighted reciprocal-rank fusion and multiplied by retention. Memories
+        below the retention threshold are left out unless `include_faded`. With
+        `reinforce`, each returned memory counts as recalled (see `decay`).
+        """
+        user = self._user(user_id)
+        limits = self.config.limits
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
+            raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
+        clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
+        try:
+            layer_set = {Layer(x) for x in layers} if layers is not None else None
+        except ValueError as exc:
+            raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
+        types = {str(t) for t in event_types} if event_types is not None else None
+        now = self.now()
+        window = resolve_time_range(time_range, now)
+        query_vector = self._embed([clean])[0]
+        cfg = self.config.recall
+        with self._lock:
+            index = self._index(user, create=False)
+            if index is None or len(index) == 0:
+                return RecallResults()
+            mask, retention = index.eligible(
+                now, self.config.decay, layers=layer_set, event_types=types,
+                start=window.start if window else None, end=window.end if window else None,
+                session_id=session_id, agent_id=agent_id, include_faded=include_faded)
+            cands = index.rank_channels(query_vector, clean, mask, retention, cfg.candidates_per_channel,
+                                         cfg.min_similarity)
+            pool = list(dict.fromkeys(cands.dense + cands.keyword))
+            recency = index.by_recency(pool)
+            channels = {"dense": cands.dense, "keyword": cands.keyword, "recency": recency}
+            fused = reciprocal_rank_fusion(
+                channels, {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "recency": cfg.recency_weight},
+                k=cfg.rrf_k)
+            rank_maps = {name: ranks(items) for name, items in channels.items()}
+            scored = sorted(((fused[s] * float(retention[s]) ** cfg.retention_power, s) for s in fused),
+                            key=lambda pair: -pair[0])[:k]
+            results = RecallResults()
+            for final, slot in scored:
+                record = index.records[slot]
+                explanation = Explanation(
+                    dense_rank=rank_maps["dense"].get(slot), dense_similarity=float(cands.similarity[slot]),
+                    keyword_rank=rank_maps["keyword"].get(slot), keyword_score=float(cands.keyword_scores[slot]),
+                    recency_rank=rank_maps["recency"].get(slot), fused=fused[slot],
+                    retention=float(retention[slot]), layer=record.layer.value, final=final)
+                results.append(ScoredMemory(record, final, float(retention[slot]), explanation))
+            if reinforce:
+                self._reinforce(user, index, [r.memory for r in results], now)
+        return results
+
+    def _reinforce(self, user: str, index: UserIndex, records: list[MemoryRecord], now: datetime) -> None:
+        for record in records:
+            last = record.last_accessed or record.timestamp
+            spaced = decay_math.is_spaced(last, now, self.config.decay.min_spacing_hours)
+            updated = record.evolve(access_count=record.access_count + 1, last_accessed=max(now, last),
+                                    spaced_recalls=record.spaced_recalls + (1 if spaced else 0))
+            self.store.update_fields(user, record.id, {
+                "access_count": updated.access_count, "spaced_recalls": updated.spaced_recalls,
+                "last_accessed": updated.last_accessed.isoformat()})
+            index.update(updated)
+
+    def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
+        """Retention of one record now (or at `at`); see `hindsight_core.decay`."""
+        moment = ensure_utc(at) if at is not None else self.now()
+        rate = decay_math.effective_rate(record.decay_rate, record.spaced_recalls, self.config.decay.reinforcement)
+        return decay_math.retention(record.confidence, rate, days_between(record.last_accessed or record.timestamp,
+                                                                             moment))
+
+    def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        user = self._user(user_id)
+        with self._lock:
+            index = self._index(user, create=False)
+            record = index.get(memory_id) if index is not None and isinstance(memory_id, str) else None
+        if record is None:
+            raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
+        return record
+
+    def memories(self, *, user_id: str, include_inactive: bool = True) -> list[MemoryRecord]:
+        """Every memory of one user, oldest first."""
+        user = self._user(user_id)
+        with self._lock:
+            index = self._index(user, create=False)
+            records = index.all_records() if index is not None else []
+        if not include_inactive:
+            records = [r for r in records if r.status is Status.ACTIVE]
+        return sorted(records, key=lambda r: r.timestamp)
+
+    def users(self) -> list[str]:
+        return self.store.users()
+
+    # -- forgetting -----------------------------------------------------------------------
+    def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+               everything: bool = False, dry_run: bool = False) -> ForgetReceipt:
+        """Remove memories for good: one by id, all about a topic, or (with everything=True) all of a user.
+
+        A topic matches a memory whose embedding is very close to it, or close and
+        sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
+        Forgotten memories leave the store, the vector matrix and the keyword index.
+        """
+        user = self._user(user_id)
+        chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
+        if len(chosen) != 1:
+            raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
+        with self._lock:
+            index = self._index(user, create=False)
+            if index is None:
+                if memory_id is not None:
+                    raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
+                return ForgetReceipt(user, dry_run, ())
+            if memory_id is not None:
+                victims = [self.get(memory_id, user_id=user)]
+            elif everything:
+                victims = index.all_records()
+            else:
+                victims = self._about(index, validate_text(about, max_bytes=self.config.limits.max_text_bytes,
+                                                            what="about"))
+            if not dry_run and victims:
+                if everything:
+                    self.store.drop_user(user)
+                    self._indexes.pop(user, None)
+                else:
+                    self.store.delete(user, [v.id for v in victims])
+                    for victim in victims:
+                        index.remove(victim.id)
+        return ForgetReceipt(user, dry_run, tuple(victims))
+
+    def _about(self, index: UserIndex, topic: str) -> list[MemoryRecord]:
+        vector = self._embed([topic])[0]
+        n = index.size
+        similarity = index.vectors[:n] @ vector
+        topic_terms = set(keyword_tokens(topic))
+        topic_entities = {e.lower() for e in extract_entities(topic)}
+        strong, weak = self.config.forget_similarity, self.config.forget_similarity_with_overlap
+        victims = []
+        for slot in np.flatnonzero(index.alive[:n] & (similarity >= weak)):
+            record = index.records[slot]
+            overlap = bool(topic_entities & {e.lower() for e in record.entities}) or \
+                bool(topic_terms & set(keyword_tokens(record.raw_content)))
+            if similarity[slot] >= strong or overlap:
+                victims.append(record)
+        return sorted(victims, key=lambda r: r.timestamp)
+
+    # -- prompt -----------------------------------------------------------------------------
+    @staticmethod
+    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:
+        return format_for_prompt(results, **options)
+
+    # -- async twins ------------------------------------------------------------------------
+    async def awrite(self, text: str, **kwargs: Any) -> WriteResult:
+        return await asyncio.to_thread(self.write, text, **kwargs)
+
+    async def aremember(self, text: str, **kwargs: Any) -> MemoryRecord | None:
+        return await asyncio.to_thread(self.remember, text, **kwargs)
+
+    async def arecall(self, query: str, **kwargs: Any) -> RecallResults:
+        return await asyncio.to_thread(self.recall, query, **kwargs)
+
+    async def aforget(self, **kwargs: Any) -> ForgetReceipt:
+        return await asyncio.to_thread(self.forget, **kwargs)

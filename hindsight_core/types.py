@@ -1,0 +1,195 @@
+"""The records hindsight stores and returns: plain dataclasses, no behaviour beyond conversion."""
+
+from __future__ import annotations
+
+import enum
+import html
+from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import datetime
+from typing import Any
+
+
+class Layer(str, enum.Enum):
+    """Which memory layer a record lives in."""
+
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+
+
+class Source(str, enum.Enum):
+    """Who wrote a memory, as told by the caller (never read from the text)."""
+
+    USER = "user"
+    AGENT = "agent"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class Status(str, enum.Enum):
+    ACTIVE = "active"
+    EXPIRED = "expired"
+    ARCHIVED = "archived"
+    QUARANTINED = "quarantined"
+
+
+class EventType(str, enum.Enum):
+    """The kinds of event the write gate recognises; each has its own decay rate."""
+
+    PREFERENCE = "preference"
+    FACT = "fact"
+    TASK_RESULT = "task_result"
+    CORRECTION = "correction"
+    DIALOGUE = "dialogue"
+    EVENT = "event"
+
+
+@dataclass
+class MemoryRecord:
+    """One memory. Timestamps are timezone-aware UTC datetimes."""
+
+    id: str
+    user_id: str
+    summary: str
+    raw_content: str
+    timestamp: datetime
+    layer: Layer = Layer.EPISODIC
+    event_type: str = EventType.DIALOGUE.value
+    session_id: str | None = None
+    agent_id: str | None = None
+    entities: list[str] = field(default_factory=list)
+    confidence: float = 0.8
+    source: Source = Source.USER
+    decay_rate: float = 0.03
+    access_count: int = 0
+    spaced_recalls: int = 0
+    last_accessed: datetime | None = None
+    status: Status = Status.ACTIVE
+    embedding_model: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_payload(self) -> dict[str, Any]:
+        """A JSON-safe dict (enums as values, datetimes as ISO strings)."""
+        payload = asdict(self)
+        payload["layer"] = self.layer.value
+        payload["source"] = self.source.value
+        payload["status"] = self.status.value
+        payload["timestamp"] = self.timestamp.isoformat()
+        payload["last_accessed"] = self.last_accessed.isoformat() if self.last_accessed else None
+        return payload
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> "MemoryRecord":
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in payload.items() if k in known}
+        data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
+        data["source"] = Source(data.get("source", Source.USER.value))
+        data["status"] = Status(data.get("status", Status.ACTIVE.value))
+        data["timestamp"] = datetime.fromisoformat(data["timestamp"])
+        if data.get("last_accessed"):
+            data["last_accessed"] = datetime.fromisoformat(data["last_accessed"])
+        data["entities"] = list(data.get("entities") or [])
+        data["metadata"] = dict(data.get("metadata") or {})
+        return cls(**data)
+
+    def evolve(self, **changes: Any) -> "MemoryRecord":
+        return replace(self, **changes)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+            for k, v in self.to_payload().items()
+            if k not in ("raw_content",)
+        )
+        return f"<table>{rows}</table>"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a memory scored what it did: each channel's rank (1-based, None if absent)."""
+
+    dense_rank: int | None
+    dense_similarity: float
+    keyword_rank: int | None
+    keyword_score: float
+    recency_rank: int | None
+    fused: float
+    retention: float
+    layer: str
+    final: float
+
+    def __str__(self) -> str:
+        def rank(r: int | None) -> str:
+            return f"#{r}" if r is not None else "-"
+
+        return (
+            f"{self.layer}: dense {rank(self.dense_rank)} (cos {self.dense_similarity:.2f}), "
+            f"keyword {rank(self.keyword_rank)} (bm25 {self.keyword_score:.2f}), "
+            f"recency {rank(self.recency_rank)}; fused {self.fused:.4f} x retention "
+            f"{self.retention:.2f} = {self.final:.4f}"
+        )
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A recalled memory with its score and the reasons for it."""
+
+    memory: MemoryRecord
+    score: float
+    retention: float
+    explanation: Explanation
+
+    def _repr_html_(self) -> str:
+        return results_html([self])
+
+
+def results_html(results: list[ScoredMemory]) -> str:
+    """An HTML table of recall results, for Jupyter."""
+    head = "<tr><th>#</th><th>memory</th><th>layer</th><th>type</th><th>date</th><th>score</th><th>retention</th><th>why</th></tr>"
+    body = "".join(
+        "<tr>"
+        f"<td>{i}</td><td>{html.escape(r.memory.summary)}</td><td>{r.memory.layer.value}</td>"
+        f"<td>{html.escape(r.memory.event_type)}</td><td>{r.memory.timestamp:%Y-%m-%d}</td>"
+        f"<td>{r.score:.4f}</td><td>{r.retention:.2f}</td><td>{html.escape(str(r.explanation))}</td>"
+        "</tr>"
+        for i, r in enumerate(results, 1)
+    )
+    return f"<table>{head}{body}</table>"
+
+
+class RecallResults(list):
+    """A list of `ScoredMemory` that shows as a table in Jupyter."""
+
+    def _repr_html_(self) -> str:
+        return results_html(list(self))
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The write gate's verdict on one piece of text."""
+
+    store: bool
+    event_type: str
+    reasons: tuple[str, ...]
+    confidence: float = 0.8
+
+    def __str__(self) -> str:
+        verdict = "store" if self.store else "skip"
+        return f"{verdict} ({self.event_type}): " + "; ".join(self.reasons)
+
+
+@dataclass(frozen=True)
+class ForgetReceipt:
+    """What a forget call removed (or, with dry_run, would remove)."""
+
+    user_id: str
+    dry_run: bool
+    removed: tuple[MemoryRecord, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.removed)
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.removed]
