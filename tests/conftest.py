@@ -1,0 +1,49 @@
+"""Shared fixtures: the real embedding model is loaded once per test session."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from hindsight_core import Hindsight  # noqa: E402
+from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
+
+START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    from hindsight_core import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture
+def clock():
+    return FrozenClock(START)
+
+
+@pytest.fixture
+def fake_memory(clock):
+    """Fast: an in-memory Qdrant, the hashing embedder and a frozen clock."""
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock) as memory:
+        yield memory
+
+
+@pytest.fixture
+def memory(clock, real_embedder):
+    """Real: an in-memory Qdrant, all-MiniLM-L6-v2 and a frozen clock."""
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+        yield memory
+
+
+@pytest.fixture
+def disk_memory(tmp_path, clock, real_embedder):
+    """Real: the embedded on-disk store, as users get by default."""
+    with Hindsight(path=tmp_path / "store", embedder=real_embedder, clock=clock) as memory:
+        yield memory

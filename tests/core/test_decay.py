@@ -1,0 +1,95 @@
+"""The decay formula against hand-computed values, with a frozen clock."""
+
+import math
+
+import pytest
+
+from hindsight_core import DecayConfig, Hindsight, HindsightConfig
+from hindsight_core.decay import effective_rate, is_spaced, retention
+from hindsight_core.testing import FakeEmbedder
+
+
+def test_retention_formula_by_hand():
+    # exp(-0.05 * 10) * 0.8 = 0.6065306597 * 0.8
+    assert retention(0.8, 0.05, 10) == pytest.approx(0.48522452777, rel=1e-9)
+    assert retention(0.9, 0.01, 0) == pytest.approx(0.9)
+    assert retention(1.0, 0.02, 34.657359) == pytest.approx(0.5, rel=1e-6)  # half-life ln2/0.02
+
+
+def test_effective_rate_is_divided_by_spaced_recalls():
+    assert effective_rate(0.05, 0, 0.5) == pytest.approx(0.05)
+    assert effective_rate(0.05, 2, 0.5) == pytest.approx(0.025)  # 0.05 / (1 + 0.5*2)
+
+
+def test_spacing(clock):
+    start = clock()
+    assert not is_spaced(start, clock.advance(hours=11), 12)
+    assert is_spaced(start, clock.advance(hours=1), 12)
+
+
+def test_stored_memory_decays_as_computed(fake_memory, clock):
+    record = fake_memory.remember("The staging deploy is done.", user_id="u")  # task_result: λ = 0.05, c = 0.7
+    assert record.event_type == "task_result"
+    assert record.decay_rate == 0.05 and record.confidence == 0.7
+    clock.advance(days=10)
+    assert fake_memory.retention_of(record) == pytest.approx(0.7 * math.exp(-0.5), rel=1e-6)
+    results = fake_memory.recall("staging deploy", user_id="u", reinforce=False)
+    assert results[0].retention == pytest.approx(0.7 * math.exp(-0.5), rel=1e-5)
+
+
+def test_preferences_fade_slower_than_task_results(fake_memory, clock):
+    pref = fake_memory.remember("From now on, print reports in landscape.", user_id="u")
+    task = fake_memory.remember("The staging deploy is done.", user_id="u")
+    clock.advance(days=60)
+    assert fake_memory.retention_of(pref) == pytest.approx(0.9 * math.exp(-0.6), rel=1e-6)
+    assert fake_memory.retention_of(task) == pytest.approx(0.7 * math.exp(-3.0), rel=1e-6)
+    found = [r.memory.id for r in fake_memory.recall("staging deploy", user_id="u")]
+    assert task.id not in found  # 0.035 < threshold 0.1: not returned ...
+    assert any(m.id == task.id for m in fake_memory.memories(user_id="u"))  # ... but kept
+    faded = fake_memory.recall("staging deploy", user_id="u", include_faded=True)
+    assert task.id in [r.memory.id for r in faded]
+
+
+def test_spaced_recall_reinforces_and_massed_recall_counts_once(fake_memory, clock):
+    task = fake_memory.remember("The staging deploy is done.", user_id="u")
+    clock.advance(days=5)
+    for _ in range(3):  # three recalls within minutes: one spaced repetition
+        fake_memory.recall("staging deploy", user_id="u")
+        clock.advance(minutes=5)
+    record = fake_memory.get(task.id, user_id="u")
+    assert record.access_count == 3 and record.spaced_recalls == 1
+    reinforced_at = record.last_accessed
+    clock.advance(days=10)
+    elapsed = (clock() - reinforced_at).total_seconds() / 86400
+    expected = 0.7 * math.exp(-(0.05 / 1.5) * elapsed)
+    assert fake_memory.retention_of(record) == pytest.approx(expected, rel=1e-6)
+    # and without reinforcement it would be far lower
+    assert expected > 0.7 * math.exp(-0.05 * 15) * 1.5
+
+
+def test_reinforcement_survives_reopen(tmp_path, clock):
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        task = memory.remember("The staging deploy is done.", user_id="u")
+        clock.advance(days=1)
+        memory.recall("staging deploy", user_id="u")
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        record = memory.get(task.id, user_id="u")
+        assert record.access_count == 1 and record.spaced_recalls == 1
+
+
+def test_decay_rates_are_configurable(clock):
+    config = HindsightConfig(decay=DecayConfig(rates={"task_result": 0.5}, retention_threshold=0.2))
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
+        task = memory.remember("The staging deploy is done.", user_id="u")
+        assert task.decay_rate == 0.5
+        clock.advance(days=3)  # 0.7 * e^-1.5 = 0.156 < 0.2
+        assert memory.recall("staging deploy", user_id="u") == []
+
+
+def test_bad_decay_config_is_refused():
+    from hindsight_core import InvalidInputError
+
+    with pytest.raises(InvalidInputError):
+        DecayConfig(rates={"preference": -1})
+    with pytest.raises(InvalidInputError):
+        DecayConfig(retention_threshold=1.5)

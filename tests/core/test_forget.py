@@ -1,0 +1,62 @@
+import pytest
+
+from hindsight_core import InvalidInputError, MemoryNotFoundError
+from hindsight_core.text import keyword_tokens
+
+
+def test_forget_by_id_removes_it_from_every_index(fake_memory):
+    keep = fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
+    gone = fake_memory.remember("The door code for the Zanzibar office is 7781.", user_id="u", force=True)
+    receipt = fake_memory.forget(user_id="u", memory_id=gone.id)
+    assert receipt.ids == [gone.id] and receipt.count == 1 and not receipt.dry_run
+    index = fake_memory._indexes["u"]
+    assert gone.id not in index.slot_of
+    for token in keyword_tokens("Zanzibar 7781"):
+        assert index.bm25.scores([token], index.size).max(initial=0) == 0  # gone from the keyword index
+    assert all(r.memory.id != gone.id for r in fake_memory.recall("Zanzibar door code", user_id="u", k=10))
+    with pytest.raises(MemoryNotFoundError):
+        fake_memory.get(gone.id, user_id="u")
+    assert fake_memory.get(keep.id, user_id="u").id == keep.id
+    # and from the durable store: a reopened index does not bring it back
+    fake_memory._indexes.clear()
+    assert [m.id for m in fake_memory.memories(user_id="u")] == [keep.id]
+
+
+def test_forget_about_a_topic_with_dry_run(memory):
+    old = memory.remember("My old address was 12 Baker Street, London.", user_id="u")
+    older = memory.remember("Send letters to my old address at 12 Baker Street until June.", user_id="u")
+    new = memory.remember("I moved to 5 Rue de Rivoli in Paris.", user_id="u")
+    pref = memory.remember("From now on, print all my reports in A4 landscape.", user_id="u")
+    preview = memory.forget(user_id="u", about="my old address", dry_run=True)
+    assert set(preview.ids) == {old.id, older.id} and preview.dry_run
+    assert len(memory.memories(user_id="u")) == 4  # a dry run removes nothing
+    receipt = memory.forget(user_id="u", about="my old address")
+    assert set(receipt.ids) == {old.id, older.id}
+    assert {m.id for m in memory.memories(user_id="u")} == {new.id, pref.id}
+    assert all("Baker" not in r.memory.raw_content for r in memory.recall("Baker Street", user_id="u", k=10))
+
+
+def test_forget_everything_only_when_asked(fake_memory):
+    fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
+    fake_memory.remember("Project Orion uses the blue theme.", user_id="other", force=True)
+    with pytest.raises(InvalidInputError):
+        fake_memory.forget(user_id="u")  # names nothing
+    with pytest.raises(InvalidInputError):
+        fake_memory.forget(user_id="u", about="Orion", everything=True)  # names two things
+    assert fake_memory.forget(user_id="u", everything=True, dry_run=True).count == 1
+    assert fake_memory.forget(user_id="u", everything=True).count == 1
+    assert fake_memory.memories(user_id="u") == []
+    assert "u" not in fake_memory.users()
+    assert len(fake_memory.memories(user_id="other")) == 1
+    # the user can start again afterwards
+    assert fake_memory.remember("Project Orion uses the red theme.", user_id="u", force=True) is not None
+
+
+def test_forget_never_crosses_users(fake_memory):
+    mine = fake_memory.remember("Project Orion uses the blue theme.", user_id="alice", force=True)
+    with pytest.raises(MemoryNotFoundError):
+        fake_memory.forget(user_id="bob", memory_id=mine.id)
+    fake_memory.remember("unrelated note about Orion", user_id="bob", force=True)
+    with pytest.raises(MemoryNotFoundError):
+        fake_memory.forget(user_id="bob", memory_id=mine.id)
+    assert fake_memory.get(mine.id, user_id="alice").id == mine.id

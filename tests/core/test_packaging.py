@@ -1,0 +1,40 @@
+import subprocess
+import sys
+
+import hindsight_core
+
+
+def test_import_pulls_in_no_framework():
+    code = ("import sys, hindsight_core, hindsight_core.cli, hindsight_core.testing;"
+            "bad=[m for m in sys.modules if m.split('.')[0] in ('langchain','langchain_core','langgraph',"
+            "'llama_index','mcp')]; print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_public_api_is_pinned():
+    assert sorted(hindsight_core.__all__) == sorted([
+        "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
+        "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
+        "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",
+        "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults",
+        "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
+        "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",
+        "count_tokens", "format_for_prompt", "system_clock"])
+    for name in hindsight_core.__all__:
+        assert hasattr(hindsight_core, name), name
+
+
+def test_only_the_store_imports_qdrant():
+    import pathlib
+
+    root = pathlib.Path(hindsight_core.__file__).parent
+    offenders = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
+                 if "qdrant_client" in p.read_text() and not p.relative_to(root).as_posix().startswith("store/")]
+    assert offenders == []
+
+
+def test_py_typed_is_shipped():
+    import pathlib
+
+    assert (pathlib.Path(hindsight_core.__file__).parent / "py.typed").exists()

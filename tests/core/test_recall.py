@@ -1,0 +1,157 @@
+"""Each recall channel, their fusion, filters, explanations and isolation between users."""
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from hindsight_core import Hindsight, HindsightConfig, RecallConfig
+from hindsight_core.fusion import reciprocal_rank_fusion
+from hindsight_core.testing import FakeEmbedder
+
+NOTES = [
+    "I'm vegetarian, so please never suggest meat dishes.",
+    "From now on, print all my reports in A4 landscape.",
+    "My manager is Priya Raman and she approves the travel budget.",
+    "The invoice XJ-99210 from Acme Corp was paid on Monday.",
+    "I moved to Lisbon last year and love the tram rides.",
+    "我的项目截止日期是六月三十日",
+]
+
+
+def seed(memory, user="alice", **kwargs):
+    return [memory.remember(text, user_id=user, force=True, **kwargs) for text in NOTES]
+
+
+def only(memory, **recall):
+    return RecallConfig(**recall)
+
+
+def test_dense_channel_finds_a_paraphrase(memory):
+    seed(memory)
+    results = memory.recall("Which restaurant suits my diet?", user_id="alice", k=1)
+    assert results[0].memory.raw_content == NOTES[0]
+    assert results[0].explanation.dense_rank == 1
+    assert results[0].explanation.keyword_rank is None  # no word in common: the dense channel alone found it
+
+
+def test_keyword_channel_finds_a_rare_code(real_embedder, clock):
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, recency_weight=0.0))
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
+        seed(memory)
+        results = memory.recall("XJ-99210", user_id="alice", k=1)
+        assert results[0].memory.raw_content == NOTES[3]
+        assert results[0].explanation.keyword_rank == 1 and results[0].explanation.keyword_score > 0
+
+
+def test_keyword_channel_handles_chinese(fake_memory):
+    seed(fake_memory)
+    fake_memory.remember("以后所有报表都用A4纸横向打印", user_id="alice")
+    results = fake_memory.recall("项目什么时候截止", user_id="alice", k=2)
+    assert results[0].memory.raw_content == NOTES[5]
+    assert results[0].explanation.keyword_rank == 1
+
+
+def test_recency_channel_breaks_ties_towards_newer(clock):
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, keyword_weight=1.0, recency_weight=1.0))
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
+        old = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
+        clock.advance(hours=1)
+        new = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
+        results = memory.recall("weekly report", user_id="u", k=2, reinforce=False)
+        assert [r.memory.id for r in results] == [new.id, old.id]
+        assert results[0].explanation.recency_rank == 1 and results[1].explanation.recency_rank == 2
+
+
+def test_fusion_by_hand():
+    fused = reciprocal_rank_fusion({"dense": ["a", "b"], "keyword": ["b", "c"]}, {"dense": 1.0, "keyword": 0.5}, k=60)
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["b"] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert fused["c"] == pytest.approx(0.5 / 62)
+    assert max(fused, key=fused.get) == "b"  # found by both channels
+
+
+def test_fused_recall_prefers_memories_both_channels_agree_on(memory):
+    seed(memory)
+    results = memory.recall("who approves the travel budget", user_id="alice", k=3)
+    top = results[0]
+    assert top.memory.raw_content == NOTES[2]
+    assert top.explanation.dense_rank == 1 and top.explanation.keyword_rank == 1
+    assert top.score == pytest.approx(top.explanation.fused * top.retention)
+    assert "dense #1" in str(top.explanation)
+
+
+def test_default_k_is_five_and_results_are_sorted(fake_memory):
+    for i in range(12):
+        fake_memory.remember(f"Project Orion milestone {i} is scheduled for review.", user_id="u", force=True)
+    results = fake_memory.recall("Project Orion milestone", user_id="u")
+    assert len(results) == 5
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+
+
+def test_unrelated_query_returns_nothing(memory):
+    seed(memory)
+    assert memory.recall("quantum chromodynamics lattice gauge", user_id="alice") == []
+
+
+def test_time_range_filters(fake_memory, clock):
+    old = fake_memory.remember("Project Orion review notes, part one.", user_id="u", force=True)
+    clock.advance(days=10)
+    new = fake_memory.remember("Project Orion review notes, part two.", user_id="u", force=True)
+    found = lambda **kw: {r.memory.id for r in fake_memory.recall("Project Orion review", user_id="u", **kw)}
+    assert found(time_range="last_7_days") == {new.id}
+    assert found(time_range="today") == {new.id}
+    assert found(time_range=(None, clock() - timedelta(days=5))) == {old.id}
+    assert found(time_range=(date(2026, 3, 15), date(2026, 3, 15))) == {old.id}
+    assert found() == {old.id, new.id}
+
+
+def test_layer_event_type_and_session_filters(fake_memory):
+    pref = fake_memory.remember("From now on, print Orion reports in landscape.", user_id="u", session_id="s1")
+    task = fake_memory.remember("The Orion report print job is done.", user_id="u", session_id="s2")
+    assert pref.event_type == "preference" and task.event_type == "task_result"
+    found = lambda **kw: {r.memory.id for r in fake_memory.recall("Orion report print", user_id="u", **kw)}
+    assert found(event_types=["preference"]) == {pref.id}
+    assert found(session_id="s2") == {task.id}
+    assert found(layers=["semantic"]) == set()
+    assert found(layers=["episodic"]) == {pref.id, task.id}
+
+
+def test_users_never_see_each_other(fake_memory):
+    fake_memory.remember("Alice's locker code is 4412.", user_id="alice", force=True)
+    fake_memory.remember("Bob's locker code is 9031.", user_id="bob", force=True)
+    for user, mine, theirs in (("alice", "4412", "9031"), ("bob", "9031", "4412")):
+        texts = " ".join(r.memory.raw_content for r in fake_memory.recall("locker code", user_id=user, k=10))
+        assert mine in texts and theirs not in texts
+    assert fake_memory.recall("locker code", user_id="Alice") == []  # ids are exact: no case folding
+    assert fake_memory.recall("locker code", user_id="carol") == []
+
+
+def test_recall_reinforces_only_what_it_returns(fake_memory, clock):
+    hit = fake_memory.remember("Project Orion review notes.", user_id="u", force=True)
+    miss = fake_memory.remember("Lunch menu has pasta on Fridays.", user_id="u", force=True)
+    clock.advance(days=1)
+    fake_memory.recall("Project Orion review", user_id="u")
+    assert fake_memory.get(hit.id, user_id="u").access_count == 1
+    assert fake_memory.get(miss.id, user_id="u").access_count == 0
+
+
+def test_results_render_as_html_tables(fake_memory):
+    fake_memory.remember("Project Orion review notes.", user_id="u", force=True)
+    results = fake_memory.recall("Project Orion review", user_id="u")
+    html = results._repr_html_()
+    assert html.startswith("<table>") and "Project Orion review notes." in html and "retention" in html
+    assert "<table>" in results[0]._repr_html_() and "<table>" in results[0].memory._repr_html_()
+
+
+async def _async_roundtrip(memory):
+    record = await memory.aremember("From now on, print Orion reports in landscape.", user_id="u")
+    results = await memory.arecall("Orion reports", user_id="u")
+    receipt = await memory.aforget(user_id="u", memory_id=record.id)
+    return record, results, receipt
+
+
+def test_async_twins(fake_memory):
+    import asyncio
+
+    record, results, receipt = asyncio.run(_async_roundtrip(fake_memory))
+    assert results[0].memory.id == record.id and receipt.ids == [record.id]
