@@ -37,10 +37,10 @@ def keyword_text(record: MemoryRecord) -> str:
 
 @dataclass
 class Candidates:
-    """Per-channel rankings for one query, restricted to the eligible slots."""
+    """Per-channel rankings (slots, best first) for one query, restricted to the eligible slots."""
 
-    dense: list[int]
-    keyword: list[int]
+    dense: np.ndarray
+    keyword: np.ndarray
     similarity: np.ndarray
     keyword_scores: np.ndarray
     retention: np.ndarray
@@ -63,6 +63,7 @@ class UserIndex:
         self.spaced = np.zeros(cap, dtype=np.float32)
         self.layer = np.zeros(cap, dtype=np.int8)
         self.status = np.zeros(cap, dtype=np.int8)
+        self.active = np.zeros(cap, dtype=bool)  # alive and status active: the base recall mask
 
     def __len__(self) -> int:
         return len(self.slot_of)
@@ -76,7 +77,8 @@ class UserIndex:
         if needed <= cap:
             return
         new_cap = max(needed, cap * 2)
-        for name in ("vectors", "alive", "timestamp", "reinforced", "confidence", "rate", "spaced", "layer", "status"):
+        for name in ("vectors", "alive", "timestamp", "reinforced", "confidence", "rate", "spaced", "layer", "status",
+                     "active"):
             old = getattr(self, name)
             grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
             grown[:cap] = old
@@ -108,6 +110,7 @@ class UserIndex:
         self.spaced[slot] = record.spaced_recalls
         self.layer[slot] = _LAYERS[record.layer]
         self.status[slot] = _STATUSES[record.status]
+        self.active[slot] = record.status is Status.ACTIVE
 
     def remove(self, memory_id: str) -> MemoryRecord | None:
         slot = self.slot_of.pop(memory_id, None)
@@ -116,6 +119,7 @@ class UserIndex:
         record = self.records[slot]
         self.records[slot] = None
         self.alive[slot] = False
+        self.active[slot] = False
         self.vectors[slot] = 0.0
         self.bm25.remove(slot)
         self._free.append(slot)
@@ -150,7 +154,7 @@ class UserIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(mask, retention) for the slots a recall may return."""
         n = self.size
-        mask = self.alive[:n] & (self.status[:n] == _STATUSES[Status.ACTIVE])
+        mask = self.active[:n].copy()
         if layers:
             mask &= np.isin(self.layer[:n], [_LAYERS[layer] for layer in layers])
         if start is not None:
@@ -174,27 +178,35 @@ class UserIndex:
         n = self.size
         similarity = self.vectors[:n] @ query_vector
         keyword = self.bm25.scores(keyword_tokens(query_text), n)
+        hits = np.flatnonzero(keyword)
         return Candidates(
-            dense=_top(similarity, mask & (similarity >= min_similarity), per_channel),
-            keyword=_top(keyword, mask & (keyword > 0), per_channel),
+            dense=_top_masked(similarity, mask, per_channel, floor=min_similarity),
+            keyword=_top_of(hits[mask[hits]], keyword, per_channel),
             similarity=similarity,
             keyword_scores=keyword,
             retention=retention,
         )
 
-    def by_recency(self, slots: list[int]) -> list[int]:
-        return sorted(slots, key=lambda s: -self.timestamp[s])
+    def by_recency(self, slots: np.ndarray) -> np.ndarray:
+        """The given slots, newest first."""
+        return slots[np.argsort(-self.timestamp[slots], kind="stable")]
 
 
-def _top(scores: np.ndarray, mask: np.ndarray, k: int) -> list[int]:
-    """Slots of the k highest scores among the masked ones, best first."""
-    eligible = np.flatnonzero(mask)
-    if len(eligible) == 0:
-        return []
-    values = scores[eligible]
-    if len(eligible) > k:
+def _top_masked(scores: np.ndarray, mask: np.ndarray, k: int, floor: float) -> np.ndarray:
+    """Slots of the k highest masked scores at or above `floor`, best first."""
+    masked = np.where(mask, scores, -np.inf)
+    if len(masked) > k:
+        part = np.argpartition(-masked, k - 1)[:k]
+    else:
+        part = np.arange(len(masked))
+    part = part[masked[part] >= floor]
+    return part[np.argsort(-masked[part], kind="stable")]
+
+
+def _top_of(slots: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """The k of `slots` with the highest scores, best first."""
+    values = scores[slots]
+    if len(slots) > k:
         part = np.argpartition(-values, k - 1)[:k]
-        eligible, values = eligible[part], values[part]
-    order = np.argsort(-values, kind="stable")
-    return eligible[order].tolist()
-
+        slots, values = slots[part], values[part]
+    return slots[np.argsort(-values, kind="stable")]

@@ -28,7 +28,7 @@ from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError
 from .formatting import format_for_prompt
-from .fusion import ranks, reciprocal_rank_fusion
+from .fusion import reciprocal_rank_fusion
 from .gate import RuleBasedGate, WriteGate
 from .index import UserIndex
 from .store import MemoryStore, QdrantStore
@@ -284,24 +284,24 @@ class Hindsight:
                 session_id=session_id, agent_id=agent_id, include_faded=include_faded)
             cands = index.rank_channels(query_vector, clean, mask, retention, cfg.candidates_per_channel,
                                          cfg.min_similarity)
-            pool = list(dict.fromkeys(cands.dense + cands.keyword))
-            recency = index.by_recency(pool)
-            channels = {"dense": cands.dense, "keyword": cands.keyword, "recency": recency}
-            fused = reciprocal_rank_fusion(
-                channels, {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "recency": cfg.recency_weight},
+            recency = index.by_recency(np.union1d(cands.dense, cands.keyword))
+            slots, fused, rank_of = reciprocal_rank_fusion(
+                {"dense": cands.dense, "keyword": cands.keyword, "recency": recency},
+                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "recency": cfg.recency_weight},
                 k=cfg.rrf_k)
-            rank_maps = {name: ranks(items) for name, items in channels.items()}
-            scored = sorted(((fused[s] * float(retention[s]) ** cfg.retention_power, s) for s in fused),
-                            key=lambda pair: -pair[0])[:k]
+            final = fused * retention[slots].astype(np.float64) ** cfg.retention_power
+            top = np.argsort(-final, kind="stable")[:k]
             results = RecallResults()
-            for final, slot in scored:
+            for i in top:
+                slot = int(slots[i])
                 record = index.records[slot]
                 explanation = Explanation(
-                    dense_rank=rank_maps["dense"].get(slot), dense_similarity=float(cands.similarity[slot]),
-                    keyword_rank=rank_maps["keyword"].get(slot), keyword_score=float(cands.keyword_scores[slot]),
-                    recency_rank=rank_maps["recency"].get(slot), fused=fused[slot],
-                    retention=float(retention[slot]), layer=record.layer.value, final=final)
-                results.append(ScoredMemory(record, final, float(retention[slot]), explanation))
+                    dense_rank=int(rank_of["dense"][i]) or None, dense_similarity=float(cands.similarity[slot]),
+                    keyword_rank=int(rank_of["keyword"][i]) or None,
+                    keyword_score=float(cands.keyword_scores[slot]),
+                    recency_rank=int(rank_of["recency"][i]) or None, fused=float(fused[i]),
+                    retention=float(retention[slot]), layer=record.layer.value, final=float(final[i]))
+                results.append(ScoredMemory(record, float(final[i]), float(retention[slot]), explanation))
             if reinforce:
                 self._reinforce(user, index, [r.memory for r in results], now)
         return results

@@ -63,11 +63,13 @@ def test_recency_channel_breaks_ties_towards_newer(clock):
 
 
 def test_fusion_by_hand():
-    fused = reciprocal_rank_fusion({"dense": ["a", "b"], "keyword": ["b", "c"]}, {"dense": 1.0, "keyword": 0.5}, k=60)
-    assert fused["a"] == pytest.approx(1 / 61)
-    assert fused["b"] == pytest.approx(1 / 62 + 0.5 / 61)
-    assert fused["c"] == pytest.approx(0.5 / 62)
-    assert max(fused, key=fused.get) == "b"  # found by both channels
+    ids, fused, ranks = reciprocal_rank_fusion({"dense": [7, 3], "keyword": [3, 9]}, {"dense": 1.0, "keyword": 0.5},
+                                               k=60)
+    assert ids.tolist() == [3, 7, 9]
+    assert fused.tolist() == pytest.approx([1 / 62 + 0.5 / 61, 1 / 61, 0.5 / 62])  # 3 found by both channels
+    assert ranks["dense"].tolist() == [2, 1, 0] and ranks["keyword"].tolist() == [1, 0, 2]
+    ids, fused, _ = reciprocal_rank_fusion({"dense": [1], "recency": [1]}, {"dense": 1.0, "recency": 0.0})
+    assert fused.tolist() == pytest.approx([1 / 61])  # a zero weight adds nothing
 
 
 def test_fused_recall_prefers_memories_both_channels_agree_on(memory):
