@@ -85,8 +85,50 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class SemanticConfig:
+    """Consolidation, duplicates and conflicts (see `hindsight_core.semantic`)."""
+
+    #: a group of similar episodes becomes knowledge once it has this many episodes ...
+    min_episodes: int = 5
+    #: ... spread over at least this many days
+    min_span_days: float = 3.0
+    #: cosine at or above which two episodes belong to one group
+    group_similarity: float = 0.7
+    #: cosine at or above which a new memory is a near-duplicate of an old one (merged, not stored)
+    duplicate_similarity: float = 0.95
+    #: ... and at least this word overlap (Jaccard of content words)
+    duplicate_overlap: float = 0.6
+    #: cosine at or above which two exclusive statements are about the same thing
+    conflict_similarity: float = 0.6
+    #: ... lowered when the new statement is marked as a change ("actually", "现在", "改成")
+    correction_similarity: float = 0.45
+    #: share of the shorter statement's content words that two conflicting statements
+    #: must have in common (they are about the same attribute)
+    conflict_overlap: float = 0.25
+    #: recall weight of episodes already consolidated into a semantic memory
+    episode_weight: float = 0.5
+    #: confidence of a superseded memory is multiplied by this
+    superseded_factor: float = 0.5
+    #: semantic memories decay at this fraction of their event type's rate
+    semantic_decay_factor: float = 0.5
+    #: check for a new group after each write
+    auto_consolidate: bool = True
+    merge_duplicates: bool = True
+    detect_conflicts: bool = True
+
+    def __post_init__(self) -> None:
+        if self.min_episodes < 2:
+            raise InvalidInputError("min_episodes must be at least 2")
+        for name in ("group_similarity", "duplicate_similarity", "conflict_similarity", "correction_similarity",
+                     "duplicate_overlap", "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise InvalidInputError(f"{name} must be within 0..1")
+
+
+@dataclass(frozen=True)
 class HindsightConfig:
     decay: DecayConfig = field(default_factory=DecayConfig)
+    semantic: SemanticConfig = field(default_factory=SemanticConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     limits: Limits = field(default_factory=Limits)
     #: forget(about=...) removes memories at least this similar to the topic ...

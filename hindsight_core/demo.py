@@ -14,8 +14,17 @@ from typing import Callable
 
 from .clock import FrozenClock
 from .memory import Hindsight
+from .types import Layer
 
 USER = "alice"
+
+PRINT_REQUESTS = [
+    "Print this report on A4 in landscape.",
+    "Please print the sales report in landscape on A4.",
+    "Print the budget report on A4, landscape please.",
+    "Print the team report in A4 landscape.",
+    "A4 landscape for this printout too, please.",
+]
 
 DAY_1 = [
     "Hi!",
@@ -61,7 +70,33 @@ def run_demo(store_path: Path | None = None, say: Callable[[str], None] = print)
             say(f"  recalled {r.score:.4f}  {r.memory.summary}")
         seen["day3_print"] = [r.memory.summary for r in results]
 
-        clock.advance(days=57)
+        say("\n== Days 4-8: a print request every day; five similar episodes become knowledge")
+        for text in PRINT_REQUESTS:
+            clock.advance(days=1)
+            memory.write(text, user_id=USER, session_id=f"{clock():%Y-%m-%d}")
+            say(f"  {clock():%Y-%m-%d}  user: {text}")
+        knowledge = [m for m in memory.memories(user_id=USER) if m.layer is Layer.SEMANTIC]
+        for item in knowledge:
+            say(f"  consolidated: {item.summary!r} (semantic, from {len(item.derived_from)} episodes, "
+                f"confidence {item.confidence:.2f}; the episodes stay, down-weighted)")
+        results = memory.recall("How should the monthly report be printed?", user_id=USER, k=3)
+        say("  recall 'How should the monthly report be printed?':")
+        for r in results:
+            say(f"    {r.memory.layer.value:9} {r.score:.4f}  {r.memory.summary}")
+        seen["knowledge"] = [m.summary for m in knowledge]
+        seen["print_top_layer"] = results[0].memory.layer.value if results else None
+
+        clock.advance(days=1)
+        change = "Actually, print everything in portrait from now on."
+        say(f"\n== Day 9 ({clock():%Y-%m-%d}): the user changes their mind\n  user: {change}")
+        new = memory.write(change, user_id=USER).record
+        results = memory.recall("How should the monthly report be printed?", user_id=USER, k=3)
+        for r in results:
+            say(f"    {r.memory.layer.value:9} {r.score:.4f}  {r.memory.summary}\n              why: {r.explanation}")
+        seen["after_change_top"] = results[0].memory.summary if results else None
+        seen["superseded"] = sum(1 for m in memory.memories(user_id=USER) if m.superseded_by == new.id)
+
+        clock.advance(days=51)
         say(f"\n== Day 60 ({clock():%Y-%m-%d}): the one-off server restart has faded; preferences have not")
         for record in memory.memories(user_id=USER):
             retention = memory.retention_of(record)

@@ -40,6 +40,7 @@ PREFERENCE = _rx(
     r"\b(?:please )?(?:always|never) (?:use|print|send|call|write|reply|show|give|make|book|put|format)\b",
     r"\bdon'?t (?:ever )?(?:use|send|call|print|show|give|book)\b", r"\bi'?m (?:allergic|vegetarian|vegan)\b",
     r"以后", r"今后", r"从现在(?:起|开始)", r"我(?:更|比较|很|最|特别)?(?:喜欢|偏好|偏爱|爱|讨厌|不喜欢|习惯|想要|需要)",
+    r"(?:最|更|比较|还是|一直)?(?:喜欢|偏好|偏爱|讨厌)",
     r"(?:总是|一直|每次都|都要|都用|始终)", r"(?:不要|别)再", r"我对.{0,8}过敏", r"我吃素",
 )
 CORRECTION = _rx(
@@ -76,6 +77,8 @@ TRIVIAL = _rx(
     r"^\s*(?:你好|您好|嗨|谢谢|多谢|好的|好|嗯|哦|行|可以|再见|早上好|晚安|哈哈)+[。！!.～~]*$",
     r"^\s*(?:现在)?几点了", r"^\s*今天(?:星期|周)几", r"^\s*今天天气",
 )
+_WH_QUESTION = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why|do i|did i|am i)\b.*[?？]\s*$|"
+                          r"(?:什么|哪|谁|几|怎么|为什么|吗|呢)[^。！!]*[?？]?\s*$", re.I | re.S)
 _QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|when|where|who|how|why|which|is|are|do|does|can|could|would)\b", re.I)
 
 _CONFIDENCE = {
@@ -84,6 +87,16 @@ _CONFIDENCE = {
 }
 #: what the agent or a tool says is trusted less than what the user says
 SOURCE_TRUST = {Source.USER: 1.0, Source.SYSTEM: 1.0, Source.AGENT: 0.7, Source.TOOL: 0.6}
+
+
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def content_words(text: str) -> int:
+    """Rough count of content words: Latin words (stop words out) plus one per two CJK characters."""
+    cjk = len(_CJK_CHAR.findall(text))
+    latin = [t for t in keyword_tokens(_CJK_CHAR.sub(" ", text))]
+    return len(latin) + cjk // 2
 
 
 class RuleBasedGate:
@@ -102,13 +115,14 @@ class RuleBasedGate:
         if TRIVIAL.search(text):
             return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a trivial request",), 0.0)
         signals: list[tuple[EventType, str]] = []
-        if CORRECTION.search(text):
+        asks = bool(_WH_QUESTION.search(text))  # "what do I like?" asks about a preference, states none
+        if CORRECTION.search(text) and not asks:
             signals.append((EventType.CORRECTION, "a correction"))
-        if PREFERENCE.search(text):
+        if PREFERENCE.search(text) and not asks:
             signals.append((EventType.PREFERENCE, "a stated preference"))
         if TASK_RESULT.search(text):
             signals.append((EventType.TASK_RESULT, "a task result"))
-        if FACT.search(text):
+        if FACT.search(text) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(text)
         if signals:
@@ -118,7 +132,7 @@ class RuleBasedGate:
                 kind = EventType.CORRECTION
             reasons = tuple(r for _, r in signals) + ((f"entities: {', '.join(entities[:5])}",) if entities else ())
             return GateDecision(True, kind.value, reasons, round(_CONFIDENCE[kind] * trust, 3))
-        content = len(keyword_tokens(text))
+        content = content_words(text)
         is_question = bool(_QUESTION.search(text))
         if entities and not is_question:
             return GateDecision(True, EventType.EVENT.value, (f"mentions {', '.join(entities[:5])}",),

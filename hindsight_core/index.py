@@ -47,8 +47,9 @@ class Candidates:
 
 
 class UserIndex:
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, consolidated_weight: float = 1.0) -> None:
         self.dimension = dimension
+        self.consolidated_weight = consolidated_weight
         self.records: list[MemoryRecord | None] = []
         self.slot_of: dict[str, int] = {}
         self._free: list[int] = []
@@ -64,6 +65,7 @@ class UserIndex:
         self.layer = np.zeros(cap, dtype=np.int8)
         self.status = np.zeros(cap, dtype=np.int8)
         self.active = np.zeros(cap, dtype=bool)  # alive and status active: the base recall mask
+        self.weight = np.zeros(cap, dtype=np.float32)  # recall weight: lower for consolidated episodes
 
     def __len__(self) -> int:
         return len(self.slot_of)
@@ -78,7 +80,7 @@ class UserIndex:
             return
         new_cap = max(needed, cap * 2)
         for name in ("vectors", "alive", "timestamp", "reinforced", "confidence", "rate", "spaced", "layer", "status",
-                     "active"):
+                     "active", "weight"):
             old = getattr(self, name)
             grown = np.zeros((new_cap,) + old.shape[1:], dtype=old.dtype)
             grown[:cap] = old
@@ -111,6 +113,7 @@ class UserIndex:
         self.layer[slot] = _LAYERS[record.layer]
         self.status[slot] = _STATUSES[record.status]
         self.active[slot] = record.status is Status.ACTIVE
+        self.weight[slot] = self.consolidated_weight if record.consolidated_into else 1.0
 
     def remove(self, memory_id: str) -> MemoryRecord | None:
         slot = self.slot_of.pop(memory_id, None)

@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -30,7 +30,10 @@ from .errors import InvalidInputError, MemoryNotFoundError
 from .formatting import format_for_prompt
 from .fusion import reciprocal_rank_fusion
 from .gate import RuleBasedGate, WriteGate
+from .consolidation import plan_consolidation, plan_forget_derived
 from .index import UserIndex
+from .semantic import ConsolidationReport
+from .writing import plan_writes
 from .store import MemoryStore, QdrantStore
 from .text import keyword_tokens, summarize_line, validate_id, validate_text
 from .timerange import TimeRangeLike, resolve_time_range
@@ -38,9 +41,32 @@ from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecor
                     ScoredMemory, Source, Status)
 
 
+_SEMANTIC = list(Layer).index(Layer.SEMANTIC)
+
+
+def _notes(record: MemoryRecord) -> tuple[str, ...]:
+    """Why a result's standing differs from its scores alone, for explanations."""
+    notes = []
+    if record.layer is Layer.SEMANTIC:
+        notes.append(f"knowledge from {len(record.derived_from)} episodes")
+    if record.consolidated_into:
+        notes.append(f"consolidated into {record.consolidated_into}")
+    if record.superseded_by:
+        notes.append(f"superseded by {record.superseded_by}")
+    if record.confirmations > 1:
+        notes.append(f"said {record.confirmations} times")
+    return tuple(notes)
+
+
 def default_home() -> Path:
     """`HINDSIGHT_HOME`, or ~/.hindsight: where the embedded store lives by default."""
     return Path(os.environ.get("HINDSIGHT_HOME") or Path.home() / ".hindsight")
+
+
+def _link_fields(record: MemoryRecord) -> dict[str, Any]:
+    """The fields consolidation changes on existing records."""
+    payload = record.to_payload()
+    return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
 
 
 @dataclass(frozen=True)
@@ -49,6 +75,8 @@ class WriteResult:
 
     record: MemoryRecord | None
     decision: GateDecision
+    #: True when the text repeated a memory already held: that memory was confirmed instead
+    merged: bool = False
 
     @property
     def stored(self) -> bool:
@@ -65,13 +93,16 @@ class Hindsight:
     `embedder`: an `Embedder`, or a sentence-transformers model name or path
     (default all-MiniLM-L6-v2, shipped offline). `clock`: a zero-argument
     callable returning an aware UTC datetime. `gate`: a write gate (default
-    `RuleBasedGate`).
+    `RuleBasedGate`). `summarizer`: a `prompt -> text` callable (e.g. a chat
+    model) that writes consolidated knowledge; without one, consolidation is
+    extractive and needs no model.
     """
 
     def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
                  api_key: str | None = None, store: MemoryStore | None = None,
                  embedder: Embedder | str | None = None, clock: Clock = system_clock,
-                 gate: WriteGate | None = None, config: HindsightConfig | None = None) -> None:
+                 gate: WriteGate | None = None, summarizer: Callable[[str], str] | None = None,
+                 config: HindsightConfig | None = None) -> None:
         self.config = config or HindsightConfig()
         if store is None:
             if path is None and location is None and url is None:
@@ -83,6 +114,7 @@ class Hindsight:
         self.embedder = embedder
         self.clock = clock
         self.gate = gate or RuleBasedGate()
+        self.summarizer = summarizer
         self._indexes: dict[str, UserIndex] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -118,7 +150,8 @@ class Hindsight:
                                       dimension=self.embedder.dimension, create=create)
         if not exists:
             return None
-        index = UserIndex(self.embedder.dimension)
+        self.store.recover(user_id)  # finish any change a crash interrupted
+        index = UserIndex(self.embedder.dimension, self.config.semantic.episode_weight)
         for record, vector in self.store.load(user_id):
             index.add(record, vector)
         self._indexes[user_id] = index
@@ -233,14 +266,28 @@ class Hindsight:
             for i, text in enumerate(texts)
         ]
         to_store = [record for record, _ in prepared if record is not None]
+        outcome: dict[str, tuple[MemoryRecord, bool]] = {}
         if to_store:
             vectors = self._embed([r.raw_content for r in to_store])
             with self._lock:
                 index = self._index(user, create=True)
-                self.store.upsert(user, to_store, vectors)
-                for record, vector in zip(to_store, vectors):
+                plan = plan_writes(index, to_store, vectors, self.config.semantic)
+                self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
+                for record, vector in plan.upserts:
                     index.add(record, vector)
-        return [WriteResult(record, decision) for record, decision in prepared]
+                for record in plan.updates.values():
+                    index.update(record)
+                stored_ids = {r.id for r, _ in plan.upserts}
+                outcome = {new.id: (held, i in plan.merged_inputs)
+                           for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
+                if self.config.semantic.auto_consolidate and stored_ids:
+                    self._consolidate(user, index, dry_run=False, around=[r.id for r, _ in plan.upserts
+                                                                          if r.layer is Layer.EPISODIC])
+        results = []
+        for record, decision in prepared:
+            held, merged = outcome.get(record.id, (None, False)) if record is not None else (None, False)
+            results.append(WriteResult(held, decision, merged))
+        return results
 
     def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
                  event_type: str | None = None, **options: Any) -> MemoryRecord | None:
@@ -289,8 +336,12 @@ class Hindsight:
                 {"dense": cands.dense, "keyword": cands.keyword, "recency": recency},
                 {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "recency": cfg.recency_weight},
                 k=cfg.rrf_k)
-            final = fused * retention[slots].astype(np.float64) ** cfg.retention_power
+            weight = index.weight[slots].astype(np.float64)
+            final = fused * retention[slots].astype(np.float64) ** cfg.retention_power * weight
             top = np.argsort(-final, kind="stable")[:k]
+            # within the top k, standing knowledge comes before episodes (superseded knowledge does not)
+            top = sorted(top, key=lambda i: not (index.layer[slots[i]] == _SEMANTIC
+                                                 and not index.records[slots[i]].superseded_by))
             results = RecallResults()
             for i in top:
                 slot = int(slots[i])
@@ -300,7 +351,8 @@ class Hindsight:
                     keyword_rank=int(rank_of["keyword"][i]) or None,
                     keyword_score=float(cands.keyword_scores[slot]),
                     recency_rank=int(rank_of["recency"][i]) or None, fused=float(fused[i]),
-                    retention=float(retention[slot]), layer=record.layer.value, final=float(final[i]))
+                    retention=float(retention[slot]), layer=record.layer.value, final=float(final[i]),
+                    weight=float(weight[i]), notes=_notes(record))
                 results.append(ScoredMemory(record, float(final[i]), float(retention[slot]), explanation))
             if reinforce:
                 self._reinforce(user, index, [r.memory for r in results], now)
@@ -372,15 +424,26 @@ class Hindsight:
             else:
                 victims = self._about(index, validate_text(about, max_bytes=self.config.limits.max_text_bytes,
                                                             what="about"))
-            if not dry_run and victims:
-                if everything:
+            if everything:
+                if not dry_run:
                     self.store.drop_user(user)
                     self._indexes.pop(user, None)
-                else:
-                    self.store.delete(user, [v.id for v in victims])
-                    for victim in victims:
-                        index.remove(victim.id)
-        return ForgetReceipt(user, dry_run, tuple(victims))
+                return ForgetReceipt(user, dry_run, tuple(victims))
+            doomed, rederived, released = plan_forget_derived(
+                index, {v.id for v in victims}, semantic=self.config.semantic, embed=self._embed,
+                summarizer=self.summarizer)
+            victims = victims + doomed
+            if not dry_run and victims:
+                self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
+                                  updates=[(r.id, _link_fields(r)) for r in released])
+                for victim in victims:
+                    index.remove(victim.id)
+                for record, vector in rederived:
+                    index.remove(record.id)
+                    index.add(record, vector)
+                for record in released:
+                    index.update(record)
+        return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived))
 
     def _about(self, index: UserIndex, topic: str) -> list[MemoryRecord]:
         vector = self._embed([topic])[0]
@@ -397,6 +460,41 @@ class Hindsight:
             if similarity[slot] >= strong or overlap:
                 victims.append(record)
         return sorted(victims, key=lambda r: r.timestamp)
+
+    # -- semantic memory ----------------------------------------------------------------------
+    def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
+        """Turn groups of similar episodes into semantic memories (see `hindsight_core.semantic`).
+
+        Episodes are kept (down-weighted in recall), never deleted. With `dry_run`
+        nothing is written and the report lists what would be made. Running it
+        twice changes nothing the second time. Summariser failures are reported in
+        `report.errors` (and `report.ok` is False); such a group is left untouched.
+        """
+        user = self._user(user_id)
+        with self._lock:
+            index = self._index(user, create=False)
+            if index is None:
+                return ConsolidationReport(user_id=user, dry_run=dry_run)
+            return self._consolidate(user, index, dry_run=dry_run)
+
+    def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]:
+        """Consolidate every user's memories: the method a scheduler calls."""
+        return [self.consolidate(user_id=user, dry_run=dry_run) for user in self.users()]
+
+    def _consolidate(self, user: str, index: UserIndex, *, dry_run: bool, around: Sequence[str] = ()
+                     ) -> ConsolidationReport:
+        report, upserts, updates = plan_consolidation(
+            index, user_id=user, semantic=self.config.semantic, decay=self.config.decay, embed=self._embed,
+            summarizer=self.summarizer, now=self.now(), embedding_model=self.embedder.name, dry_run=dry_run,
+            around=around)
+        if dry_run or (not upserts and not updates):
+            return report
+        self.store.commit(user, upserts=upserts, updates=[(r.id, _link_fields(r)) for r in updates])
+        for record, vector in upserts:
+            index.add(record, vector)
+        for record in updates:
+            index.update(record)
+        return report
 
     # -- prompt -----------------------------------------------------------------------------
     @staticmethod

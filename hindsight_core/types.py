@@ -67,6 +67,15 @@ class MemoryRecord:
     status: Status = Status.ACTIVE
     embedding_model: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: semantic memories: the episodes they were consolidated from
+    derived_from: list[str] = field(default_factory=list)
+    #: episodes: the semantic memory they were consolidated into (they stay, down-weighted)
+    consolidated_into: str | None = None
+    #: a memory contradicted by a newer one keeps living, with lowered confidence
+    superseded_by: str | None = None
+    #: how many times this was said (near-duplicates are merged into one memory)
+    confirmations: int = 1
+    last_confirmed: datetime | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """A JSON-safe dict (enums as values, datetimes as ISO strings)."""
@@ -76,6 +85,7 @@ class MemoryRecord:
         payload["status"] = self.status.value
         payload["timestamp"] = self.timestamp.isoformat()
         payload["last_accessed"] = self.last_accessed.isoformat() if self.last_accessed else None
+        payload["last_confirmed"] = self.last_confirmed.isoformat() if self.last_confirmed else None
         return payload
 
     @classmethod
@@ -86,10 +96,12 @@ class MemoryRecord:
         data["source"] = Source(data.get("source", Source.USER.value))
         data["status"] = Status(data.get("status", Status.ACTIVE.value))
         data["timestamp"] = datetime.fromisoformat(data["timestamp"])
-        if data.get("last_accessed"):
-            data["last_accessed"] = datetime.fromisoformat(data["last_accessed"])
+        for moment in ("last_accessed", "last_confirmed"):
+            if data.get(moment):
+                data[moment] = datetime.fromisoformat(data[moment])
         data["entities"] = list(data.get("entities") or [])
         data["metadata"] = dict(data.get("metadata") or {})
+        data["derived_from"] = list(data.get("derived_from") or [])
         return cls(**data)
 
     def evolve(self, **changes: Any) -> "MemoryRecord":
@@ -117,16 +129,21 @@ class Explanation:
     retention: float
     layer: str
     final: float
+    #: < 1 for episodes already consolidated into a semantic memory
+    weight: float = 1.0
+    notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         def rank(r: int | None) -> str:
             return f"#{r}" if r is not None else "-"
 
+        weight = f" x weight {self.weight:.2f}" if self.weight != 1.0 else ""
+        notes = f" ({'; '.join(self.notes)})" if self.notes else ""
         return (
             f"{self.layer}: dense {rank(self.dense_rank)} (cos {self.dense_similarity:.2f}), "
             f"keyword {rank(self.keyword_rank)} (bm25 {self.keyword_score:.2f}), "
             f"recency {rank(self.recency_rank)}; fused {self.fused:.4f} x retention "
-            f"{self.retention:.2f} = {self.final:.4f}"
+            f"{self.retention:.2f}{weight} = {self.final:.4f}{notes}"
         )
 
 
@@ -185,6 +202,8 @@ class ForgetReceipt:
     user_id: str
     dry_run: bool
     removed: tuple[MemoryRecord, ...]
+    #: semantic memories rewritten from the episodes that remain
+    rederived: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:

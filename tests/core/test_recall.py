@@ -56,7 +56,7 @@ def test_recency_channel_breaks_ties_towards_newer(clock):
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
         old = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
         clock.advance(hours=1)
-        new = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
+        new = memory.remember("The weekly report lists closed tickets.", user_id="u", force=True)
         results = memory.recall("weekly report", user_id="u", k=2, reinforce=False)
         assert [r.memory.id for r in results] == [new.id, old.id]
         assert results[0].explanation.recency_rank == 1 and results[1].explanation.recency_rank == 2

@@ -1,0 +1,160 @@
+"""Planning consolidation: groups of episodes become semantic memories.
+
+`plan_consolidation` decides, without writing anything, which semantic
+memories to create (or which existing ones a group confirms) and which
+episodes to mark as consolidated. A summariser failure drops that group from
+the plan and is reported as an error; `Hindsight.consolidate` commits the
+plan in one journaled step, so a crash leaves the state before or after.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from datetime import datetime
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .config import DecayConfig, SemanticConfig
+from .index import UserIndex
+from .semantic import (ConsolidationReport, Group, SummaryRejected, consolidation_candidates, extractive_summary,
+                       find_groups, group_around, is_duplicate, llm_summary, shared_entities)
+from .types import Layer, MemoryRecord, Source, Status
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def _candidates(index: UserIndex) -> tuple[list[int], list[MemoryRecord], np.ndarray]:
+    slots = [s for s, r in enumerate(index.records) if r is not None]
+    records = [index.records[s] for s in slots]
+    keep = consolidation_candidates(records)
+    slots = [slots[i] for i in keep]
+    return slots, [index.records[s] for s in slots], index.vectors[slots] if slots else np.zeros((0, index.dimension))
+
+
+def plan_consolidation(index: UserIndex, *, user_id: str, semantic: SemanticConfig, decay: DecayConfig,
+                       embed: Embed, summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str,
+                       dry_run: bool, around: Sequence[str] = ()
+                       ) -> tuple[ConsolidationReport, list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
+    """(report, semantic records to upsert with vectors, episodes and semantic memories to update).
+
+    With `around` (ids of new episodes), only groups completed by them are
+    considered: the cheap check after a write.
+    """
+    report = ConsolidationReport(user_id=user_id, dry_run=dry_run)
+    slots, records, vectors = _candidates(index)
+    if around:
+        position = {r.id: i for i, r in enumerate(records)}
+        groups = [g for g in (group_around(position[m], records, vectors, semantic)
+                              for m in around if m in position) if g is not None]
+        groups = _disjoint(groups)
+    else:
+        groups = find_groups(records, vectors, semantic)
+    upserts: list[tuple[MemoryRecord, np.ndarray]] = []
+    updates: list[MemoryRecord] = []
+    semantic_slots = [s for s, r in enumerate(index.records)
+                      if r is not None and r.layer is Layer.SEMANTIC and r.status is Status.ACTIVE]
+    for group in groups:
+        members = [records[i] for i in group.members]
+        member_vectors = vectors[list(group.members)]
+        entities = shared_entities(members)
+        try:
+            summary = (llm_summary(summarizer, members, entities) if summarizer is not None
+                       else extractive_summary(members, member_vectors))
+        except SummaryRejected as exc:
+            report.errors.append(f"group of {len(members)} episodes ('{members[0].summary[:60]}'): {exc}")
+            continue
+        except Exception as exc:  # the summariser itself failed: report it, write nothing for this group
+            report.errors.append(f"group of {len(members)} episodes: summariser failed: {type(exc).__name__}: {exc}")
+            continue
+        vector = embed([summary])[0]
+        twin = next((index.records[s] for s in semantic_slots
+                     if is_duplicate(summary, index.records[s].raw_content, float(index.vectors[s] @ vector), semantic)),
+                    None)
+        if twin is not None:  # the knowledge exists already: the group confirms it
+            target = twin.evolve(derived_from=list(dict.fromkeys(twin.derived_from + [m.id for m in members])),
+                                 confirmations=twin.confirmations + group.occurrences,
+                                 last_confirmed=max(m.last_confirmed or m.timestamp for m in members))
+            updates.append(target)
+            report.merged.append(twin.id)
+        else:
+            target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now,
+                                      embedding_model)
+            upserts.append((target, vector))
+            report.created.append(target)
+        updates.extend(m.evolve(consolidated_into=target.id) for m in members)
+    return report, upserts, updates
+
+
+def _disjoint(groups: list[Group]) -> list[Group]:
+    seen: set[int] = set()
+    out = []
+    for group in groups:
+        if not seen & set(group.members):
+            seen |= set(group.members)
+            out.append(group)
+    return out
+
+
+def _semantic_record(members: list[MemoryRecord], summary: str, entities: list[str], group: Group,
+                     semantic: SemanticConfig, decay: DecayConfig, user_id: str, now: datetime,
+                     embedding_model: str) -> MemoryRecord:
+    kind = Counter(m.event_type for m in members).most_common(1)[0][0]
+    source = Counter(m.source for m in members).most_common(1)[0][0]
+    base_confidence = float(np.mean([m.confidence for m in members]))
+    confidence = min(0.95, base_confidence + 0.02 * max(0, group.occurrences - semantic.min_episodes + 1))
+    return MemoryRecord(
+        id=str(uuid.uuid4()), user_id=user_id, summary=summary, raw_content=summary, timestamp=now,
+        layer=Layer.SEMANTIC, event_type=kind, entities=entities, confidence=round(confidence, 4),
+        source=Source(source), decay_rate=decay.rate_for(kind) * semantic.semantic_decay_factor,
+        embedding_model=embedding_model, derived_from=[m.id for m in members], confirmations=group.occurrences,
+        last_confirmed=max(m.last_confirmed or m.timestamp for m in members),
+    )
+
+
+def plan_forget_derived(index: UserIndex, victim_ids: set[str], *, semantic: SemanticConfig, embed: Embed,
+                        summarizer: Callable[[str], str] | None
+                        ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
+    """What forgetting `victim_ids` does to the knowledge drawn from them.
+
+    Returns (semantic memories to delete too, semantic memories re-derived from
+    their remaining episodes, episodes released from a deleted semantic memory).
+    A semantic memory built only from forgotten episodes goes; one built partly
+    from them is re-derived from the rest if they still make a group, and goes
+    otherwise (its text may repeat what was forgotten).
+    """
+    doomed: list[MemoryRecord] = []
+    rederived: list[tuple[MemoryRecord, np.ndarray]] = []
+    released: list[MemoryRecord] = []
+    for record in index.all_records():
+        if record.layer is not Layer.SEMANTIC or record.id in victim_ids or not victim_ids & set(record.derived_from):
+            continue
+        remaining = [index.get(i) for i in record.derived_from if i not in victim_ids and index.get(i) is not None]
+        summary = None
+        if remaining:
+            vectors = index.vectors[[index.slot_of[r.id] for r in remaining]]
+            group = Group(tuple(range(len(remaining))), sum(r.confirmations for r in remaining),
+                          _span(remaining))
+            if group.occurrences >= semantic.min_episodes and group.span_days >= semantic.min_span_days:
+                try:
+                    entities = shared_entities(remaining)
+                    summary = (llm_summary(summarizer, remaining, entities) if summarizer is not None
+                               else extractive_summary(remaining, vectors))
+                except Exception:  # no trustworthy re-derivation: drop the knowledge rather than keep stale text
+                    summary = None
+        if summary is None:
+            doomed.append(record)
+            released.extend(r.evolve(consolidated_into=None) for r in remaining)
+        else:
+            updated = record.evolve(summary=summary, raw_content=summary, entities=shared_entities(remaining),
+                                    derived_from=[r.id for r in remaining],
+                                    confirmations=sum(r.confirmations for r in remaining))
+            rederived.append((updated, embed([summary])[0]))
+    return doomed, rederived, released
+
+
+def _span(records: Sequence[MemoryRecord]) -> float:
+    first = min(r.timestamp for r in records)
+    last = max(r.last_confirmed or r.timestamp for r in records)
+    return (last - first).total_seconds() / 86400.0

@@ -1,0 +1,263 @@
+"""Semantic memory: the pure planning behind consolidation, duplicates and conflicts.
+
+Nothing here touches storage; `Hindsight` applies the plans atomically.
+
+- **Groups**: episodes whose embeddings are at least `group_similarity` apart
+  from a leader episode form a group; a group with at least `min_episodes`
+  occurrences (a merged near-duplicate counts once per confirmation) spread
+  over at least `min_span_days` becomes one semantic memory.
+- **Summary**: extractive by default: the group's medoid (the episode most
+  similar on average to the others), with the entities that at least half the
+  group mentions. A language model can write it instead; its answer is checked
+  (non-empty, short, one line, mentions the group's entities) before anything
+  is written.
+- **Duplicates**: a new memory at least `duplicate_similarity` similar to an
+  active one, or equal after normalisation, is merged into it (confirmations+1).
+- **Conflicts**: a new *exclusive* statement (a preference, a correction, an
+  attribute such as an address) about the same thing as an older one, with a
+  different value, supersedes it: the old one keeps living with lower
+  confidence and `superseded_by` set.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .config import SemanticConfig
+from .text import keyword_tokens
+from .types import EventType, Layer, MemoryRecord, Status
+
+#: words that mark a change of mind; they are not part of the value being compared
+CHANGE_MARKERS = re.compile(
+    r"\b(?:actually|now|anymore|no longer|instead|from now on|these days|changed|switch(?:ed)?|moved)\b|"
+    r"现在|以后|不再|改成|改为|换成|以前|原来|其实|不对", re.I)
+#: statements of which only one can hold at a time
+EXCLUSIVE = re.compile(
+    r"\b(?:prefer|preferred|favou?rite|rather|always|never|from now on|instead)\b|"
+    r"\bmy [a-z ]{1,30}(?:is|are)\b|\bi live\b|\bi work (?:at|for|in)\b|\bi moved\b|"
+    r"\baddress\b|\bphone\b|\bemail\b|最喜欢|更喜欢|偏好|住在|地址|电话|邮箱|我的.{1,8}是|改成|改为|以后|始终|总是", re.I)
+_MARKER_TOKENS = frozenset(keyword_tokens(
+    "actually now anymore longer instead from changed switch switched moved these days really "
+    "现在 以后 不再 改成 改为 换成 以前 原来 其实 不对 了 的 是 我"))
+
+
+def normalise_for_duplicates(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
+
+
+def content_tokens(text: str) -> set[str]:
+    return set(keyword_tokens(text)) - _MARKER_TOKENS
+
+
+def lexical_overlap(a: set[str], b: set[str]) -> float:
+    """Jaccard overlap of two token sets."""
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticConfig) -> bool:
+    """Equal after normalisation, or both embedding-close and word-close.
+
+    The lexical check matters: an English-only model such as MiniLM puts most
+    Chinese sentences at cosine > 0.95 from each other.
+    """
+    if normalise_for_duplicates(new_text) == normalise_for_duplicates(old_text):
+        return True
+    return similarity >= cfg.duplicate_similarity and \
+        lexical_overlap(content_tokens(new_text), content_tokens(old_text)) >= cfg.duplicate_overlap
+
+
+def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
+    """Whether `new` states a different value for the same exclusive attribute as `old`.
+
+    Exclusive statements are preferences ("I prefer", "最喜欢"), standing rules
+    ("from now on", "always") and single-valued attributes ("my address is",
+    "住在"); a statement marked as a change ("actually", "now", "现在", "改成")
+    or classed as a correction may supersede any older statement on the same
+    subject. Events ("I went to Paris") never supersede each other.
+    """
+    if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
+        return False
+    changed = bool(CHANGE_MARKERS.search(new.raw_content)) or new.event_type == EventType.CORRECTION.value
+    new_exclusive, old_exclusive = bool(EXCLUSIVE.search(new.raw_content)), bool(EXCLUSIVE.search(old.raw_content))
+    if not (new_exclusive or changed) or not (old_exclusive or changed):
+        return False
+    if similarity < (cfg.correction_similarity if changed else cfg.conflict_similarity):
+        return False
+    if is_duplicate(new.raw_content, old.raw_content, similarity, cfg):
+        return False
+    mine, theirs = content_tokens(new.raw_content), content_tokens(old.raw_content)
+    # the same attribute (shared words) with a different value (words only one side has)
+    shared = len(mine & theirs) / max(1, min(len(mine), len(theirs)))
+    return shared >= cfg.conflict_overlap and bool(mine - theirs) and bool(theirs - mine)
+
+
+# -- groups ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Group:
+    """Indices into the candidate list, leader first."""
+
+    members: tuple[int, ...]
+    occurrences: int
+    span_days: float
+
+
+def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
+    """Indices of the episodes that may still be consolidated."""
+    return [i for i, r in enumerate(records)
+            if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
+            and not r.superseded_by]
+
+
+def _span_days(records: Sequence[MemoryRecord]) -> float:
+    first = min(r.timestamp for r in records)
+    last = max(r.last_confirmed or r.timestamp for r in records)
+    return (last - first).total_seconds() / 86400.0
+
+
+def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
+    members = [records[i] for i in indices]
+    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members))
+
+
+def qualifies(group: Group, cfg: SemanticConfig) -> bool:
+    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days
+
+
+def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,
+                block: int = 1024) -> list[Group]:
+    """Leader clustering: the episode with the most neighbours takes them all, then the next."""
+    n = len(records)
+    if n == 0:
+        return []
+    counts = np.zeros(n, dtype=np.int64)
+    for start in range(0, n, block):
+        counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity).sum(axis=1)
+    taken = np.zeros(n, dtype=bool)
+    groups = []
+    for leader in np.argsort(-counts, kind="stable"):
+        if taken[leader] or counts[leader] < 2:
+            continue
+        near = np.flatnonzero((vectors @ vectors[leader] >= cfg.group_similarity) & ~taken)
+        near = np.concatenate([[leader], near[near != leader]])
+        group = _group(near, records)
+        if qualifies(group, cfg):
+            taken[near] = True
+            groups.append(group)
+    return groups
+
+
+def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarray,
+                 cfg: SemanticConfig) -> Group | None:
+    """The cheap after-write check: does the new episode complete a group?
+
+    The new episode need not lead its group: each of its neighbours is tried as
+    the leader, and the largest qualifying group that contains it wins.
+    """
+    near_new = np.flatnonzero(vectors @ vectors[member] >= cfg.group_similarity)
+    best: Group | None = None
+    for leader in near_new:
+        near = np.flatnonzero(vectors @ vectors[leader] >= cfg.group_similarity)
+        if member not in near:
+            continue
+        group = _group(np.concatenate([[leader], near[near != leader]]), records)
+        if qualifies(group, cfg) and (best is None or group.occurrences > best.occurrences):
+            best = group
+    return best
+
+
+# -- summaries ---------------------------------------------------------------------------------
+
+def shared_entities(records: Sequence[MemoryRecord]) -> list[str]:
+    """Entities at least half of the group mentions, most frequent first."""
+    counts: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    for record in records:
+        for entity in {e.lower(): e for e in record.entities}.items():
+            counts[entity[0]] += 1
+            spelling.setdefault(entity[0], entity[1])
+    need = max(1, (len(records) + 1) // 2)
+    return [spelling[key] for key, c in counts.most_common() if c >= need]
+
+
+def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> str:
+    """The medoid's text: the statement most representative of the group."""
+    similarity = vectors @ vectors.T
+    medoid = int(np.argmax(similarity.mean(axis=1)))
+    return records[medoid].summary
+
+
+SUMMARY_PROMPT = """These statements were made by one user on different days:
+{statements}
+
+Write ONE short sentence (at most 30 words) stating the stable preference or fact they show, about "the user".
+Keep these names and values exactly: {entities}.
+Answer with JSON only: {{"summary": "..."}}"""
+
+
+class SummaryRejected(ValueError):
+    """A model's summary failed validation; nothing was written."""
+
+
+def llm_summary(llm: Callable[[str], str], records: Sequence[MemoryRecord], entities: Sequence[str]) -> str:
+    """Ask a model for the summary and validate it; raises SummaryRejected."""
+    statements = "\n".join(f"- {r.summary}" for r in records)
+    answer = llm(SUMMARY_PROMPT.format(statements=statements, entities=", ".join(entities) or "(none)"))
+    return validate_summary(answer, entities)
+
+
+def validate_summary(answer: Any, entities: Sequence[str]) -> str:
+    if not isinstance(answer, str):
+        raise SummaryRejected(f"the summariser returned {type(answer).__name__}, not text")
+    match = re.search(r"\{.*\}", answer, re.S)
+    if not match:
+        raise SummaryRejected("the summariser's answer has no JSON object")
+    try:
+        summary = json.loads(match.group(0)).get("summary")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise SummaryRejected(f"the summariser's JSON is malformed: {exc}") from None
+    if not isinstance(summary, str) or not summary.strip():
+        raise SummaryRejected("the summary is empty")
+    summary = " ".join(summary.split())
+    if len(summary) > 400:
+        raise SummaryRejected("the summary is longer than 400 characters")
+    missing = [e for e in entities if e.lower() not in summary.lower()]
+    if missing:
+        raise SummaryRejected(f"the summary drops the group's entities: {', '.join(missing)}")
+    return summary
+
+
+# -- reports -----------------------------------------------------------------------------------
+
+@dataclass
+class ConsolidationReport:
+    """What `consolidate` did (or, with dry_run, would do). Errors are never reported as success."""
+
+    user_id: str
+    dry_run: bool
+    created: list[MemoryRecord] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
+                "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
+                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors)}
+
+    def __str__(self) -> str:
+        verb = "would create" if self.dry_run else "created"
+        status = "ok" if self.ok else f"FAILED ({len(self.errors)} errors: {'; '.join(self.errors)})"
+        return f"{verb} {len(self.created)} semantic memories, merged {len(self.merged)}, " \
+               f"superseded {len(self.superseded)}: {status}"

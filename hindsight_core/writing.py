@@ -1,0 +1,93 @@
+"""Planning a batch of writes against what a user already remembers.
+
+For each new record, in order: a near-duplicate of an active memory is merged
+into it (confirmations + 1) instead of being stored; otherwise it is stored,
+older exclusive statements it contradicts are superseded (confidence lowered,
+`superseded_by` set), and semantic memories it agrees with are re-confirmed.
+The plan is pure: `Hindsight` commits it to the store in one journaled step
+and only then applies it to the in-process index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import SemanticConfig
+from .index import UserIndex
+from .semantic import is_conflict, is_duplicate
+from .types import Layer, MemoryRecord
+
+
+@dataclass
+class WritePlan:
+    upserts: list[tuple[MemoryRecord, np.ndarray]] = field(default_factory=list)
+    #: id -> the record as it will be after the change
+    updates: dict[str, MemoryRecord] = field(default_factory=dict)
+    #: per input record: the record that now holds it (itself, or what it was merged into)
+    outcome: list[MemoryRecord] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    #: positions of the input records that were merged into an existing memory
+    merged_inputs: set[int] = field(default_factory=set)
+    superseded: list[str] = field(default_factory=list)
+
+    def changed_fields(self) -> list[tuple[str, dict]]:
+        keys = ("confidence", "superseded_by", "confirmations", "last_confirmed", "consolidated_into")
+        out = []
+        for memory_id, record in self.updates.items():
+            payload = record.to_payload()
+            out.append((memory_id, {k: payload[k] for k in keys}))
+        return out
+
+
+def plan_writes(index: UserIndex, records: list[MemoryRecord], vectors: np.ndarray,
+                cfg: SemanticConfig) -> WritePlan:
+    plan = WritePlan()
+    existing = index.vectors[: index.size]
+    live = index.active[: index.size]
+    floor = min(cfg.correction_similarity, cfg.conflict_similarity, cfg.group_similarity)
+    similarities = vectors @ existing.T if len(existing) else np.zeros((len(records), 0), dtype=np.float32)
+    for i, (record, vector) in enumerate(zip(records, vectors)):
+        # what this record is compared with: the index, and the records of this batch stored before it
+        neighbours: list[tuple[float, MemoryRecord]] = [
+            (float(similarities[i, s]), plan.updates.get(index.records[s].id, index.records[s]))
+            for s in np.flatnonzero(live & (similarities[i] >= floor))]
+        neighbours += [(float(vector @ v), r) for r, v in plan.upserts if float(vector @ v) >= floor]
+        neighbours.sort(key=lambda pair: -pair[0])
+
+        twin = next((old for sim, old in neighbours
+                     if old.layer is record.layer and not old.superseded_by
+                     and is_duplicate(record.raw_content, old.raw_content, sim, cfg)), None)
+        if twin is not None and cfg.merge_duplicates:
+            merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
+                                 last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
+            _record_change(plan, merged)
+            plan.merged.append(twin.id)
+            plan.merged_inputs.add(i)
+            plan.outcome.append(merged)
+            continue
+
+        plan.upserts.append((record, vector))
+        plan.outcome.append(record)
+        for sim, old in neighbours:
+            if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
+                _record_change(plan, old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
+                                                superseded_by=record.id))
+                plan.superseded.append(old.id)
+            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by:
+                _record_change(plan, old.evolve(confirmations=old.confirmations + 1,
+                                                last_confirmed=max(record.timestamp,
+                                                                   old.last_confirmed or old.timestamp)))
+    return plan
+
+
+def _record_change(plan: WritePlan, record: MemoryRecord) -> None:
+    """Note a change to a stored record, or fold it into a record of this batch not yet stored."""
+    for i, (pending, vector) in enumerate(plan.upserts):
+        if pending.id == record.id:
+            plan.upserts[i] = (record, vector)
+            plan.outcome = [record if r.id == record.id else r for r in plan.outcome]
+            return
+    plan.updates[record.id] = record
+    plan.outcome = [record if r.id == record.id else r for r in plan.outcome]
