@@ -11,6 +11,7 @@ embedded mode evaluates in Python, point by point).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import uuid
 from pathlib import Path
@@ -20,8 +21,10 @@ import numpy as np
 
 from ..errors import EmbedderMismatchError, HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
+from .base import ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE
 
 REGISTRY = "hindsight_users"
+JOURNAL = "hindsight_journal"
 VECTOR = "dense"
 _NAMESPACE = uuid.UUID("6f1d8a52-3c2e-4b7a-9a57-1f0c9f3b8e21")
 
@@ -29,6 +32,32 @@ _NAMESPACE = uuid.UUID("6f1d8a52-3c2e-4b7a-9a57-1f0c9f3b8e21")
 def collection_for(user_id: str) -> str:
     """The collection that holds a user's memories: a hash, so any id is a valid name."""
     return "hindsight_u_" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+# -- maintenance spaces: archive and migration staging (used by `hindsight_core.maintenance`) --------------------
+#
+# Besides its memories, a user may have an archive (memories moved out of the hot
+# store, restorable) and, while `hindsight migrate` runs, staging copies of both,
+# re-embedded with the new model. Each is a collection of its own, named like the
+# memories collection with another prefix. Extra payload keys (e.g. "archived") ride
+# along with the record's own fields.
+
+_SPACE_PREFIX = {ARCHIVE: "hindsight_a_", STAGING: "hindsight_s_", STAGING_ARCHIVE: "hindsight_sa_"}
+META = "hindsight_meta"
+_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(MemoryRecord))
+
+
+def space_collection(user_id: str, space: str) -> str:
+    """The collection holding one of a user's spaces (see `SPACES`)."""
+    if space == MEMORIES:
+        return collection_for(user_id)
+    if space not in _SPACE_PREFIX:
+        raise HindsightError(f"unknown store space {space!r}; spaces are {SPACES}")
+    return _SPACE_PREFIX[space] + collection_for(user_id)[len("hindsight_u_"):]
+
+
+def _meta_id(key: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, "meta:" + key))
 
 
 @contextlib.contextmanager
@@ -179,6 +208,203 @@ class QdrantStore:
                 if offset is None:
                     return
 
+    # -- multi-step changes -------------------------------------------------------------
+    def commit(self, user_id: str, *, upserts: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
+               updates: Sequence[tuple[str, dict[str, Any]]] = (), deletes: Sequence[str] = ()) -> None:
+        """Apply several changes as one: all of them, or (after a crash) all of them on the next open.
+
+        The whole change is first written as one journal point (a single, atomic
+        write), then applied, then the journal point is removed. `recover` replays
+        any journal point a crash left behind; every step is idempotent, so a
+        replay of a half-applied change completes it.
+        """
+        entry = {
+            "user_id": user_id,
+            "upserts": [{"payload": r.to_payload(), "vector": np.asarray(v, dtype=np.float32).tolist()}
+                        for r, v in upserts],
+            "updates": [{"id": memory_id, "fields": fields} for memory_id, fields in updates],
+            "deletes": list(deletes),
+        }
+        if not entry["updates"] and not entry["deletes"] and len(entry["upserts"]) <= 1:
+            self._apply(entry)  # a single point write is atomic on its own
+            return
+        from qdrant_client import models
+
+        entry_id = str(uuid.uuid4())
+        with _translated("write the change journal"):
+            if not self.client.collection_exists(JOURNAL):
+                self.client.create_collection(JOURNAL, vectors_config={})
+            self.client.upsert(JOURNAL, points=[models.PointStruct(id=entry_id, vector={}, payload=entry)], wait=True)
+        self._apply(entry)
+        with _translated("clear the change journal"):
+            self.client.delete(JOURNAL, points_selector=models.PointIdsList(points=[entry_id]), wait=True)
+
+    def _apply(self, entry: dict[str, Any]) -> None:
+        user_id = entry["user_id"]
+        if entry["upserts"]:
+            records = [MemoryRecord.from_payload(u["payload"]) for u in entry["upserts"]]
+            self.upsert(user_id, records, np.asarray([u["vector"] for u in entry["upserts"]], dtype=np.float32))
+        for update in entry["updates"]:
+            self.update_fields(user_id, update["id"], update["fields"])
+        self.delete(user_id, entry["deletes"])
+
+    def recover(self, user_id: str) -> int:
+        """Finish the changes a crash interrupted for this user; returns how many were replayed."""
+        from qdrant_client import models
+
+        with _translated("read the change journal"):
+            if not self.client.collection_exists(JOURNAL):
+                return 0
+            points, _ = self.client.scroll(JOURNAL, limit=10_000, with_payload=True, scroll_filter=models.Filter(
+                must=[models.FieldCondition(key="user_id", match=models.MatchValue(value=user_id))]))
+        for point in points:
+            self._apply(point.payload)
+            with _translated("clear the change journal"):
+                self.client.delete(JOURNAL, points_selector=models.PointIdsList(points=[point.id]), wait=True)
+        return len(points)
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close()
+
+    # -- maintenance: archive, migration staging, metadata (used by hindsight_core.maintenance) ----------
+    def registered_embedding(self, user_id: str) -> tuple[str, int] | None:
+        """The (model, dimension) a user's memories were embedded with, or None for an unknown user."""
+        entry = self._registry_entry(user_id)
+        return (entry["embedding_model"], int(entry["dimension"])) if entry else None
+
+    def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
+        """Record that a user's memories are now embedded with `model` (after a migration)."""
+        from qdrant_client import models
+
+        entry = {"user_id": user_id, "collection": collection_for(user_id), "embedding_model": model,
+                 "dimension": int(dimension)}
+        with _translated("update the user registry"):
+            self.client.upsert(REGISTRY, points=[models.PointStruct(id=str(uuid.uuid5(_NAMESPACE, user_id)),
+                                                                    vector={}, payload=entry)], wait=True)
+        self._known[user_id] = entry
+
+    def space_exists(self, user_id: str, space: str) -> bool:
+        with _translated("look up a collection"):
+            return bool(self.client.collection_exists(space_collection(user_id, space)))
+
+    def load_space(self, user_id: str, space: str
+                   ) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
+        """Every (record, vector, extra payload) in one of a user's spaces."""
+        name = space_collection(user_id, space)
+        offset = None
+        with _translated("read memories"):
+            if not self.client.collection_exists(name):
+                return
+            while True:
+                points, offset = self.client.scroll(name, limit=1024, offset=offset, with_payload=True,
+                                                    with_vectors=[VECTOR])
+                for point in points:
+                    payload = point.payload or {}
+                    if payload.get("user_id") != user_id:
+                        continue
+                    vector = point.vector[VECTOR] if isinstance(point.vector, dict) else point.vector
+                    extra = {k: v for k, v in payload.items() if k not in _RECORD_FIELDS}
+                    yield MemoryRecord.from_payload(payload), np.asarray(vector, dtype=np.float32), extra
+                if offset is None:
+                    return
+
+    def ids_in_space(self, user_id: str, space: str) -> set[str]:
+        name = space_collection(user_id, space)
+        found: set[str] = set()
+        offset = None
+        with _translated("list memory ids"):
+            if not self.client.collection_exists(name):
+                return found
+            while True:
+                points, offset = self.client.scroll(name, limit=4096, offset=offset, with_payload=False,
+                                                    with_vectors=False)
+                found.update(str(p.id) for p in points)
+                if offset is None:
+                    return found
+
+    def count_space(self, user_id: str, space: str) -> int:
+        name = space_collection(user_id, space)
+        with _translated("count memories"):
+            if not self.client.collection_exists(name):
+                return 0
+            return int(self.client.count(name, exact=True).count)
+
+    def put_space(self, user_id: str, space: str, records: Sequence[MemoryRecord], vectors: np.ndarray,
+                  extras: Sequence[dict[str, Any]] | None = None) -> None:
+        """Upsert records into a space, creating its collection (sized by the vectors) if needed."""
+        from qdrant_client import models
+
+        if not records:
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(records):
+            raise HindsightError("put_space needs one vector per record")
+        name = space_collection(user_id, space)
+        points = [
+            models.PointStruct(id=r.id, vector={VECTOR: v.tolist()},
+                               payload={**(extras[i] if extras else {}), **r.to_payload()})
+            for i, (r, v) in enumerate(zip(records, vectors))
+        ]
+        self.ensure_space(user_id, space, int(vectors.shape[1]))
+        with _translated("store memories"):
+            for start in range(0, len(points), 256):
+                self.client.upsert(name, points=points[start: start + 256], wait=True)
+
+    def ensure_space(self, user_id: str, space: str, dimension: int) -> None:
+        """Create a space's collection for vectors of `dimension` if it does not exist yet."""
+        from qdrant_client import models
+
+        name = space_collection(user_id, space)
+        with _translated("create a collection"):
+            if not self.client.collection_exists(name):
+                self.client.create_collection(name, vectors_config={
+                    VECTOR: models.VectorParams(size=int(dimension), distance=models.Distance.COSINE)})
+
+    def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
+        from qdrant_client import models
+
+        name = space_collection(user_id, space)
+        if not memory_ids:
+            return
+        with _translated("delete memories"):
+            if self.client.collection_exists(name):
+                self.client.delete(name, points_selector=models.PointIdsList(points=list(memory_ids)), wait=True)
+
+    def drop_space(self, user_id: str, space: str) -> None:
+        name = space_collection(user_id, space)
+        with _translated("delete a collection"):
+            if self.client.collection_exists(name):
+                self.client.delete_collection(name)
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        """A small JSON value kept in the store itself (e.g. a migration in progress), or None."""
+        with _translated("read store metadata"):
+            if not self.client.collection_exists(META):
+                return None
+            found = self.client.retrieve(META, ids=[_meta_id(key)], with_payload=True)
+        if found and found[0].payload and found[0].payload.get("key") == key:
+            return dict(found[0].payload.get("value") or {})
+        return None
+
+    def set_meta(self, key: str, value: dict[str, Any] | None) -> None:
+        """Set (or, with None, delete) a value read by `get_meta`."""
+        from qdrant_client import models
+
+        with _translated("write store metadata"):
+            if not self.client.collection_exists(META):
+                if value is None:
+                    return
+                self.client.create_collection(META, vectors_config={})
+            if value is None:
+                self.client.delete(META, points_selector=models.PointIdsList(points=[_meta_id(key)]), wait=True)
+            else:
+                self.client.upsert(META, points=[models.PointStruct(id=_meta_id(key), vector={},
+                                                                    payload={"key": key, "value": value})], wait=True)
+
+    def disk_usage(self) -> int | None:
+        """Bytes the embedded store takes on disk; None for a server or an in-memory store."""
+        if not self.embedded or self.description == ":memory:":
+            return None
+        root = Path(self.description)
+        return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else 0
