@@ -445,6 +445,11 @@ class Hindsight:
                     index.update(record)
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived))
 
+    def compact(self) -> int:
+        """Rewrite the store's files so that forgotten memories leave no trace on disk."""
+        with self._lock:
+            return self.store.compact()
+
     def _about(self, index: UserIndex, topic: str) -> list[MemoryRecord]:
         vector = self._embed([topic])[0]
         n = index.size

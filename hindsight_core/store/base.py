@@ -37,6 +37,9 @@ class MemoryStore(Protocol):
 
     def users(self) -> list[str]: ...
 
+    def compact(self) -> int:
+        """Make deleted memories unrecoverable from the store's files; returns files rewritten."""
+
     def close(self) -> None: ...
 
 

@@ -263,6 +263,24 @@ class QdrantStore:
                 self.client.delete(JOURNAL, points_selector=models.PointIdsList(points=[point.id]), wait=True)
         return len(points)
 
+    def compact(self) -> int:
+        """Rewrite the embedded store's files so that deleted memories leave no bytes behind.
+
+        Qdrant's embedded mode keeps each collection in a SQLite file, where a
+        deleted row stays in a free page until the file is vacuumed. Returns the
+        number of files compacted (0 for a server or an in-memory store, where
+        the server's own optimiser does this).
+        """
+        import sqlite3
+
+        if not self.embedded or self.description == ":memory:":
+            return 0
+        files = sorted(Path(self.description).glob("collection/*/storage.sqlite"))
+        for file in files:
+            with contextlib.closing(sqlite3.connect(str(file), timeout=30)) as connection:
+                connection.execute("VACUUM")
+        return len(files)
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close()

@@ -1,0 +1,109 @@
+"""Forgotten means gone: no canary left in the store's files, no resurrection, no half-done forget."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from pathlib import Path
+
+from hindsight_core import Hindsight, Layer
+from hindsight_core.testing import FakeEmbedder
+
+CANARY = "CANARY-7f3a9e41"
+
+
+def files_containing(root: Path, needle: str) -> list[str]:
+    data = needle.encode()
+    return [str(p) for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
+
+
+def test_forgotten_text_is_nowhere_in_the_files_after_compaction(tmp_path, clock):
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        keep = memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
+        secret = memory.remember(f"My locker code is {CANARY}.", user_id="u", force=True)
+        memory.remember(f"Reminder: {CANARY} opens the gym locker.", user_id="other", force=True)
+        assert files_containing(tmp_path, CANARY)
+        memory.forget(user_id="u", memory_id=secret.id)
+        memory.forget(user_id="other", everything=True)
+        assert memory.compact() >= 1
+        assert files_containing(tmp_path, CANARY) == []
+        assert memory.get(keep.id, user_id="u").id == keep.id
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        assert [m.id for m in memory.memories(user_id="u")] == [keep.id]
+        assert memory.users() == ["u"]
+
+
+def test_forgetting_a_topic_takes_the_knowledge_drawn_from_it(tmp_path, clock):
+    from hindsight_core import HindsightConfig
+    from hindsight_core.config import SemanticConfig
+
+    config = HindsightConfig(semantic=SemanticConfig(group_similarity=0.5))
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock, config=config) as memory:
+        for day in range(5):
+            memory.remember(f"Print the {CANARY} report on A4 paper in landscape, day {day}.", user_id="u", force=True)
+            clock.advance(days=1)
+        assert any(m.layer is Layer.SEMANTIC for m in memory.memories(user_id="u"))
+        receipt = memory.forget(user_id="u", about=f"{CANARY} report printing")
+        assert receipt.count == 6  # five episodes and the knowledge made from them
+        memory.compact()
+        assert files_containing(tmp_path, CANARY) == []
+        # writing one of the texts again brings back only that text
+        memory.remember(f"Print the {CANARY} report on A4 paper in landscape, day 0.", user_id="u", force=True)
+        assert len(memory.memories(user_id="u")) == 1
+
+
+def test_threads_writing_at_once_lose_nothing(tmp_path, clock):
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        def writer(t):
+            for i in range(25):
+                memory.remember(f"Thread {t} wrote note {uuid.uuid4().hex} about {uuid.uuid4().hex}.", user_id="u",
+                                force=True)
+
+        threads = [threading.Thread(target=writer, args=(t,)) for t in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(memory.memories(user_id="u")) == 150
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        assert len(memory.memories(user_id="u")) == 150
+
+
+KILLED_WRITER = textwrap.dedent("""
+    import sys
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder
+    memory = Hindsight(path=sys.argv[1], embedder=FakeEmbedder())
+    i = 0
+    while True:
+        batch = [f"Batch {i} note {j}: the Orion build {i}-{j} passed." for j in range(20)]
+        memory.write_many(batch, user_id="u", force=True)
+        ids = [m.id for m in memory.memories(user_id="u")][:5]
+        if ids:
+            memory.forget(user_id="u", memory_id=ids[0])
+        print(i, flush=True)
+        i += 1
+""")
+
+
+def test_sigkill_at_random_points_leaves_a_store_that_opens_whole(tmp_path):
+    import random
+
+    rng = random.Random(11)
+    for round_ in range(4):
+        proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path)], stdout=subprocess.PIPE,
+                                text=True)
+        proc.stdout.readline()  # at least one batch done
+        threading.Event().wait(rng.uniform(0.05, 0.6))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        with Hindsight(path=tmp_path, embedder=FakeEmbedder()) as memory:
+            records = memory.memories(user_id="u")
+            assert records, "the store opened empty"
+            for record in records:  # no half-written memory: every field is there and consistent
+                assert record.raw_content.startswith("Batch ") and record.user_id == "u"
+                assert record.summary and record.embedding_model == "fake-hash-embedder"
+            assert memory.recall("Orion build passed", user_id="u", k=3)
