@@ -85,8 +85,18 @@ class QdrantStore:
     """Memories in Qdrant. Give exactly one of `path`, `location` (":memory:") or `url`, or a `client`."""
 
     def __init__(self, *, path: str | Path | None = None, location: str | None = None, url: str | None = None,
-                 api_key: str | None = None, client: Any = None, timeout: float = 10.0) -> None:
+                 api_key: str | None = None, client: Any = None, timeout: float = 10.0,
+                 sync: str = "normal") -> None:
+        """`sync` (embedded store only): "normal" makes every write survive a killed process, and
+        the last second of writes may be lost to a power cut; "full" survives that too, at
+        roughly a fsync per memory written.
+        """
         from qdrant_client import QdrantClient
+
+        if sync not in ("normal", "full"):
+            raise HindsightError('sync must be "normal" or "full"')
+        self.sync = sync
+        self._tuned: set[int] = set()
 
         given = [x for x in (path, location, url, client) if x is not None]
         if len(given) != 1:
@@ -107,6 +117,37 @@ class QdrantStore:
             if not self.client.collection_exists(REGISTRY):
                 self.client.create_collection(REGISTRY, vectors_config={})
         self._known: dict[str, dict[str, Any]] = {}
+        self._tune_files()
+
+    def _sqlite_connections(self) -> list[Any]:
+        """The SQLite connections of the embedded store's collections (empty for a server)."""
+        local = getattr(self.client, "_client", None)
+        collections = getattr(local, "collections", None) or {}
+        out = []
+        for collection in list(collections.values()):
+            connection = getattr(getattr(collection, "storage", None), "storage", None)
+            if connection is not None:
+                out.append(connection)
+        return out
+
+    def _tune_files(self) -> None:
+        """Put each collection file in WAL mode with secure delete.
+
+        Qdrant's embedded mode commits every point as its own SQLite transaction;
+        with the default rollback journal that is several fsyncs per memory (tens
+        of writes a second). WAL with synchronous=NORMAL keeps every committed
+        write across a killed process and is about 50x faster here; secure_delete
+        overwrites deleted rows instead of leaving them in free pages.
+        """
+        if not self.embedded or self.description == ":memory:":
+            return
+        for connection in self._sqlite_connections():
+            if id(connection) in self._tuned:
+                continue
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(f"PRAGMA synchronous={self.sync.upper()}")
+            connection.execute("PRAGMA secure_delete=ON")
+            self._tuned.add(id(connection))
 
     # -- users -----------------------------------------------------------------------------
     def _registry_entry(self, user_id: str) -> dict[str, Any] | None:
@@ -168,6 +209,8 @@ class QdrantStore:
     # -- memories ---------------------------------------------------------------------------
     def upsert(self, user_id: str, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         from qdrant_client import models
+
+        self._tune_files()  # a collection created since the last write gets its settings
 
         points = [
             models.PointStruct(id=r.id, vector={VECTOR: v.tolist()}, payload=r.to_payload())
@@ -271,15 +314,15 @@ class QdrantStore:
         number of files compacted (0 for a server or an in-memory store, where
         the server's own optimiser does this).
         """
-        import sqlite3
-
         if not self.embedded or self.description == ":memory:":
             return 0
-        files = sorted(Path(self.description).glob("collection/*/storage.sqlite"))
-        for file in files:
-            with contextlib.closing(sqlite3.connect(str(file), timeout=30)) as connection:
-                connection.execute("VACUUM")
-        return len(files)
+        self._tune_files()
+        connections = self._sqlite_connections()
+        for connection in connections:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.execute("VACUUM")
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(connections)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
