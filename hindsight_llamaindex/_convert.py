@@ -1,0 +1,79 @@
+"""Type translation between LlamaIndex and hindsight_core: messages to turns, memories to nodes."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Iterable
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+from llama_index.core.schema import NodeWithScore, TextNode
+
+from hindsight_core import ScoredMemory, Source
+from hindsight_core.formatting import neutralise
+
+#: metadata key under which a stored turn keeps the digest of the message it came from
+TURN_KEY = "llamaindex_turn"
+
+# only what a person or the model said is a turn; system prompts and tool output are not
+_SOURCES = {MessageRole.USER: Source.USER, MessageRole.ASSISTANT: Source.AGENT}
+
+# metadata the model gains nothing from seeing in a context window
+_HIDDEN_FROM_LLM = ["id", "layer", "confidence", "retention", "score"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user or assistant message, as text with its source and a stable digest."""
+
+    text: str
+    source: Source
+    key: str
+
+
+def message_text(message: ChatMessage) -> str:
+    """The text blocks of a message joined together (images, audio and tool calls are skipped)."""
+    return "".join(block.text for block in message.blocks if isinstance(block, TextBlock)).strip()
+
+
+def turn_from_message(message: ChatMessage) -> Turn | None:
+    """A `Turn` for a user or assistant message with text; None for anything else."""
+    source = _SOURCES.get(message.role)
+    text = message_text(message)
+    if source is None or not text:
+        return None
+    digest = hashlib.sha256(f"{source.value}\x00{text}".encode("utf-8", errors="surrogatepass")).hexdigest()
+    return Turn(text, source, digest[:32])
+
+
+def turns_from_messages(messages: Iterable[ChatMessage]) -> list[Turn]:
+    return [turn for turn in map(turn_from_message, messages) if turn is not None]
+
+
+def latest_user_text(messages: Iterable[ChatMessage]) -> str | None:
+    """The text of the last user message that has any, or None."""
+    for message in reversed(list(messages)):
+        if message.role == MessageRole.USER:
+            text = message_text(message)
+            if text:
+                return text
+    return None
+
+
+def node_from_result(result: ScoredMemory) -> NodeWithScore:
+    """A `NodeWithScore` for one recalled memory, its text defused like `format_for_prompt` does."""
+    record = result.memory
+    metadata = {
+        "id": record.id,
+        "layer": record.layer.value,
+        "timestamp": record.timestamp.isoformat(),
+        "confidence": record.confidence,
+        "retention": result.retention,
+        "score": result.score,
+        "event_type": record.event_type,
+    }
+    node = TextNode(
+        id_=record.id, text=neutralise(record.raw_content), metadata=metadata,
+        excluded_llm_metadata_keys=list(_HIDDEN_FROM_LLM), excluded_embed_metadata_keys=list(metadata),
+    )
+    return NodeWithScore(node=node, score=result.score)

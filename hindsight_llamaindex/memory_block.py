@@ -1,0 +1,185 @@
+"""`HindsightMemoryBlock`: long-term memory as a block of LlamaIndex's `Memory`.
+
+    from hindsight_core import Hindsight
+    from hindsight_llamaindex import hindsight_memory
+
+    memory = hindsight_memory(user_id="alice", memory=Hindsight(path="./memories"))
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+
+Where turns are written. LlamaIndex hands a block messages through `_aput`
+only when they are flushed out of the short-term FIFO, which in a short
+session is never. But every chat engine and agent reads the memory before each
+LLM call, and `Memory` then calls the block's `_aget` with the whole active
+history. So the block writes from `_aget`: first it recalls for the latest user
+message, then it offers every user message (source "user") and assistant
+message (source "agent") it has not offered before to the core's write gate.
+Recall comes first so that a turn is never recalled into its own prompt. A
+user message is therefore offered before the model answers it, and an
+assistant reply at the next read (the next turn; for agents, the read that
+follows each run). `_aput` offers flushed messages the same way, so a Memory
+that is written but never read still stores its turns.
+
+De-duplication. Each offered message is keyed by a digest of its role and
+text, per user and session, and the key is kept in the stored memory's
+metadata; on first sight of a session the keys already stored for it are
+loaded, so a chat history persisted by LlamaIndex's chat store is not written
+twice after a restart. A message repeated word for word in one session is
+offered once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import Any, List, Optional
+
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.memory import BaseMemoryBlock, Memory
+
+from hindsight_core import Hindsight, InvalidInputError
+from hindsight_core.text import validate_id
+
+from . import _context
+from ._convert import TURN_KEY, Turn, latest_user_text, turns_from_messages
+from ._validate import check_k, check_memory
+
+logger = logging.getLogger("hindsight_llamaindex")
+
+_RENDERED_KEPT = 16  # recent blocks remembered so `atruncate` can re-render them with fewer memories
+
+
+class HindsightMemoryBlock(BaseMemoryBlock[str]):
+    """Recalls a user's long-term memories into the system message and stores their turns.
+
+    Args:
+        memory: the `Hindsight` instance to read from and write to.
+        user_id: whose memories these are. If None, the `Memory`'s session id is
+            used as the user id (then memories only carry over between
+            Memories that share that session id).
+        session_id: recorded on stored turns; defaults to the `Memory`'s session id.
+        agent_id: recorded on stored turns.
+        k: how many memories to show per turn (default 5).
+        write_turns: offer user and assistant messages to the write gate (default True).
+        name, priority: as for any block. Priority is 1 by default so that, when
+            the prompt is over its token limit, `Memory` asks this block to shorten
+            itself (it drops its weakest memories) rather than never touching it.
+    """
+
+    name: str = Field(default="long_term_memory", description="The name of the memory block.")
+    priority: int = Field(default=1, description="Truncation priority (0 = never truncate).")
+    memory: Hindsight = Field(description="The hindsight memory to recall from and write to.", exclude=True)
+    user_id: Optional[str] = Field(default=None, description="User id; None uses the Memory's session id.")
+    session_id: Optional[str] = Field(default=None, description="Session id; None uses the Memory's session id.")
+    agent_id: Optional[str] = Field(default=None, description="Agent id recorded on stored turns.")
+    k: int = Field(default=5, description="Memories shown per turn.")
+    write_turns: bool = Field(default=True, description="Offer each user and assistant message to the write gate.")
+
+    _seen: dict = PrivateAttr(default_factory=dict)
+    _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
+
+    def __init__(self, *, memory: Hindsight, user_id: str | None = None, session_id: str | None = None,
+                 agent_id: str | None = None, k: int = 5, **fields: Any) -> None:
+        check_k(check_memory(memory), k)
+        for what, value in (("user_id", user_id), ("session_id", session_id), ("agent_id", agent_id)):
+            validate_id(value, what=what, required=False)
+        super().__init__(memory=memory, user_id=user_id, session_id=session_id, agent_id=agent_id, k=k, **fields)
+
+    # -- ids ------------------------------------------------------------------------------
+    def _ids(self, memory_session_id: str | None) -> tuple[str, str | None]:
+        session = self.session_id or memory_session_id
+        user = self.user_id or session
+        if user is None:
+            raise InvalidInputError(
+                "HindsightMemoryBlock needs a user id: pass user_id=..., or use it inside a Memory "
+                "(whose session id then stands in for the user)")
+        return user, session
+
+    # -- reading --------------------------------------------------------------------------
+    async def _aget(self, messages: Optional[List[ChatMessage]] = None, session_id: Optional[str] = None,
+                    **block_kwargs: Any) -> str:
+        """Recall for the latest user message, then offer the turns not offered yet."""
+        messages = list(messages or [])
+        user, session = self._ids(session_id)
+        context = None
+        query = latest_user_text(messages)
+        if query is not None:
+            context = await self._recall(query, user)
+        if self.write_turns:
+            await self._offer(messages, user, session)
+        return context.text if context is not None else ""
+
+    async def _recall(self, query: str, user: str) -> _context.PromptContext | None:
+        try:
+            context = await _context.build_context(self.memory, query, user_id=user, k=self.k)
+        except InvalidInputError as exc:  # e.g. a pasted text over the size limit: answer without memories
+            logger.warning("hindsight: no recall for this message: %s", exc)
+            return None
+        if context.text:
+            self._rendered[context.text] = context
+            while len(self._rendered) > _RENDERED_KEPT:
+                self._rendered.popitem(last=False)
+        return context
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> Optional[str]:
+        """Drop the weakest memories until enough tokens are freed; the best one is kept."""
+        context = self._rendered.get(content)
+        if context is None:  # not text this block rendered recently: LlamaIndex's default, drop it
+            return None
+        return _context.shorten(context, tokens_to_truncate)
+
+    # -- writing --------------------------------------------------------------------------
+    async def _aput(self, messages: List[ChatMessage]) -> None:
+        """Offer messages flushed out of the short-term FIFO (usually offered already by `_aget`)."""
+        if not self.write_turns or not messages:
+            return
+        flushed_session = next((m.additional_kwargs.get("session_id") for m in messages
+                                if m.additional_kwargs.get("session_id")), None)
+        user, session = self._ids(flushed_session)
+        await self._offer(messages, user, session)
+
+    async def _offer(self, messages: List[ChatMessage], user: str, session: str | None) -> None:
+        seen = await self._seen_keys(user, session)
+        fresh: list[Turn] = []
+        for turn in turns_from_messages(messages):
+            if turn.key not in seen:
+                seen.add(turn.key)  # claimed before the write so a concurrent read does not repeat it
+                fresh.append(turn)
+        for i, turn in enumerate(fresh):
+            try:
+                await asyncio.to_thread(self._write, turn, user, session)
+            except BaseException:
+                seen.difference_update(t.key for t in fresh[i:])  # not written: offer again next time
+                raise
+
+    async def _seen_keys(self, user: str, session: str | None) -> set[str]:
+        seen = self._seen.get((user, session))
+        if seen is None:
+            records = await asyncio.to_thread(self.memory.memories, user_id=user)
+            seen = {r.metadata[TURN_KEY] for r in records if r.session_id == session and TURN_KEY in r.metadata}
+            seen = self._seen.setdefault((user, session), seen)
+        return seen
+
+    def _write(self, turn: Turn, user: str, session: str | None) -> None:
+        # one write per turn (not write_many): each carries its own key in metadata
+        try:
+            self.memory.write(turn.text, user_id=user, session_id=session, agent_id=self.agent_id,
+                              source=turn.source, metadata={TURN_KEY: turn.key})
+        except InvalidInputError as exc:  # one unstorable message must not break the conversation
+            logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, exc)
+
+
+def hindsight_memory(*, user_id: str, memory: Hindsight, session_id: str | None = None, k: int = 5,
+                     agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock] | None = None,
+                     **memory_options: Any) -> Memory:
+    """A LlamaIndex `Memory` with a `HindsightMemoryBlock` installed, ready for any chat engine or agent.
+
+    `memory_blocks` are added after the hindsight block; other keyword arguments
+    (`token_limit`, `chat_store`, `insert_method`, ...) go to `Memory.from_defaults`.
+    """
+    validate_id(user_id)  # required here: a user id is what carries memories across sessions
+    validate_id(session_id, what="session_id", required=False)
+    block = HindsightMemoryBlock(memory=memory, user_id=user_id, k=k, agent_id=agent_id)
+    return Memory.from_defaults(session_id=session_id, memory_blocks=[block, *(memory_blocks or [])],
+                                **memory_options)
