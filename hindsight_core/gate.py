@@ -39,6 +39,8 @@ PREFERENCE = _rx(
     r"\bi(?:'d| would) rather\b", r"\bmy (?:favou?rite|preferred|preference)\b",
     r"\b(?:please )?(?:always|never) (?:use|print|send|call|write|reply|show|give|make|book|put|format)\b",
     r"\bdon'?t (?:ever )?(?:use|send|call|print|show|give|book)\b", r"\bi'?m (?:allergic|vegetarian|vegan)\b",
+    r"\bthe user (?:really |strongly )?(?:prefers|likes|loves|wants|needs|hates|dislikes|always|never)\b",
+    r"用户(?:更|比较|很|最)?(?:喜欢|偏好|希望|想要|讨厌)",
     r"以后", r"今后", r"从现在(?:起|开始)", r"我(?:更|比较|很|最|特别)?(?:喜欢|偏好|偏爱|爱|讨厌|不喜欢|习惯|想要|需要)",
     r"(?:最|更|比较|还是|一直)?(?:喜欢|偏好|偏爱|讨厌)",
     r"(?:总是|一直|每次都|都要|都用|始终)", r"(?:不要|别)再", r"我对.{0,8}过敏", r"我吃素",

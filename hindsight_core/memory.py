@@ -243,26 +243,28 @@ class Hindsight:
                                entities=entities, metadata=metadata, force=force, layer=layer)[0]
 
     def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
-                   sources: Sequence[Source | str] | None = None, **common: Any) -> list[WriteResult]:
+                   sources: Sequence[Source | str] | None = None,
+                   metadatas: Sequence[Mapping[str, Any] | None] | None = None, **common: Any) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
-        `timestamps` and `sources`, if given, hold one entry per text; other keyword
-        arguments are as for `write` and apply to every text. All texts are checked
-        before anything is stored: one bad text stores none.
+        `timestamps`, `sources` and `metadatas`, if given, hold one entry per text;
+        other keyword arguments are as for `write` and apply to every text. All texts
+        are checked before anything is stored: one bad text stores none.
         """
         user = self._user(user_id)
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInputError("texts must be a list of strings")
         if len(texts) > self.config.limits.max_batch:
             raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {self.config.limits.max_batch:,}")
-        for name, values in (("timestamps", timestamps), ("sources", sources)):
+        for name, values in (("timestamps", timestamps), ("sources", sources), ("metadatas", metadatas)):
             if values is not None and len(values) != len(texts):
                 raise InvalidInputError(f"{name} must have one entry per text")
-        base = {k: v for k, v in common.items() if k not in ("timestamp", "source")}
+        base = {k: v for k, v in common.items() if k not in ("timestamp", "source", "metadata")}
         prepared = [
             self._prepare(text, user_id=user,
                           timestamp=timestamps[i] if timestamps is not None else common.get("timestamp"),
-                          source=sources[i] if sources is not None else common.get("source", Source.USER), **base)
+                          source=sources[i] if sources is not None else common.get("source", Source.USER),
+                          metadata=metadatas[i] if metadatas is not None else common.get("metadata"), **base)
             for i, text in enumerate(texts)
         ]
         to_store = [record for record, _ in prepared if record is not None]

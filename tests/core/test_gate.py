@@ -62,3 +62,8 @@ def test_llm_gate_survives_a_failing_model():
 
     decision = LLMGate(broken)("what time is it?", Source.USER)
     assert not decision.store and "TimeoutError" in decision.reasons[-1]
+
+
+def test_third_person_preferences_from_tools_or_agents_are_recognised():
+    assert gate("The user prefers aisle seats on short flights.", Source.AGENT).event_type == "preference"
+    assert gate("用户喜欢靠窗的座位", Source.AGENT).event_type == "preference"

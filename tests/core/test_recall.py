@@ -157,3 +157,16 @@ def test_async_twins(fake_memory):
 
     record, results, receipt = asyncio.run(_async_roundtrip(fake_memory))
     assert results[0].memory.id == record.id and receipt.ids == [record.id]
+
+
+def test_write_many_takes_per_text_metadata_sources_and_times(fake_memory, clock):
+    from datetime import timedelta
+
+    when = [clock() - timedelta(days=2), clock() - timedelta(days=1)]
+    results = fake_memory.write_many(["Orion kickoff notes from Priya.", "Orion budget notes from Lars."], user_id="u",
+                                     timestamps=when, sources=["user", "tool"],
+                                     metadatas=[{"turn": 1}, {"turn": 2}], force=True)
+    first, second = (r.record for r in results)
+    assert (first.metadata, second.metadata) == ({"turn": 1}, {"turn": 2})
+    assert (first.source.value, second.source.value) == ("user", "tool")
+    assert (first.timestamp, second.timestamp) == tuple(when)
