@@ -1,0 +1,75 @@
+"""Whose memories a request may touch: decided by the server's configuration, never by a tool argument.
+
+A `UserScope` is either one configured user (stdio, or HTTP on a trusted
+loopback interface) or a table of bearer tokens, each naming the one user it
+speaks for (HTTP). No tool takes a user id, so a model cannot ask for someone
+else's memories, whatever it writes in its arguments.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..errors import InvalidInputError
+from ..text import validate_id
+
+#: shorter tokens are refused: a bearer token is the only thing between the network and a user's memories
+MIN_TOKEN_CHARS = 16
+
+
+@dataclass(frozen=True)
+class UserScope:
+    """One fixed `user_id`, or `tokens` mapping each bearer token to the user it authenticates."""
+
+    user_id: str | None = None
+    tokens: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.user_id is None) == (not self.tokens):
+            raise InvalidInputError("a scope names one user (user_id=...) or a table of tokens, not both or neither")
+        if self.user_id is not None:
+            validate_id(self.user_id)
+        for token, user in self.tokens.items():
+            validate_id(user)
+            if not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS or token != token.strip():
+                raise InvalidInputError(f"the token of user {user!r} is shorter than {MIN_TOKEN_CHARS} characters "
+                                        "or has surrounding whitespace; use e.g. `python -c 'import secrets; "
+                                        "print(secrets.token_urlsafe(32))'`")
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether every request must carry a bearer token (and the user comes from it)."""
+        return bool(self.tokens)
+
+    def user_for_token(self, token: str) -> str | None:
+        """The user a bearer token speaks for, or None; compares in constant time."""
+        found = None
+        for known, user in self.tokens.items():
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = user
+        return found
+
+    @classmethod
+    def single_user(cls, user_id: str, token: str | None = None) -> "UserScope":
+        """One user; with `token`, HTTP requests must present it."""
+        return cls(tokens={token: user_id}) if token else cls(user_id=user_id)
+
+    @classmethod
+    def from_tokens_file(cls, path: str | Path) -> "UserScope":
+        """Read a JSON object mapping user ids to their bearer tokens: {"alice": "<token>", ...}."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InvalidInputError(f"cannot read the tokens file {path}: {exc}") from None
+        if not isinstance(data, dict) or not data or not all(isinstance(v, str) for v in data.values()):
+            raise InvalidInputError(f"the tokens file {path} must be a JSON object mapping user ids to token strings")
+        tokens: dict[str, str] = {}
+        for user, token in data.items():
+            if token in tokens:
+                raise InvalidInputError(f"users {tokens[token]!r} and {user!r} share a token; give each its own")
+            tokens[token] = user
+        return cls(tokens=tokens)
