@@ -26,7 +26,7 @@ from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
-from .errors import InvalidInputError, MemoryNotFoundError
+from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .formatting import format_for_prompt
 from .fusion import reciprocal_rank_fusion
 from .gate import RuleBasedGate, WriteGate
@@ -150,6 +150,11 @@ class Hindsight:
                                       dimension=self.embedder.dimension, create=create)
         if not exists:
             return None
+        migration = self.store.get_meta("migration") if hasattr(self.store, "get_meta") else None
+        if migration and user_id in migration.get("swapping", ()):
+            raise StoreUnavailableError(
+                f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
+                "to finish it before using the store")
         self.store.recover(user_id)  # finish any change a crash interrupted
         index = UserIndex(self.embedder.dimension, self.config.semantic.episode_weight)
         for record, vector in self.store.load(user_id):

@@ -197,10 +197,12 @@ class QdrantStore:
                     return sorted(out)
 
     def drop_user(self, user_id: str) -> None:
+        """Delete every trace of a user: memories, archive, migration staging, registry entry."""
         with _translated("delete the user's memories"):
-            name = collection_for(user_id)
-            if self.client.collection_exists(name):
-                self.client.delete_collection(name)
+            for space in SPACES:
+                name = space_collection(user_id, space)
+                if self.client.collection_exists(name):
+                    self.client.delete_collection(name)
             from qdrant_client import models
 
             self.client.delete(REGISTRY, points_selector=models.PointIdsList(points=[str(uuid.uuid5(_NAMESPACE, user_id))]))

@@ -107,3 +107,17 @@ def test_sigkill_at_random_points_leaves_a_store_that_opens_whole(tmp_path):
                 assert record.raw_content.startswith("Batch ") and record.user_id == "u"
                 assert record.summary and record.embedding_model == "fake-hash-embedder"
             assert memory.recall("Orion build passed", user_id="u", k=3)
+
+
+def test_forgetting_a_user_also_empties_their_archive(tmp_path, clock):
+    from hindsight_core.store.base import ARCHIVE
+
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        record = memory.remember(f"Archived note {CANARY}.", user_id="u", force=True)
+        memory.store.ensure_space("u", ARCHIVE, memory.embedder.dimension)
+        memory.store.put_space("u", ARCHIVE, [record], memory.embedder.embed([record.raw_content]))
+        assert memory.store.count_space("u", ARCHIVE) == 1
+        memory.forget(user_id="u", everything=True)
+        assert not memory.store.space_exists("u", ARCHIVE)
+        memory.compact()
+        assert files_containing(tmp_path, CANARY) == []
