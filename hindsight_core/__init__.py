@@ -7,8 +7,10 @@
         system_prompt += memory.format_for_prompt(results)
 """
 
+from .audit import Action, AuditVerdict, WriteAudit, audit
 from .clock import FrozenClock, system_clock
-from .config import DecayConfig, HindsightConfig, Limits, RecallConfig
+from .consensus import ConsensusConfig, ConsensusReport, apply_consensus, check_consensus
+from .config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, HindsightError, InvalidInputError,
                      InvalidUserIdError, MemoryNotFoundError, StoreInUseError, StoreUnavailableError,
@@ -16,6 +18,7 @@ from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, Hind
 from .formatting import format_for_prompt
 from .gate import LLMGate, RuleBasedGate, WriteGate
 from .memory import Hindsight, WriteResult
+from .semantic import ConsolidationReport
 from .store import MemoryStore, QdrantStore
 from .timerange import TimeRange
 from .tokens import count_tokens
@@ -25,6 +28,8 @@ from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Action", "AuditVerdict", "ConsensusConfig", "ConsensusReport", "ConsolidationReport", "SemanticConfig",
+    "WriteAudit", "apply_consensus", "audit", "check_consensus",
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
     "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",

@@ -10,6 +10,7 @@ sync code in a worker thread, so the two faces cannot drift apart.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import threading
@@ -29,7 +30,9 @@ from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .formatting import format_for_prompt
 from .fusion import reciprocal_rank_fusion
-from .gate import RuleBasedGate, WriteGate
+from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
+from .audit import Action, AuditVerdict, WriteAudit
+from .consensus import FLAGGED, ConsensusConfig, Verdict, apply_consensus, check_consensus, related_neighbours
 from .consolidation import plan_consolidation, plan_forget_derived
 from .index import UserIndex
 from .semantic import ConsolidationReport
@@ -41,7 +44,8 @@ from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecor
                     ScoredMemory, Source, Status)
 
 
-_SEMANTIC = list(Layer).index(Layer.SEMANTIC)
+#: how many results past k the retrieval check sees, since it may drop some
+_CONSENSUS_SPARE = 5
 
 
 def _notes(record: MemoryRecord) -> tuple[str, ...]:
@@ -77,6 +81,8 @@ class WriteResult:
     decision: GateDecision
     #: True when the text repeated a memory already held: that memory was confirmed instead
     merged: bool = False
+    #: the write audit's verdict (None if the text never reached it)
+    audit: AuditVerdict | None = None
 
     @property
     def stored(self) -> bool:
@@ -95,13 +101,20 @@ class Hindsight:
     callable returning an aware UTC datetime. `gate`: a write gate (default
     `RuleBasedGate`). `summarizer`: a `prompt -> text` callable (e.g. a chat
     model) that writes consolidated knowledge; without one, consolidation is
-    extractive and needs no model.
+    extractive and needs no model. `audit`: screens every write for poisoning
+    (default `WriteAudit`, see `hindsight_core.audit`); what it rejects is not
+    stored, what it quarantines is stored but never recalled. `consensus`: the
+    retrieval check that drops or down-weights a recalled memory contradicting
+    the related ones (`False` turns it off); `judge`: an optional `prompt -> text`
+    model it may consult.
     """
 
     def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
                  api_key: str | None = None, store: MemoryStore | None = None,
                  embedder: Embedder | str | None = None, clock: Clock = system_clock,
                  gate: WriteGate | None = None, summarizer: Callable[[str], str] | None = None,
+                 audit: Callable[[str, Source], AuditVerdict] | None = None,
+                 consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
                  config: HindsightConfig | None = None) -> None:
         self.config = config or HindsightConfig()
         if store is None:
@@ -115,6 +128,9 @@ class Hindsight:
         self.clock = clock
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
+        self.audit = audit or WriteAudit()
+        self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
+        self.judge = judge
         self._indexes: dict[str, UserIndex] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -202,8 +218,12 @@ class Hindsight:
                  source: Source | str = Source.USER, event_type: str | None = None,
                  timestamp: datetime | None = None, confidence: float | None = None,
                  entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-                 force: bool = False, layer: Layer | str = Layer.EPISODIC) -> tuple[MemoryRecord | None, GateDecision]:
-        """Validate and judge one write; returns the record to store (None if declined)."""
+                 force: bool = False, layer: Layer | str = Layer.EPISODIC
+                 ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
+        """Validate, audit and judge one write; returns the record to store (None if declined).
+
+        `force` skips the write gate (worth keeping?), never the audit (safe to keep?).
+        """
         limits = self.config.limits
         clean = validate_text(text, max_bytes=limits.max_text_bytes)
         session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
@@ -221,11 +241,21 @@ class Hindsight:
         if confidence is not None and not (isinstance(confidence, (int, float)) and 0 <= confidence <= 1):
             raise InvalidInputError("confidence must be a number within 0..1")
         meta = self._check_metadata(metadata)
+        verdict = self.audit(clean, source)
+        if verdict.action is Action.REJECT:
+            return None, GateDecision(False, "rejected", ("rejected by the write audit",) + verdict.reasons, 0.0), verdict
         decision = self.gate(clean, source)
         if not decision.store and not force:
-            return None, decision
+            return None, decision, verdict
         kind = event_type or decision.event_type
-        conf = decision.confidence if decision.confidence > 0 else 0.6  # forced past the gate: neutral
+        # forced past the gate: a neutral confidence, still scaled by who wrote it
+        conf = decision.confidence if decision.confidence > 0 else round(0.6 * SOURCE_TRUST[source], 3)
+        status = Status.ACTIVE
+        if verdict.action is Action.QUARANTINE:
+            status = Status.QUARANTINED
+            meta = {**meta, "audit": {"action": verdict.action.value,
+                                      "category": verdict.category.value if verdict.category else None,
+                                      "reasons": list(verdict.reasons)}}
         now = self.now()
         record = MemoryRecord(
             id=str(uuid.uuid4()), user_id=user_id, summary=summarize_line(clean), raw_content=clean,
@@ -234,8 +264,9 @@ class Hindsight:
             entities=list(entities) if entities is not None else extract_entities(clean),
             confidence=float(confidence if confidence is not None else conf), source=source,
             decay_rate=self.config.decay.rate_for(kind), embedding_model=self.embedder.name, metadata=meta,
+            status=status,
         )
-        return record, decision
+        return record, decision, verdict
 
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
               source: Source | str = Source.USER, event_type: str | None = None,
@@ -272,7 +303,7 @@ class Hindsight:
                           metadata=metadatas[i] if metadatas is not None else common.get("metadata"), **base)
             for i, text in enumerate(texts)
         ]
-        to_store = [record for record, _ in prepared if record is not None]
+        to_store = [record for record, _, _ in prepared if record is not None]
         outcome: dict[str, tuple[MemoryRecord, bool]] = {}
         if to_store:
             vectors = self._embed([r.raw_content for r in to_store])
@@ -291,9 +322,9 @@ class Hindsight:
                     self._consolidate(user, index, dry_run=False, around=[r.id for r, _ in plan.upserts
                                                                           if r.layer is Layer.EPISODIC])
         results = []
-        for record, decision in prepared:
+        for record, decision, verdict in prepared:
             held, merged = outcome.get(record.id, (None, False)) if record is not None else (None, False)
-            results.append(WriteResult(held, decision, merged))
+            results.append(WriteResult(held, decision, merged, verdict))
         return results
 
     def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
@@ -345,10 +376,8 @@ class Hindsight:
                 k=cfg.rrf_k)
             weight = index.weight[slots].astype(np.float64)
             final = fused * retention[slots].astype(np.float64) ** cfg.retention_power * weight
-            top = np.argsort(-final, kind="stable")[:k]
-            # within the top k, standing knowledge comes before episodes (superseded knowledge does not)
-            top = sorted(top, key=lambda i: not (index.layer[slots[i]] == _SEMANTIC
-                                                 and not index.records[slots[i]].superseded_by))
+            checked = self.consensus is not None
+            top = np.argsort(-final, kind="stable")[: k + (_CONSENSUS_SPARE if checked else 0)]
             results = RecallResults()
             for i in top:
                 slot = int(slots[i])
@@ -361,9 +390,41 @@ class Hindsight:
                     retention=float(retention[slot]), layer=record.layer.value, final=float(final[i]),
                     weight=float(weight[i]), notes=_notes(record))
                 results.append(ScoredMemory(record, float(final[i]), float(retention[slot]), explanation))
+            if checked and results:
+                results = self._check_consensus(index, results, slots[top], slots)
+            # within the top k, standing knowledge comes before episodes (superseded knowledge does not)
+            results = RecallResults(sorted(results[:k], key=lambda r: not (
+                r.memory.layer is Layer.SEMANTIC and not r.memory.superseded_by)), consensus=results.consensus)
             if reinforce:
                 self._reinforce(user, index, [r.memory for r in results], now)
         return results
+
+    def _check_consensus(self, index: UserIndex, results: RecallResults, recalled: np.ndarray,
+                         pool: np.ndarray) -> RecallResults:
+        """The retrieval check: each recalled memory against the others and the related candidates."""
+        others = np.setdiff1d(pool, recalled)
+        near = [int(others[i]) for i in related_neighbours(
+            index.vectors[recalled], index.vectors[others], per_item=5,
+            min_similarity=self.consensus.relate_at)] if len(others) else []
+        report = check_consensus(results, index.vectors[recalled], [index.records[s] for s in near],
+                                 index.vectors[near] if near else None, config=self.consensus, judge=self.judge)
+        flagged = {c.memory_id: c for c in report.flagged}
+        # what an agent or a tool wrote is dropped when the related memories contradict it; what the
+        # user said is only down-weighted: two true statements can look contradictory to the cues
+        # ("milestone 1" vs "milestone 2"), and a recall must not come back empty because of that
+        planted = {r.memory.id for r in results if r.memory.source in (Source.AGENT, Source.TOOL)
+                   and r.memory.id in flagged and flagged[r.memory.id].verdict is Verdict.CONTRADICTS}
+        checked = apply_consensus([r for r in results if r.memory.id not in planted], report, drop=(),
+                                  downweight={verdict: 0.5 for verdict in FLAGGED})
+        out = RecallResults(consensus=report)
+        for r in checked:
+            check = flagged.get(r.memory.id)
+            if check is not None:
+                note = f"retrieval check: {check.verdict.value}" + (f" ({check.reasons[0]})" if check.reasons else "")
+                r = ScoredMemory(r.memory, r.score, r.retention, dataclasses.replace(
+                    r.explanation, final=r.score, notes=r.explanation.notes + (note,)))
+            out.append(r)
+        return out
 
     def _reinforce(self, user: str, index: UserIndex, records: list[MemoryRecord], now: datetime) -> None:
         for record in records:

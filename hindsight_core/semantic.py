@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .config import SemanticConfig
+from .gate import SOURCE_TRUST
 from .text import keyword_tokens
 from .types import EventType, Layer, MemoryRecord, Status
 
@@ -83,6 +84,8 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     subject. Events ("I went to Paris") never supersede each other.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
+        return False
+    if SOURCE_TRUST[new.source] < SOURCE_TRUST[old.source]:  # a tool cannot overrule what the user said
         return False
     changed = bool(CHANGE_MARKERS.search(new.raw_content)) or new.event_type == EventType.CORRECTION.value
     new_exclusive, old_exclusive = bool(EXCLUSIVE.search(new.raw_content)), bool(EXCLUSIVE.search(old.raw_content))

@@ -175,7 +175,14 @@ def results_html(results: list[ScoredMemory]) -> str:
 
 
 class RecallResults(list):
-    """A list of `ScoredMemory` that shows as a table in Jupyter."""
+    """A list of `ScoredMemory` that shows as a table in Jupyter.
+
+    `consensus` holds the retrieval check's report (None when it was off).
+    """
+
+    def __init__(self, items: Any = (), consensus: Any = None) -> None:
+        super().__init__(items)
+        self.consensus = consensus
 
     def _repr_html_(self) -> str:
         return results_html(list(self))

@@ -17,7 +17,7 @@ import numpy as np
 from .config import SemanticConfig
 from .index import UserIndex
 from .semantic import is_conflict, is_duplicate
-from .types import Layer, MemoryRecord
+from .types import Layer, MemoryRecord, Status
 
 
 @dataclass
@@ -53,9 +53,14 @@ def plan_writes(index: UserIndex, records: list[MemoryRecord], vectors: np.ndarr
         neighbours: list[tuple[float, MemoryRecord]] = [
             (float(similarities[i, s]), plan.updates.get(index.records[s].id, index.records[s]))
             for s in np.flatnonzero(live & (similarities[i] >= floor))]
-        neighbours += [(float(vector @ v), r) for r, v in plan.upserts if float(vector @ v) >= floor]
+        neighbours += [(float(vector @ v), r) for r, v in plan.upserts
+                       if r.status is Status.ACTIVE and float(vector @ v) >= floor]
         neighbours.sort(key=lambda pair: -pair[0])
 
+        if record.status is not Status.ACTIVE:  # quarantined: stored apart, touches nothing else
+            plan.upserts.append((record, vector))
+            plan.outcome.append(record)
+            continue
         twin = next((old for sim, old in neighbours
                      if old.layer is record.layer and not old.superseded_by
                      and is_duplicate(record.raw_content, old.raw_content, sim, cfg)), None)

@@ -14,6 +14,8 @@ def test_import_pulls_in_no_framework():
 
 def test_public_api_is_pinned():
     assert sorted(hindsight_core.__all__) == sorted([
+        "Action", "AuditVerdict", "ConsensusConfig", "ConsensusReport", "ConsolidationReport", "SemanticConfig",
+        "WriteAudit", "apply_consensus", "audit", "check_consensus",
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
         "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",
