@@ -21,6 +21,7 @@ _AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:%|kg|km|GB|MB|USD
 _QUOTED = re.compile(r"[“\"「《『]([^”\"」》』]{1,40})[”\"」》』]")
 _CJK_NAME = re.compile(r"(?:叫|是|名叫|名字是)([\u4e00-\u9fff]{2,4})(?=[，。,.\s]|$)")
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s*|\n\s*)[\"'“(]*$")
 _NOT_NAMES = frozenset(
     """I I'm I've I'll I'd The A An And But Or If So Then This That These Those There Here What When
     Where Why How Who Which Please Thanks Thank Yes No Ok Okay Hi Hello Hey Dear From Also Actually
@@ -40,7 +41,11 @@ def extract_entities(text: str, limit: int = 16) -> list[str]:
     for m in _CJK_NAME.finditer(text):
         found.append(m.group(1))
     for m in _PROPER.finditer(text):
-        words = [w for w in m.group(1).split() if w not in _NOT_NAMES]
+        words = m.group(1).split()
+        # a lone capitalised word opening a sentence is grammar, not a name ("Noted.", "Print the …")
+        if len(words) == 1 and _SENTENCE_START.search(text[: m.start()]):
+            continue
+        words = [w for w in words if w not in _NOT_NAMES and w.split("'")[0] not in _NOT_NAMES]
         if words:
             found.append(" ".join(words))
     seen: set[str] = set()

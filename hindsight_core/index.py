@@ -13,6 +13,7 @@ Slots freed by forgetting are reused, so the arrays never need compaction.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from datetime import datetime
 
 import numpy as np
@@ -154,6 +155,7 @@ class UserIndex:
         session_id: str | None = None,
         agent_id: str | None = None,
         include_faded: bool = False,
+        where: Callable[[MemoryRecord], bool] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(mask, retention) for the slots a recall may return."""
         n = self.size
@@ -164,12 +166,13 @@ class UserIndex:
             mask &= self.timestamp[:n] >= _epoch_days(start)
         if end is not None:
             mask &= self.timestamp[:n] < _epoch_days(end)
-        if event_types or session_id is not None or agent_id is not None:
+        if event_types or session_id is not None or agent_id is not None or where is not None:
             for slot in np.flatnonzero(mask):
                 record = self.records[slot]
                 if (event_types and record.event_type not in event_types) or \
                    (session_id is not None and record.session_id != session_id) or \
-                   (agent_id is not None and record.agent_id != agent_id):
+                   (agent_id is not None and record.agent_id != agent_id) or \
+                   (where is not None and not where(record)):
                     mask[slot] = False
         retention = self.retention(now, decay)
         if not include_faded:

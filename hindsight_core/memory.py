@@ -67,6 +67,13 @@ def default_home() -> Path:
     return Path(os.environ.get("HINDSIGHT_HOME") or Path.home() / ".hindsight")
 
 
+def _contains(value: Any, pattern: Any) -> bool:
+    """Whether `value` holds everything `pattern` does (mappings compared as subsets)."""
+    if isinstance(pattern, Mapping):
+        return isinstance(value, Mapping) and all(k in value and _contains(value[k], v) for k, v in pattern.items())
+    return value == pattern
+
+
 def _link_fields(record: MemoryRecord) -> dict[str, Any]:
     """The fields consolidation changes on existing records."""
     payload = record.to_payload()
@@ -272,20 +279,25 @@ class Hindsight:
               source: Source | str = Source.USER, event_type: str | None = None,
               timestamp: datetime | None = None, confidence: float | None = None,
               entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-              force: bool = False, layer: Layer | str = Layer.EPISODIC) -> WriteResult:
+              force: bool = False, layer: Layer | str = Layer.EPISODIC,
+              merge_duplicates: bool | None = None) -> WriteResult:
         """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict."""
         return self.write_many([text], user_id=user_id, session_id=session_id, agent_id=agent_id, source=source,
                                event_type=event_type, timestamp=timestamp, confidence=confidence,
-                               entities=entities, metadata=metadata, force=force, layer=layer)[0]
+                               entities=entities, metadata=metadata, force=force, layer=layer,
+                               merge_duplicates=merge_duplicates)[0]
 
     def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
                    sources: Sequence[Source | str] | None = None,
-                   metadatas: Sequence[Mapping[str, Any] | None] | None = None, **common: Any) -> list[WriteResult]:
+                   metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+                   merge_duplicates: bool | None = None, **common: Any) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
         `timestamps`, `sources` and `metadatas`, if given, hold one entry per text;
         other keyword arguments are as for `write` and apply to every text. All texts
         are checked before anything is stored: one bad text stores none.
+        `merge_duplicates=False` stores a repeated text as a memory of its own (for
+        keyed stores, where each write must hold its own record); None uses the config.
         """
         user = self._user(user_id)
         if isinstance(texts, str) or not isinstance(texts, Sequence):
@@ -309,7 +321,9 @@ class Hindsight:
             vectors = self._embed([r.raw_content for r in to_store])
             with self._lock:
                 index = self._index(user, create=True)
-                plan = plan_writes(index, to_store, vectors, self.config.semantic)
+                semantic = self.config.semantic if merge_duplicates is None else \
+                    dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
+                plan = plan_writes(index, to_store, vectors, semantic)
                 self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
                 for record, vector in plan.upserts:
                     index.add(record, vector)
@@ -337,13 +351,14 @@ class Hindsight:
     def recall(self, query: str, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
                layers: Iterable[Layer | str] | None = None, event_types: Iterable[str] | None = None,
                session_id: str | None = None, agent_id: str | None = None, reinforce: bool = True,
-               include_faded: bool = False) -> RecallResults:
+               include_faded: bool = False, where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
         Channels: dense (cosine of embeddings), keyword (BM25) and recency, fused
         by weighted reciprocal-rank fusion and multiplied by retention. Memories
         below the retention threshold are left out unless `include_faded`. With
         `reinforce`, each returned memory counts as recalled (see `decay`).
+        `where` is an extra predicate on each candidate record (e.g. on metadata).
         """
         user = self._user(user_id)
         limits = self.config.limits
@@ -366,7 +381,7 @@ class Hindsight:
             mask, retention = index.eligible(
                 now, self.config.decay, layers=layer_set, event_types=types,
                 start=window.start if window else None, end=window.end if window else None,
-                session_id=session_id, agent_id=agent_id, include_faded=include_faded)
+                session_id=session_id, agent_id=agent_id, include_faded=include_faded, where=where)
             cands = index.rank_channels(query_vector, clean, mask, retention, cfg.candidates_per_channel,
                                          cfg.min_similarity)
             recency = index.by_recency(np.union1d(cands.dense, cands.keyword))
@@ -462,6 +477,12 @@ class Hindsight:
         if not include_inactive:
             records = [r for r in records if r.status is Status.ACTIVE]
         return sorted(records, key=lambda r: r.timestamp)
+
+    def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
+        """The user's memories whose metadata contains `metadata` (nested dicts match as subsets)."""
+        if not isinstance(metadata, Mapping):
+            raise InvalidInputError("metadata must be a mapping")
+        return [r for r in self.memories(user_id=user_id) if _contains(r.metadata, metadata)]
 
     def users(self) -> list[str]:
         return self.store.users()

@@ -170,3 +170,20 @@ def test_write_many_takes_per_text_metadata_sources_and_times(fake_memory, clock
     assert (first.metadata, second.metadata) == ({"turn": 1}, {"turn": 2})
     assert (first.source.value, second.source.value) == ("user", "tool")
     assert (first.timestamp, second.timestamp) == tuple(when)
+
+
+def test_find_by_metadata_and_recall_with_a_predicate(fake_memory):
+    a = fake_memory.remember("Orion kickoff notes.", user_id="u", force=True, metadata={"lg": {"key": "a", "ns": 1}})
+    b = fake_memory.remember("Orion budget notes.", user_id="u", force=True, metadata={"lg": {"key": "b"}})
+    assert [r.id for r in fake_memory.find(user_id="u", metadata={"lg": {"key": "a"}})] == [a.id]
+    assert fake_memory.find(user_id="u", metadata={"lg": {"key": "c"}}) == []
+    assert fake_memory.find(user_id="other", metadata={"lg": {"key": "a"}}) == []
+    found = fake_memory.recall("Orion notes", user_id="u", where=lambda r: r.metadata["lg"]["key"] == "b")
+    assert [r.memory.id for r in found] == [b.id]
+
+
+def test_duplicate_merging_can_be_turned_off_per_write(fake_memory):
+    first = fake_memory.write("Orion kickoff notes.", user_id="u", force=True)
+    again = fake_memory.write("Orion kickoff notes.", user_id="u", force=True, merge_duplicates=False)
+    assert not again.merged and again.record.id != first.record.id
+    assert len(fake_memory.memories(user_id="u")) == 2

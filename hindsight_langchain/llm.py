@@ -1,0 +1,53 @@
+"""Any LangChain chat model as hindsight's LLM evaluator (write gate) and summariser.
+
+hindsight's LLM hooks take a plain `prompt -> text` function:
+
+    from langchain.chat_models import init_chat_model
+    from hindsight_langchain import llm_gate, llm_summarizer
+
+    model = init_chat_model("openai:gpt-4.1-mini")
+    memory = Hindsight(gate=llm_gate(model), summarizer=llm_summarizer(model))
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.messages import BaseMessage
+
+from hindsight_core import EvaluatorError, InvalidInputError, LLMGate, WriteGate
+
+from ._convert import message_text
+
+
+def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
+    """A `prompt -> answer text` function that sends the prompt to `model` as one user message.
+
+    Works with chat models (the answer's text blocks are joined) and plain LLMs.
+    It is synchronous: hindsight calls its evaluators from worker threads, so it
+    is safe to use from async code too. Raises `EvaluatorError` when the model
+    answers with no text at all.
+    """
+    if not isinstance(model, BaseLanguageModel):
+        raise InvalidInputError(f"model must be a LangChain chat model or LLM, got {type(model).__name__}")
+
+    def ask(prompt: str) -> str:
+        answer = model.invoke(prompt)
+        text = message_text(answer) if isinstance(answer, BaseMessage) else str(answer).strip()
+        if not text:
+            raise EvaluatorError(f"{type(model).__name__} answered with no text")
+        return text
+
+    ask.__qualname__ = f"as_text_function({type(model).__name__})"
+    return ask
+
+
+def llm_gate(model: BaseLanguageModel, *, fallback: WriteGate | None = None) -> LLMGate:
+    """The core's `LLMGate` asking `model` whether a turn is worth keeping (rules as the fallback)."""
+    return LLMGate(as_text_function(model), fallback=fallback)
+
+
+def llm_summarizer(model: BaseLanguageModel) -> Callable[[str], str]:
+    """A summariser for `Hindsight(summarizer=...)`: the core writes the prompt, `model` answers it."""
+    return as_text_function(model)

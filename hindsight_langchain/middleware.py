@@ -1,0 +1,126 @@
+"""`HindsightMiddleware`: long-term memory for a `langchain.agents.create_agent` agent.
+
+    from langchain.agents import create_agent
+    from hindsight_langchain import HindsightMiddleware
+
+    agent = create_agent(model, tools, middleware=[HindsightMiddleware(memory)])
+    agent.invoke({"messages": [...]}, context={"user_id": "alice"})
+
+Before each model call the middleware recalls the memories most worth bringing
+back for the latest user message and appends them, as a delimited block, to the
+system prompt of *that request only*: the block never enters the message state,
+so a checkpointer does not save it and the next turn recalls afresh. After the
+agent finishes a turn, the user's message and the final answer go through the
+core's write gate (`Hindsight.write`), which keeps what is worth keeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from hindsight_core import Hindsight, InvalidInputError, Source
+
+from ._context import amemory_block, memory_block
+from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block
+
+
+def _current_config() -> dict[str, Any]:
+    """The RunnableConfig of the running graph node ({} outside one, or in async code on Python 3.10)."""
+    try:
+        return dict(get_config())
+    except RuntimeError:
+        return {}
+
+
+class HindsightMiddleware(AgentMiddleware):
+    """Agent middleware that recalls memories into the system prompt and writes each turn through the gate.
+
+    Args:
+        memory: the `Hindsight` instance to read and write.
+        k: how many memories to put into the prompt (default 5).
+        user_id: the user to use when a run names none. Each run's user id is read
+            from the runtime context (`context={"user_id": ...}` or an object with a
+            `user_id` attribute), then from `config["configurable"]["user_id"]` (or
+            `langgraph_user_id`, as LangMem uses), then this default; with none of
+            them the run fails with `InvalidUserIdError`.
+        agent_id: recorded on every memory this agent writes.
+        remember: write each finished turn through the gate (default True); False
+            makes the middleware read-only.
+        remember_answers: offer the agent's final answer to the gate too, as the
+            agent's (default True); False offers only what the user said.
+
+    The LangGraph thread id, when there is one, is recorded as the memory's
+    session id. Both `invoke` and `ainvoke` are supported.
+    """
+
+    def __init__(self, memory: Hindsight, *, k: int = 5, user_id: str | None = None, agent_id: str | None = None,
+                 remember: bool = True, remember_answers: bool = True) -> None:
+        super().__init__()
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInputError(f"k must be a positive integer, got {k!r}")
+        self.memory = memory
+        self.k = k
+        self.user_id = user_id
+        self.agent_id = agent_id
+        self.remember = remember
+        self.remember_answers = remember_answers
+
+    def _user(self, runtime: Runtime[Any] | None, config: dict[str, Any]) -> str:
+        context = runtime.context if runtime is not None else None
+        return resolve_user_id(context, config, self.user_id, who="HindsightMiddleware")
+
+    def _recall_plan(self, request: ModelRequest) -> tuple[str, str] | None:
+        """(query, user id) for this model call, or None when there is no user message to recall for."""
+        query = latest_user_text(request.messages)
+        if query is None:
+            return None
+        return query, self._user(request.runtime, _current_config())
+
+    def _write_plan(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """Arguments for `write_many` for the turn that just ended, or None if there is nothing to offer."""
+        if not self.remember:
+            return None
+        texts = [(text, source) for text, source in turn_texts(state.get("messages", []))
+                 if self.remember_answers or source is Source.USER]
+        if not texts:
+            return None
+        config = _current_config()
+        return {"texts": [text for text, _ in texts], "sources": [source for _, source in texts],
+                "user_id": self._user(runtime, config), "session_id": thread_id(config), "agent_id": self.agent_id}
+
+    # -- before each model call -------------------------------------------------------------
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        plan = self._recall_plan(request)
+        if plan is None:
+            return handler(request)
+        query, user = plan
+        block = memory_block(self.memory, query, user_id=user, k=self.k)
+        return handler(request.override(system_message=with_memory_block(request.system_message, block)))
+
+    async def awrap_model_call(self, request: ModelRequest,
+                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> Any:
+        plan = self._recall_plan(request)
+        if plan is None:
+            return await handler(request)
+        query, user = plan
+        block = await amemory_block(self.memory, query, user_id=user, k=self.k)
+        return await handler(request.override(system_message=with_memory_block(request.system_message, block)))
+
+    # -- after the turn ---------------------------------------------------------------------
+    def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        plan = self._write_plan(state, runtime)
+        if plan is not None:
+            self.memory.write_many(**plan)
+        return None
+
+    async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        plan = self._write_plan(state, runtime)
+        if plan is not None:
+            # the core has no async write_many; run the same sync call off the event loop
+            await asyncio.to_thread(self.memory.write_many, **plan)
+        return None
