@@ -216,9 +216,10 @@ def forget(settings: Settings, user_id: str, memory_id: str | None, about: str |
     if everything and not dry_run and not yes:
         click.confirm(f"Forget every memory of {user_id!r}, for good?", abort=True)
     with settings.open_memory() as memory:
+        # forgetting a user drops their archive too: count it first, to report it
+        purged = maintenance.archived_count(memory.store, user_id) if everything else 0
         receipt = memory.forget(user_id=user_id, memory_id=memory_id, about=about, everything=everything,
                                 dry_run=dry_run)
-        purged = maintenance.purge_archive(memory.store, user_id) if everything and not dry_run else 0
         if not dry_run and (receipt.count or purged) and hasattr(memory, "compact"):
             memory.compact()  # for good: no trace left in the embedded store's files either
     verb = "would forget" if dry_run else "forgot"
@@ -242,13 +243,19 @@ def _size(n: int | None) -> str:
 @main.command(help="Counts per layer and status, the retention distribution and the store's size.")
 @users_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="Also draw the counts and the retention distribution to this PNG (needs the plot extra).")
 @pass_settings
-def stats(settings: Settings, users: tuple[str, ...], as_json: bool) -> None:
-    # A `--plot out.png` option (matplotlib, the `plot` extra) belongs here: StoreStats.retention holds the values.
+def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: Path | None) -> None:
     from . import maintenance
 
     with settings.open_memory() as memory:
         report = maintenance.stats(memory, users=users or None)
+    if plot_path is not None:
+        from .plots import stats_figure
+
+        stats_figure(report, path=plot_path)
+        click.echo(f"plot written to {plot_path}", err=True)  # stderr: keeps --json output parseable
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
         return

@@ -355,13 +355,11 @@ def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
     return ArchiveReport(tuple(moved), dry_run, missing)
 
 
-def purge_archive(store: MaintainableStore, user_id: str) -> int:
-    """Delete a user's archive for good; returns how many memories it held."""
+def archived_count(store: MaintainableStore, user_id: str) -> int:
+    """How many memories a user's archive holds."""
     store = maintainable(store)
     user = validate_id(user_id)
-    count = store.count_space(user, ARCHIVE)  # type: ignore[arg-type]
-    store.drop_space(user, ARCHIVE)  # type: ignore[arg-type]
-    return count
+    return store.count_space(user, ARCHIVE)  # type: ignore[arg-type]
 
 
 # -- migration --------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ Nothing here touches storage; `Hindsight` applies the plans atomically.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -258,6 +259,14 @@ class ConsolidationReport:
         return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
                 "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
                 "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors)}
+
+    def _repr_html_(self) -> str:
+        head = "<tr><th>knowledge</th><th>type</th><th>episodes</th><th>id</th></tr>"
+        rows = "".join(f"<tr><td>{html.escape(r.summary)}</td><td>{html.escape(r.event_type)}</td>"
+                       f"<td>{len(r.derived_from)}</td><td>{html.escape(r.id)}</td></tr>" for r in self.created)
+        errors = "".join(f"<li>{html.escape(e)}</li>" for e in self.errors)
+        return (f"<p>{html.escape(str(self))}</p>" + (f"<table>{head}{rows}</table>" if self.created else "")
+                + (f"<ul>{errors}</ul>" if errors else ""))
 
     def __str__(self) -> str:
         verb = "would create" if self.dry_run else "created"

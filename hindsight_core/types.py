@@ -185,7 +185,7 @@ class RecallResults(list):
         self.consensus = consensus
 
     def _repr_html_(self) -> str:
-        return results_html(list(self))
+        return results_html(list(self)) if self else "<p>no memories recalled</p>"
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,15 @@ class ForgetReceipt:
     @property
     def count(self) -> int:
         return len(self.removed)
+
+    def _repr_html_(self) -> str:
+        verb = "would forget" if self.dry_run else "forgot"
+        head = "<tr><th>id</th><th>layer</th><th>type</th><th>date</th><th>memory</th></tr>"
+        rows = "".join(f"<tr><td>{html.escape(m.id)}</td><td>{m.layer.value}</td><td>{html.escape(m.event_type)}</td>"
+                       f"<td>{m.timestamp:%Y-%m-%d}</td><td>{html.escape(m.summary)}</td></tr>" for m in self.removed)
+        rederived = f"; {len(self.rederived)} semantic memories rewritten" if self.rederived else ""
+        return (f"<p>{verb} {self.count} memories of {html.escape(self.user_id)}{rederived}</p>"
+                f"<table>{head}{rows}</table>")
 
     @property
     def ids(self) -> list[str]:

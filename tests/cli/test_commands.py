@@ -126,3 +126,12 @@ def test_forget_leaves_no_trace_in_the_store_files(hs):
     assert traces()  # the check can see it while it is stored
     hs("forget", "-u", "alice", "--id", memory_id)
     assert traces() == []
+
+
+def test_stats_can_draw_a_plot(hs, tmp_path):
+    from PIL import Image
+
+    hs("remember", "-u", "alice", "From now on, print all my reports in A4 landscape.")
+    out = tmp_path / "stats.png"
+    hs("stats", "--plot", str(out))
+    assert Image.open(out).size == (1000, 400)
