@@ -9,6 +9,7 @@
 
 from .audit import Action, AuditVerdict, WriteAudit, audit
 from .clock import FrozenClock, system_clock
+from .context import Context, ContextBuilder, TokenReport, memory_block
 from .consensus import ConsensusConfig, ConsensusReport, apply_consensus, check_consensus
 from .config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
@@ -22,6 +23,7 @@ from .semantic import ConsolidationReport
 from .store import MemoryStore, QdrantStore
 from .timerange import TimeRange
 from .tokens import count_tokens
+from .working import ContextBudget, ContextBudgetError, InProcessBackend, RedisBackend, WorkingMemory
 from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
 
@@ -30,6 +32,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Action", "AuditVerdict", "ConsensusConfig", "ConsensusReport", "ConsolidationReport", "SemanticConfig",
     "WriteAudit", "apply_consensus", "audit", "check_consensus",
+    "Context", "ContextBudget", "ContextBudgetError", "ContextBuilder", "InProcessBackend", "RedisBackend",
+    "TokenReport", "WorkingMemory", "memory_block",
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
     "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",

@@ -16,6 +16,8 @@ def test_public_api_is_pinned():
     assert sorted(hindsight_core.__all__) == sorted([
         "Action", "AuditVerdict", "ConsensusConfig", "ConsensusReport", "ConsolidationReport", "SemanticConfig",
         "WriteAudit", "apply_consensus", "audit", "check_consensus",
+        "Context", "ContextBudget", "ContextBudgetError", "ContextBuilder", "InProcessBackend", "RedisBackend",
+        "TokenReport", "WorkingMemory", "memory_block",
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
         "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",

@@ -1,0 +1,227 @@
+"""The context for one model call: long-term memories in the system prompt, plus the working-memory window.
+
+    builder = ContextBuilder(hindsight, system_prompt="You are a helpful assistant.", context_limit=8192)
+    context = builder.build(working)              # or: await builder.abuild(working)
+    model.invoke(context.to_messages())           # [{"role": "system", ...}, *window]
+    context.tokens                                # TokenReport: system, long_term, working, total, available, ...
+
+How the budget is spent (available = context_limit − the answer reserve, 20 % by default):
+
+1. the system prompt and the latest user message must fit, or `ContextBudgetError`;
+2. the top-k long-term memories for the query (`Hindsight.recall`, k=5), semantic
+   first then episodic, rendered by `format_for_prompt` into the system prompt,
+   at most `long_term_share` of the available tokens (the last ones are dropped
+   until the block fits);
+3. the working-memory window gets everything left (see `WorkingMemory.window`);
+4. a recalled memory whose text is already a message in the window is taken out of
+   the block, and the window is rebuilt with the tokens that freed (those messages pinned).
+
+The query is the latest user message unless one is given. Token counts use the
+working memory's tokenizer and per-message overhead, and add up exactly:
+total = system + long_term + working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from .errors import InvalidInputError
+from .formatting import DEFAULT_HEADER, format_for_prompt
+from .tokens import Tokenizer, default_tokenizer
+from .types import Layer, ScoredMemory
+from .working.window import ContextBudget, ContextBudgetError, Window, WorkingMemory
+
+if TYPE_CHECKING:
+    from .memory import Hindsight
+
+
+@dataclass(frozen=True)
+class TokenReport:
+    """Tokens each part of the context uses: exact for the working memory's tokenizer.
+
+    `system`: the system prompt and its message framing; `long_term`: the recalled
+    memories block; `working`: the window's messages, framing included.
+    """
+
+    system: int
+    long_term: int
+    working: int
+    total: int
+    available: int
+    reserved: int
+    context_limit: int
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything for one model call, and what it cost."""
+
+    system_prompt: str
+    window: Window
+    long_term: tuple[ScoredMemory, ...]
+    tokens: TokenReport
+    query: str | None
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The window's messages, chronological, as {"role", "content"} dicts."""
+        return self.window.to_dicts()
+
+    def to_messages(self) -> list[dict[str, str]]:
+        """The system message (if any) followed by the window: ready for a chat API."""
+        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        return system + self.messages
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def semantic_first(results: Iterable[ScoredMemory]) -> list[ScoredMemory]:
+    """Semantic memories before episodic ones, each group in its recall order."""
+    return sorted(results, key=lambda r: 0 if r.memory.layer is Layer.SEMANTIC else 1)
+
+
+def fit(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory]], int], cap: int) -> list[ScoredMemory]:
+    """The longest prefix of `memories` whose cost is within `cap` (the last ones go first)."""
+    kept = list(memories)
+    while kept and cost(kept) > cap:
+        kept.pop()
+    return kept
+
+
+@dataclass(frozen=True)
+class MemoryBlock:
+    """Recalled memories rendered for a system prompt, and the tokens the text costs."""
+
+    text: str
+    memories: tuple[ScoredMemory, ...]
+    tokens: int
+
+
+def memory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
+                 tokenizer: Tokenizer | None = None, header: str = DEFAULT_HEADER,
+                 **recall_options: Any) -> MemoryBlock:
+    """The top-`k` memories for `query`, semantic first, as a `format_for_prompt` block of at most `max_tokens`.
+
+    For callers that manage their own message history (and so need no
+    `WorkingMemory`); `recall_options` go to `Hindsight.recall`.
+    """
+    count = (tokenizer or default_tokenizer()).count
+    memories = semantic_first(memory.recall(query, user_id=user_id, k=k, **recall_options))
+
+    def cost(chosen: list[ScoredMemory]) -> int:
+        return count(format_for_prompt(chosen, header=header))
+
+    if max_tokens is not None:
+        memories = fit(memories, cost, max_tokens)
+    text = format_for_prompt(memories, header=header)
+    return MemoryBlock(text, tuple(memories), count(text) if text else 0)
+
+
+async def amemory_block(memory: "Hindsight", query: str, **options: Any) -> MemoryBlock:
+    """Async twin of `memory_block`."""
+    return await asyncio.to_thread(memory_block, memory, query, **options)
+
+
+class ContextBuilder:
+    """Builds the context for each model call from a `Hindsight` (optional) and a `WorkingMemory`.
+
+    `memory`: the long-term store to recall from (None: working memory only).
+    `context_limit` and `reserve_ratio`: the model's window and the share kept for
+    its answer (default: the working memory's own). `k`: how many memories to
+    recall. `long_term_share`: the most of the available tokens the memories
+    may take. `include_faded` and `reinforce` are passed to `recall`.
+    """
+
+    def __init__(self, memory: "Hindsight | None" = None, *, system_prompt: str = "",
+                 context_limit: int | None = None, reserve_ratio: float = 0.2, k: int = 5,
+                 long_term_share: float = 0.3, include_faded: bool = False, reinforce: bool = True,
+                 header: str = DEFAULT_HEADER) -> None:
+        if not isinstance(system_prompt, str):
+            raise InvalidInputError("system_prompt must be a str")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise InvalidInputError("k must be an integer >= 0")
+        if isinstance(long_term_share, bool) or not isinstance(long_term_share, (int, float)) or not (
+                0 <= long_term_share <= 1):
+            raise InvalidInputError("long_term_share must be within [0, 1]")
+        self.memory = memory
+        self.system_prompt = system_prompt.strip()
+        self.budget = ContextBudget(context_limit, reserve_ratio) if context_limit is not None else None
+        self.k = k
+        self.long_term_share = float(long_term_share)
+        self.include_faded = include_faded
+        self.reinforce = reinforce
+        self.header = header
+
+    def _recall(self, query: str | None, user_id: str | None) -> list[ScoredMemory]:
+        if self.memory is None or query is None or self.k == 0:
+            return []
+        if user_id is None:
+            raise InvalidInputError("long-term recall needs a user_id: give the WorkingMemory one, or pass user_id=")
+        return semantic_first(self.memory.recall(query, user_id=user_id, k=self.k, include_faded=self.include_faded,
+                                                 reinforce=self.reinforce))
+
+    def build(self, working: WorkingMemory, *, query: str | None = None, user_id: str | None = None) -> Context:
+        """The system prompt (with recalled memories) and the window for the next model call; see the module doc."""
+        budget = self.budget or working.budget
+        available = budget.available
+        count, overhead = working.tokenizer.count, working.message_overhead
+        messages = working.messages()
+        latest_user = next((m for m in reversed(messages) if m.role == "user"), None)
+        query = query if query is not None else (latest_user.content if latest_user else None)
+
+        base = self.system_prompt
+        base_tokens = count(base) if base else 0
+
+        def system_text(memories: list[ScoredMemory]) -> str:
+            block = format_for_prompt(memories, header=self.header)
+            return "\n\n".join(part for part in (base, block) if part)
+
+        def long_term_tokens(memories: list[ScoredMemory]) -> int:
+            return count(system_text(memories)) - base_tokens
+
+        framing = overhead if base else 0
+        must = base_tokens + framing + (working.tokens_of(latest_user) if latest_user else 0)
+        if must > available:
+            raise ContextBudgetError(
+                f"the system prompt and the latest user message need {must} tokens but {available} are available "
+                f"(context limit {budget.context_limit}, {budget.reserved} reserved for the answer)")
+        cap = min(math.floor(self.long_term_share * available), available - must)
+
+        # the block brings the system message's framing along if there is no system prompt to carry it
+        memories = fit(self._recall(query, user_id or working.user_id),
+                       lambda chosen: long_term_tokens(chosen) + (0 if base else overhead), cap)
+
+        def spend(memories: list[ScoredMemory]) -> tuple[int, int]:
+            lt = long_term_tokens(memories) if memories else 0
+            system = base_tokens + (overhead if (base or memories) else 0)
+            return system, lt
+
+        system_tokens, lt_tokens = spend(memories)
+        window = working.window(query, budget=available - system_tokens - lt_tokens)
+
+        in_window = {_flat(m.content): m for m in window.messages}
+        duplicates = [r for r in memories if _flat(r.memory.raw_content) in in_window]
+        if duplicates:
+            memories = [r for r in memories if r not in duplicates]
+            system_tokens, lt_tokens = spend(memories)
+            pin = [in_window[_flat(r.memory.raw_content)].id for r in duplicates]
+            window = working.window(query, budget=available - system_tokens - lt_tokens, pin=pin)
+
+        prompt = system_text(memories)
+        report = TokenReport(system=system_tokens, long_term=lt_tokens, working=window.tokens,
+                             total=system_tokens + lt_tokens + window.tokens, available=available,
+                             reserved=budget.reserved, context_limit=budget.context_limit)
+        return Context(prompt, window, tuple(memories), report, query)
+
+    async def abuild(self, working: WorkingMemory, *, query: str | None = None,
+                     user_id: str | None = None) -> Context:
+        return await asyncio.to_thread(self.build, working, query=query, user_id=user_id)
+
