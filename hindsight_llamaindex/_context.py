@@ -1,7 +1,7 @@
 """How the memory block turns a user message into prompt text, and how it shortens that text.
 
-This is the one place to swap in the core's working-memory context builder once
-it exists; until then it is `Hindsight.recall` followed by `format_for_prompt`.
+The block comes from the core's context builder (`hindsight_core.context.memory_block`:
+top-k, semantic first); shortening drops the weakest memories first.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hindsight_core import Hindsight, ScoredMemory, count_tokens, format_for_prompt
+from hindsight_core.context import amemory_block
 
 
 @dataclass(frozen=True)
@@ -21,8 +22,8 @@ class PromptContext:
 
 async def build_context(memory: Hindsight, query: str, *, user_id: str, k: int) -> PromptContext:
     """Recall the top `k` memories for `query` and render them for a system message."""
-    results = tuple(await memory.arecall(query, user_id=user_id, k=k))
-    return PromptContext(format_for_prompt(results), results)
+    block = await amemory_block(memory, query, user_id=user_id, k=k)
+    return PromptContext(block.text, block.memories)
 
 
 def shorten(context: PromptContext, tokens_to_free: int) -> str | None:
