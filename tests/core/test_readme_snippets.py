@@ -1,0 +1,33 @@
+"""The README's core snippets run as written (with the session's model and an in-memory store)."""
+
+import re
+from pathlib import Path
+
+import hindsight_core.memory
+
+README = Path(__file__).parents[2] / "README.md"
+
+
+def snippet(heading: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    match = re.search(rf"^## {re.escape(heading)}\s*$.*?```python\n(.*?)```", text, re.S | re.M)
+    assert match, f"no python block under '## {heading}'"
+    return match.group(1)
+
+
+def test_python_api_snippet_runs(monkeypatch, real_embedder, tmp_path):
+    monkeypatch.setattr(hindsight_core.memory, "SentenceTransformerEmbedder", lambda name: real_embedder)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(snippet("Python API"), namespace)
+    assert "A4 landscape" in namespace["system_prompt"]
+
+
+def test_working_memory_snippet_runs(monkeypatch, real_embedder, capsys):
+    monkeypatch.setattr(hindsight_core.memory, "SentenceTransformerEmbedder", lambda name: real_embedder)
+    namespace: dict = {}
+    exec(snippet("Working memory and the context builder"), namespace)
+    context = namespace["context"]
+    assert context.tokens.total <= context.tokens.available
+    assert namespace["messages"][-1]["content"] == "Run the integration tests now."
+    assert any("eu-west-2" in m.raw_content for m in namespace["memory"].memories(user_id="alice"))
