@@ -156,6 +156,14 @@ class ScoredMemory:
     retention: float
     explanation: Explanation
 
+    def metadata(self) -> dict[str, Any]:
+        """The facts adapters attach to a recalled memory (ids, layer, time, confidence, retention, score)."""
+        record = self.memory
+        return {"id": record.id, "layer": record.layer.value, "timestamp": record.timestamp.isoformat(),
+                "confidence": record.confidence, "retention": self.retention, "score": self.score,
+                "event_type": record.event_type, "source": record.source.value, "session_id": record.session_id,
+                "explanation": str(self.explanation)}
+
     def _repr_html_(self) -> str:
         return results_html([self])
 

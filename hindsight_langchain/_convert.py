@@ -71,18 +71,7 @@ def document_from_scored(result: ScoredMemory) -> Document:
     return Document(
         id=record.id,
         page_content=record.raw_content,
-        metadata={
-            "id": record.id,
-            "layer": record.layer.value,
-            "timestamp": record.timestamp.isoformat(),
-            "confidence": record.confidence,
-            "retention": result.retention,
-            "score": result.score,
-            "event_type": record.event_type,
-            "source": record.source.value,
-            "session_id": record.session_id,
-            "explanation": str(result.explanation),
-        },
+        metadata=result.metadata(),
     )
 
 

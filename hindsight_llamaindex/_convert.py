@@ -19,7 +19,7 @@ TURN_KEY = "llamaindex_turn"
 _SOURCES = {MessageRole.USER: Source.USER, MessageRole.ASSISTANT: Source.AGENT}
 
 # metadata the model gains nothing from seeing in a context window
-_HIDDEN_FROM_LLM = ["id", "layer", "confidence", "retention", "score"]
+_HIDDEN_FROM_LLM = ["id", "layer", "confidence", "retention", "score", "source", "session_id", "explanation"]
 
 
 @dataclass(frozen=True)
@@ -63,15 +63,7 @@ def latest_user_text(messages: Iterable[ChatMessage]) -> str | None:
 def node_from_result(result: ScoredMemory) -> NodeWithScore:
     """A `NodeWithScore` for one recalled memory, its text defused like `format_for_prompt` does."""
     record = result.memory
-    metadata = {
-        "id": record.id,
-        "layer": record.layer.value,
-        "timestamp": record.timestamp.isoformat(),
-        "confidence": record.confidence,
-        "retention": result.retention,
-        "score": result.score,
-        "event_type": record.event_type,
-    }
+    metadata = result.metadata()
     node = TextNode(
         id_=record.id, text=neutralise(record.raw_content), metadata=metadata,
         excluded_llm_metadata_keys=list(_HIDDEN_FROM_LLM), excluded_embed_metadata_keys=list(metadata),

@@ -236,22 +236,9 @@ class QdrantStore:
                                wait=True)
 
     def load(self, user_id: str) -> Iterator[tuple[MemoryRecord, np.ndarray]]:
-        name = collection_for(user_id)
-        offset = None
-        with _translated("load memories"):
-            if not self.client.collection_exists(name):
-                return
-            while True:
-                points, offset = self.client.scroll(name, limit=1024, offset=offset, with_payload=True,
-                                                    with_vectors=[VECTOR])
-                for point in points:
-                    payload = point.payload or {}
-                    if payload.get("user_id") != user_id:  # a hash collision or tampering: never serve it
-                        continue
-                    vector = point.vector[VECTOR] if isinstance(point.vector, dict) else point.vector
-                    yield MemoryRecord.from_payload(payload), np.asarray(vector, dtype=np.float32)
-                if offset is None:
-                    return
+        """Every memory of a user with its vector (payloads naming another user are never served)."""
+        for record, vector, _ in self.load_space(user_id, MEMORIES):
+            yield record, vector
 
     # -- multi-step changes -------------------------------------------------------------
     def commit(self, user_id: str, *, upserts: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
@@ -364,7 +351,7 @@ class QdrantStore:
                                                     with_vectors=[VECTOR])
                 for point in points:
                     payload = point.payload or {}
-                    if payload.get("user_id") != user_id:
+                    if payload.get("user_id") != user_id:  # a hash collision or tampering: never serve it
                         continue
                     vector = point.vector[VECTOR] if isinstance(point.vector, dict) else point.vector
                     extra = {k: v for k, v in payload.items() if k not in _RECORD_FIELDS}
