@@ -187,3 +187,21 @@ def test_duplicate_merging_can_be_turned_off_per_write(fake_memory):
     again = fake_memory.write("Orion kickoff notes.", user_id="u", force=True, merge_duplicates=False)
     assert not again.merged and again.record.id != first.record.id
     assert len(fake_memory.memories(user_id="u")) == 2
+
+
+def test_look_alike_user_ids_never_share_memories(fake_memory):
+    fake_memory.remember("Alice's locker code is 4412.", user_id="alice", force=True)
+    for other in ("Alice", "\u0430lice", "alice ", "alice\u200b"):  # case, Cyrillic a, trailing space, zero-width
+        try:
+            found = fake_memory.recall("locker code", user_id=other)
+        except Exception as exc:  # refused outright is fine too: never served alice's memory
+            assert type(exc).__name__ == "InvalidUserIdError", exc
+            continue
+        assert found == []
+    mine = fake_memory.memories(user_id="alice")[0]
+    for other in ("Alice", "\u0430lice"):
+        try:
+            fake_memory.get(mine.id, user_id=other)
+            raise AssertionError("another user read alice's memory by id")
+        except KeyError:
+            pass
