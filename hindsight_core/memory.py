@@ -139,6 +139,7 @@ class Hindsight:
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         self.judge = judge
         self._indexes: dict[str, UserIndex] = {}
+        self._working_backends: list[Any] = []
         self._lock = threading.RLock()
         self._closed = False
 
@@ -494,7 +495,9 @@ class Hindsight:
 
         A topic matches a memory whose embedding is very close to it, or close and
         sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
-        Forgotten memories leave the store, the vector matrix and the keyword index.
+        Forgotten memories leave the store, the vector matrix and the keyword index,
+        and their text leaves the working-memory sessions attached to this instance;
+        knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
@@ -514,10 +517,12 @@ class Hindsight:
                 victims = self._about(index, validate_text(about, max_bytes=self.config.limits.max_text_bytes,
                                                             what="about"))
             if everything:
+                working = 0
                 if not dry_run:
                     self.store.drop_user(user)
                     self._indexes.pop(user, None)
-                return ForgetReceipt(user, dry_run, tuple(victims))
+                    working = self._purge_working(user, None)
+                return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             doomed, rederived, released = plan_forget_derived(
                 index, {v.id for v in victims}, semantic=self.config.semantic, embed=self._embed,
                 summarizer=self.summarizer)
@@ -532,7 +537,21 @@ class Hindsight:
                     index.add(record, vector)
                 for record in released:
                     index.update(record)
-        return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived))
+                working = self._purge_working(user, [v.raw_content for v in victims])
+            else:
+                working = 0
+        return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
+
+    def attach_working_backend(self, backend: Any) -> None:
+        """Let forgetting reach the working-memory sessions kept on `backend` (WorkingMemory does this)."""
+        with self._lock:
+            if all(b is not backend for b in self._working_backends):
+                self._working_backends.append(backend)
+
+    def _purge_working(self, user: str, contents: Iterable[str] | None) -> int:
+        from .working.window import purge_user
+
+        return sum(purge_user(backend, user, contents) for backend in list(self._working_backends))
 
     def compact(self) -> int:
         """Rewrite the store's files so that forgotten memories leave no trace on disk."""

@@ -219,6 +219,8 @@ class ForgetReceipt:
     removed: tuple[MemoryRecord, ...]
     #: semantic memories rewritten from the episodes that remain
     rederived: tuple[str, ...] = ()
+    #: messages removed from working-memory sessions
+    working_messages: int = 0
 
     @property
     def count(self) -> int:

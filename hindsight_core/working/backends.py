@@ -40,6 +40,12 @@ class WorkingBackend(Protocol):
 
     def clear(self, key: str) -> None: ...
 
+    def keys(self, prefix: str) -> list[str]:
+        """The session keys that start with `prefix`."""
+
+    def remove_items(self, key: str, items: Sequence[str]) -> int:
+        """Remove every occurrence of these exact items from a session; returns how many went."""
+
     def close(self) -> None: ...
 
 
@@ -97,6 +103,20 @@ class InProcessBackend:
     def clear(self, key: str) -> None:
         with self._lock:
             self._sessions.pop(key, None)
+
+    def keys(self, prefix: str) -> list[str]:
+        with self._lock:
+            return [k for k in list(self._sessions) if k.startswith(prefix) and self._live(k) is not None]
+
+    def remove_items(self, key: str, items: Sequence[str]) -> int:
+        doomed = set(items)
+        with self._lock:
+            current = self._live(key)
+            if not current:
+                return 0
+            before = len(current)
+            current[:] = [item for item in current if item not in doomed]
+            return before - len(current)
 
     def close(self) -> None:
         with self._lock:
@@ -178,6 +198,15 @@ class RedisBackend:
 
     def clear(self, key: str) -> None:
         self._call(self._client.delete, self._key(key))
+
+    def keys(self, prefix: str) -> list[str]:
+        pattern = self._key(prefix).replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?") + "*"
+        found = self._call(lambda: list(self._client.scan_iter(match=pattern, count=500)))
+        return [k[len(self.prefix):] for k in found]
+
+    def remove_items(self, key: str, items: Sequence[str]) -> int:
+        # LREM per item: each is atomic, and what other processes append meanwhile stays
+        return sum(int(self._call(self._client.lrem, self._key(key), 0, item)) for item in set(items))
 
     def ttl(self, key: str) -> float | None:
         """Seconds left before the session expires; None if it has no TTL or does not exist."""

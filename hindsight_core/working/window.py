@@ -128,6 +128,26 @@ def _check_budget(budget: object) -> int:
     return budget
 
 
+def purge_user(backend: WorkingBackend, user_id: str, contents: Iterable[str] | None = None) -> int:
+    """Remove a user's messages from every session on `backend`; returns how many went.
+
+    With `contents`, only the messages whose text is one of them (what a forget
+    removed from long-term memory); without, every session of the user.
+    """
+    prefix = quote(user_id, safe="") + "/"
+    wanted = None if contents is None else set(contents)
+    removed = 0
+    for key in backend.keys(prefix):
+        raws = backend.read(key)
+        if wanted is None:
+            backend.clear(key)
+            removed += len(raws)
+        else:
+            doomed = [raw for raw in raws if Message.from_json(raw).content in wanted]
+            removed += backend.remove_items(key, doomed) if doomed else 0
+    return removed
+
+
 class WorkingMemory:
     """One session's working memory: its messages, and a token-budgeted window for the next model call.
 
@@ -151,6 +171,8 @@ class WorkingMemory:
         self.user_id = validate_id(user_id, what="user_id", required=False)
         self.memory = memory
         self.backend: WorkingBackend = backend if backend is not None else InProcessBackend()
+        if memory is not None:  # so that forgetting in long-term memory reaches this session's copies too
+            memory.attach_working_backend(self.backend)
         self._embedder = embedder if embedder is not None else (memory.embedder if memory is not None else None)
         self.tokenizer: Tokenizer = tokenizer if tokenizer is not None else default_tokenizer()
         self.clock: Clock = clock or (memory.clock if memory is not None else system_clock)

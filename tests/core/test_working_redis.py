@@ -286,3 +286,27 @@ def test_the_core_does_not_import_redis():
             "print('redis' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_forgetting_reaches_working_memory_copies(make_backend, clock):
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder
+
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock) as memory:
+        backend = make_backend()
+        first = WorkingMemory("s1", user_id="ana", memory=memory, backend=backend)
+        second = WorkingMemory("s2", user_id="ana", memory=memory, backend=backend)
+        other = WorkingMemory("s1", user_id="bob", memory=memory, backend=backend)
+        secret = "My locker code at the Orion office is 7781."
+        for wm in (first, second, other):
+            wm.append("user", secret)
+            wm.append("user", "The Orion kickoff is on Monday.")
+        record = memory.remember(secret, user_id="ana", force=True)
+        receipt = memory.forget(user_id="ana", memory_id=record.id)
+        assert receipt.working_messages == 2  # both of ana's sessions, never bob's
+        assert [m.content for m in first.messages()] == ["The Orion kickoff is on Monday."]
+        assert secret in [m.content for m in other.messages()]
+        memory.remember("The Orion kickoff is on Monday.", user_id="ana", force=True)
+        assert memory.forget(user_id="ana", everything=True).working_messages == 2
+        assert first.messages() == [] and second.messages() == []
+        assert len(other.messages()) == 2
