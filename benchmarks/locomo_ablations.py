@@ -16,6 +16,7 @@ import dataclasses
 import json
 import sys
 import time
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -83,6 +84,7 @@ class Variant:
     text: Callable[[Conversation], list[str]] | None = None
     units: Callable[[Conversation], list] | None = None
     time_aware: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
     source_map: str = "both_user"
 
 
@@ -126,6 +128,18 @@ VARIANTS = [
             config=BEST_CONFIG, time_aware=True),
     Variant("gate+time", "best-cfg through the write gate, with the time-aware prototype", force=False,
             config=BEST_CONFIG, time_aware=True),
+    Variant("best-cfg-nocons", "best-cfg, Hindsight(consensus=False): no contradiction check on recall",
+            config=BEST_CONFIG, options={"consensus": False}),
+    Variant("gate-nocons", "best-cfg through the write gate, consensus=False", force=False, config=BEST_CONFIG,
+            options={"consensus": False}),
+    Variant("gate+time-nocons", "gate-nocons with the time-aware prototype", force=False, config=BEST_CONFIG,
+            options={"consensus": False}, time_aware=True),
+    Variant("best-nocons+pairs", "gate+time-nocons, one memory per exchange (2 turns, covering both)",
+            force=False, config=BEST_CONFIG, options={"consensus": False}, time_aware=True, units=pairs),
+    Variant("best-nocons+kw1.5", "gate+time-nocons, keyword_weight 1.5", force=False,
+            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
+                                                  "keyword_weight": 1.5}},
+            options={"consensus": False}, time_aware=True),
     Variant("no-semantic", "best-cfg, near-duplicate merging, conflict detection and consolidation off",
             config={**BEST_CONFIG, "semantic": NO_SEMANTIC}),
     Variant("pairs", "best-cfg, one memory per exchange (2 turns, covering both)", config=BEST_CONFIG, units=pairs),
@@ -140,11 +154,12 @@ def run_variant(variant: Variant, conversations, embedder) -> dict[str, Any]:
     system = HindsightSystem(embedder, name=variant.name, force=variant.force,
                              config=config(**variant.config) if variant.config else None,
                              source_map=variant.source_map, storage="memory", recall_options=variant.recall_options,
-                             units=variant.units, time_aware=variant.time_aware)
+                             units=variant.units, time_aware=variant.time_aware, options=variant.options)
     start = time.perf_counter()
     result = evaluate(system, conversations, texts, embedder, max_questions=None, live_queries=False,
                       progress=False)
     result["what"], result["seconds"] = variant.what, round(time.perf_counter() - start, 1)
+    result["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return result
 
 

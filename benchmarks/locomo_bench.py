@@ -202,6 +202,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cache", type=Path, default=CACHE_DIR / "locomo-vectors.npy")
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "locomo.json")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
+                        help="add the systems of these result files (same data) to --out, instead of running")
     return parser.parse_args(argv)
 
 
@@ -262,5 +264,22 @@ def run(args, embedder=None) -> dict[str, Any]:
     return report
 
 
+def merge(out: Path, others: list[Path]) -> dict[str, Any]:
+    """Add the systems of other runs on the same data (e.g. a peer run on its own) to the report at `out`."""
+    report = json.loads(out.read_text())
+    for path in others:
+        other = json.loads(path.read_text())
+        if other["data"]["sha256"] != report["data"]["sha256"] or \
+                other["data"]["questions"] != report["data"]["questions"]:
+            raise SystemExit(f"{path} was run on other data than {out}; not merged")
+        report["systems"].update({k: v for k, v in other["systems"].items() if v.get("status") == "ok"})
+        report.setdefault("merged_from", []).append(other.get("command", str(path)))
+    report["targets"] = targets(report)
+    out.write_text(json.dumps(report, indent=2))
+    print_tables(report)
+    return report
+
+
 if __name__ == "__main__":
-    run(parse_args())
+    cli = parse_args()
+    merge(cli.out, cli.merge) if cli.merge else run(cli)

@@ -89,14 +89,16 @@ def locomo_section(report: dict, image_prefix: str) -> list[str]:
 
 def ablation_section(report: dict, image_prefix: str) -> list[str]:
     lines = ["", "#### What moves hindsight's LoCoMo recall",
-             "", "One change at a time (query vectors cached; Qdrant in memory):", "",
-             "| variant | change | recall@5 | recall@10 | tokens | stored | " + " | ".join(CATS) + " |",
-             "|---|---|---:|---:|---:|---:|" + "---:|" * len(CATS)]
+             "", "One change at a time (query vectors cached; Qdrant in memory). Rows run at different times "
+             "may have run on different versions of the core: compare rows of one run.", "",
+             "| variant | change | recall@5 | recall@10 | tokens | stored | " + " | ".join(CATS) + " | run (UTC) |",
+             "|---|---|---:|---:|---:|---:|" + "---:|" * len(CATS) + "---|"]
     for name, v in report["variants"].items():
         o = v["summary"]["overall"]
         lines.append(f"| {name} | {v['what']} | {_fmt(o['recall@5'])} | {_fmt(o['recall@10'])} | {o['tokens']:,.0f} | "
-                     f"{v['stored']:,} / {v['offered']:,} | "
-                     + " | ".join(_fmt(v["summary"].get(c, {}).get("recall@5")) for c in CATS) + " |")
+                     f"{v['stored']:,} / {v.get('offered', v.get('turns', 0)):,} | "
+                     + " | ".join(_fmt(v["summary"].get(c, {}).get("recall@5")) for c in CATS)
+                     + f" | {v.get('date', '–')[:16].replace('T', ' ')} |")
     lines += ["", f"![Ablations]({image_prefix}locomo_ablations.png)", "",
               "Command: `python benchmarks/locomo_ablations.py`" + f" ({report['machine']})."]
     return lines

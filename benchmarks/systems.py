@@ -173,13 +173,16 @@ class HindsightSystem(System):
     units: Callable[[Conversation], list[tuple[str, tuple[str, ...], Turn]]] | None = None
     #: prototype (timeaware.py): dates named in the question as a soft time prior
     time_aware: bool = False
+    #: other keyword arguments for Hindsight(...), e.g. {"consensus": False}
+    options: dict[str, Any] = field(default_factory=dict)
     kind: str = "hindsight"
     stats: dict[str, int] = field(default_factory=lambda: {"offered": 0, "stored": 0, "memories": 0})
 
     def describe(self) -> dict[str, Any]:
         return {"force": self.force, "source_map": self.source_map, "storage": self.storage,
                 "config": repr(self.config) if self.config else "default", "recall_options": self.recall_options,
-                "time_aware": self.time_aware, "units": getattr(self.units, "__name__", None)}
+                "time_aware": self.time_aware, "units": getattr(self.units, "__name__", None),
+                "options": self.options}
 
     def source_for(self, conversation: Conversation, speaker: str) -> Source:
         if self.source_map == "a_user_b_agent" and speaker == conversation.speaker_b:
@@ -196,7 +199,8 @@ class _HindsightSession(Session):
         self.clock = FrozenClock(conversation.turns[0].timestamp)
         self.folder = tempfile.mkdtemp(prefix="hindsight-locomo-") if system.storage == "path" else None
         where = {"path": self.folder} if self.folder else {"location": ":memory:"}
-        self.memory = Hindsight(**where, embedder=system.embedder, clock=self.clock, config=system.config)
+        self.memory = Hindsight(**where, embedder=system.embedder, clock=self.clock, config=system.config,
+                                **system.options)
         units = system.units(conversation) if system.units else \
             [(text, (turn.dia_id,), turn) for turn, text in zip(conversation.turns, texts)]
         if hasattr(system.embedder, "warm"):

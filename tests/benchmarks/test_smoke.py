@@ -127,3 +127,18 @@ def test_plots_are_png_files(results):
     assert {p.name for p in made} >= {"locomo_recall.png", "locomo_tokens.png", "speed.png"}
     for path in made:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_separate_peer_run_merges_into_the_report(results, tmp_path):
+    base = tmp_path / "locomo.json"
+    report = dict(results["locomo"])
+    peer = report["systems"]["bm25"]
+    base.write_text(json.dumps({**report, "systems": {k: v for k, v in report["systems"].items() if k != "bm25"}}))
+    other = tmp_path / "peer.json"
+    other.write_text(json.dumps({**report, "systems": {"bm25": peer}, "command": "peer run"}))
+    merged = locomo_bench.merge(base, [other])
+    assert merged["systems"]["bm25"] == peer and merged["merged_from"] == ["peer run"]
+    assert json.loads(base.read_text())["systems"].keys() == report["systems"].keys()
+    other.write_text(json.dumps({**report, "data": {**report["data"], "sha256": "0" * 64}}))
+    with pytest.raises(SystemExit, match="other data"):
+        locomo_bench.merge(base, [other])
