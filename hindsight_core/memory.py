@@ -32,7 +32,7 @@ from .formatting import format_for_prompt
 from .fusion import reciprocal_rank_fusion
 from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
 from .audit import Action, AuditVerdict, WriteAudit
-from .consensus import FLAGGED, ConsensusConfig, Verdict, apply_consensus, check_consensus, related_neighbours
+from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus, related_neighbours
 from .consolidation import plan_consolidation, plan_forget_derived
 from .index import UserIndex
 from .semantic import ConsolidationReport
@@ -112,8 +112,9 @@ class Hindsight:
     (default `WriteAudit`, see `hindsight_core.audit`); what it rejects is not
     stored, what it quarantines is stored but never recalled. `consensus`: the
     retrieval check that drops or down-weights a recalled memory contradicting
-    the related ones (`False` turns it off); `judge`: an optional `prompt -> text`
-    model it may consult.
+    the related ones, run whenever a recalled memory or one of its related ones
+    was written by an agent or a tool (`False` turns it off); `judge`: an
+    optional `prompt -> text` model it may consult.
     """
 
     def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
@@ -418,6 +419,10 @@ class Hindsight:
     def _check_consensus(self, index: UserIndex, results: RecallResults, recalled: np.ndarray,
                          pool: np.ndarray) -> RecallResults:
         """The retrieval check: each recalled memory against the others and the related candidates."""
+        if all(index.records[int(s)].source in (Source.USER, Source.SYSTEM) for s in pool):
+            # nothing an agent or a tool wrote is among the candidates: the check guards against planted
+            # memories and costs more than the rest of recall, so it runs only where one could be
+            return RecallResults(results, consensus=ConsensusReport(()))
         others = np.setdiff1d(pool, recalled)
         near = [int(others[i]) for i in related_neighbours(
             index.vectors[recalled], index.vectors[others], per_item=5,
