@@ -31,8 +31,16 @@ services:
 test: $(VENV)/.dev services
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
-bench: $(VENV)/.dev
+.venv-peers/.mem0: $(VENV)/.dev
+	bash benchmarks/peers_venv.sh
+	touch $@
+
+bench: $(VENV)/.dev .venv-peers/.mem0
 	HF_HUB_OFFLINE=1 $(PY) benchmarks/speed.py
+	HF_HUB_OFFLINE=1 $(PY) benchmarks/locomo_bench.py
+	HF_HUB_OFFLINE=1 $(PY) benchmarks/locomo_ablations.py
+	$(PY) benchmarks/plots.py
+	$(PY) benchmarks/render_readme.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .venv-peers .pytest_cache
