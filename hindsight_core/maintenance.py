@@ -59,7 +59,7 @@ def maintainable(store: object) -> MaintainableStore:
     missing = [name for name in needed if not callable(getattr(store, name, None))]
     if missing:
         raise HindsightError(f"{type(store).__name__} does not support maintenance (missing {', '.join(missing)}); "
-                             "use a QdrantStore")
+                             "use an EdgeStore or a ServerStore")
     return store  # type: ignore[return-value]
 
 
@@ -263,7 +263,7 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
             vectors[stale] = _embed(embedder, [records[i].raw_content for i in stale])
             summary.reembedded += len(stale)
         if space == MEMORIES:
-            store.upsert(user, records, vectors)
+            store.commit(user, upserts=list(zip(records, vectors)))
             summary.memories += len(records)
         else:
             store.put_space(user, ARCHIVE, records, vectors, [{"archived": archived or {}} for _, _, archived in items])
@@ -319,7 +319,7 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
             extras = [{"archived": {"at": ensure_utc(now).isoformat(), "status": r.status.value}} for r, _ in batch]
             # copy first, delete after: an interruption leaves a memory in both places, never in neither
             store.put_space(user, ARCHIVE, records, np.stack([v for _, v in batch]), extras)
-            store.delete(user, [r.id for r, _ in batch])
+            store.commit(user, deletes=[r.id for r, _ in batch])
     return ArchiveReport(tuple(moved), dry_run)
 
 
@@ -349,7 +349,7 @@ def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
         store.open_user(user, embedding_model=model, dimension=dimension, create=True)
         store.ensure_space(user, MEMORIES, dimension)
         for start in range(0, len(back), 256):
-            store.upsert(user, back[start:start + 256], vectors[start:start + 256])
+            store.commit(user, upserts=list(zip(back[start:start + 256], vectors[start:start + 256])))
             store.delete_from_space(user, ARCHIVE, [r.id for r in back[start:start + 256]])
     missing = tuple(sorted(wanted - {r.id for r in moved})) if wanted is not None else ()
     return ArchiveReport(tuple(moved), dry_run, missing)

@@ -35,7 +35,7 @@ def test_dense_channel_finds_a_paraphrase(memory):
 
 
 def test_keyword_channel_finds_a_rare_code(real_embedder, clock):
-    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, recency_weight=0.0))
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         seed(memory)
         results = memory.recall("XJ-99210", user_id="alice", k=1)
@@ -52,7 +52,7 @@ def test_keyword_channel_handles_chinese(fake_memory):
 
 
 def test_recency_channel_breaks_ties_towards_newer(clock):
-    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, keyword_weight=1.0, recency_weight=1.0))
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, keyword_weight=1.0))
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
         old = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
         clock.advance(hours=1)
