@@ -68,7 +68,8 @@ class RecallConfig:
     foreign_dense_factor: float = 0.2
     #: a faded memory is still recalled when it is in a channel's top `cue_rank` ...
     cue_rank: int = 10
-    #: ... and shares a keyword with the query, or is at least this similar to it by meaning
+    #: ... and holds at least this share of the query's keywords, or is at least `cue_similarity` close to it
+    cue_coverage: float = 0.5
     cue_similarity: float = 0.5
     #: the dense channel only proposes memories at least this similar to the query;
     #: without a floor, a store of five memories returns all five for any query
@@ -79,7 +80,7 @@ class RecallConfig:
             raise InvalidInputError("channel weights must not be negative")
         if self.rrf_k < 1 or self.candidates_per_channel < 1 or self.cue_rank < 1:
             raise InvalidInputError("rrf_k, candidates_per_channel and cue_rank must be at least 1")
-        for name in ("retention_influence", "superseded_weight", "foreign_dense_factor"):
+        for name in ("retention_influence", "superseded_weight", "foreign_dense_factor", "cue_coverage"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
         if self.time_prior_weight < 0:

@@ -5,7 +5,8 @@ One query, run inside the engine (Qdrant Edge or a Qdrant server):
 1. two prefetches over the user's memories in scope: dense (cosine of the
    embeddings, at least `min_similarity`) and keyword (BM25 with IDF), each
    `candidates_per_channel` deep;
-2. weighted reciprocal-rank fusion of the two (`rrf_k`, per-language weights:
+2. weighted reciprocal-rank fusion of the two, Σ w_c / (rrf_k + rank_c) with
+   ranks counted from 0 as Qdrant does (`rrf_k`, per-language weights:
    a dense channel that cannot read the query's language is turned down);
 3. rescoring by `ranking_formula`: retention, recall weight and the time prior
    multiply the fused score, so the top-k comes back already ranked.
@@ -13,8 +14,8 @@ One query, run inside the engine (Qdrant Edge or a Qdrant server):
 Two probes in the same batch return each channel's own top `cue_rank`. Then,
 on the few results only (`select`): a memory whose retention has faded below
 the threshold is kept only if it is strongly cued, i.e. in a channel's top
-`cue_rank` *and* matching the query by keyword or at least `cue_similarity`
-by meaning (Bjork's retrieval strength: a faded memory needs a strong cue);
+`cue_rank` *and* holding at least `cue_coverage` of the query's keywords
+or at least `cue_similarity` close to it by meaning (Bjork's retrieval strength: a faded memory needs a strong cue);
 a superseded memory never stands above the one that replaced it; standing
 knowledge comes before episodes.
 """
@@ -131,7 +132,7 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
         retention = retention_now(hit, now, decay)
         cosine = float(hit.vector @ qv) if hit.vector is not None else 0.0
         coverage = len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0
-        strongly_cued = (record.id in keyword_rank and coverage > 0) or \
+        strongly_cued = (record.id in keyword_rank and coverage >= recall.cue_coverage) or \
                         (record.id in dense_rank and cosine >= recall.cue_similarity)
         if retention < decay.retention_threshold and not include_faded and not strongly_cued:
             continue  # faded and only weakly cued: it stays stored, but out of results and prompts
