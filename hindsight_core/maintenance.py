@@ -30,6 +30,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
@@ -505,3 +506,46 @@ def abort_migration(store: MaintainableStore) -> bool:
             store.drop_space(user, staging)
     store.set_meta(MIGRATION_KEY, None)
     return True
+
+
+@dataclass
+class LegacyReport:
+    users: list[str] = field(default_factory=list)
+    copied: int = 0
+    skipped: int = 0
+
+
+def migrate_legacy(source: str | Path, store: MaintainableStore, *, progress: Progress | None = None
+                   ) -> LegacyReport:
+    """Copy a hindsight 0.1 store (qdrant-client local mode) into `store`, resumably.
+
+    Records keep their ids, vectors and every field; what the destination already
+    holds is skipped, so an interrupted run continues where it stopped. The
+    source folder is only read.
+    """
+    from .store.legacy import LegacyStore
+
+    store = maintainable(store)
+    legacy = LegacyStore(source)
+    report = LegacyReport()
+    try:
+        for entry in legacy.users():
+            user, model, dimension = entry["user_id"], entry["embedding_model"], int(entry["dimension"])
+            store.open_user(user, embedding_model=model, dimension=dimension, create=True)
+            report.users.append(user)
+            for space in (MEMORIES, ARCHIVE):
+                held = store.ids_in_space(user, space)
+                for batch in _batches((row for row in legacy.load(user, space) if row[0].id not in held), 256):
+                    records = [r for r, _, _ in batch]
+                    vectors = np.stack([v for _, v, _ in batch])
+                    if space == MEMORIES:
+                        store.commit(user, upserts=list(zip(records, vectors)))
+                    else:
+                        store.put_space(user, ARCHIVE, records, vectors, [x for _, _, x in batch])
+                    report.copied += len(batch)
+                    if progress is not None:
+                        progress(len(batch))
+                report.skipped += len(held)
+    finally:
+        legacy.close()
+    return report
