@@ -486,8 +486,9 @@ class Hindsight:
         user = self._user(user_id)
         if not self._open(user, create=False):
             return []
-        records = [h.record for h in self.store.scan(user, ALL if include_inactive else _ACTIVE)]
-        return sorted(records, key=lambda r: r.timestamp)
+        hits = sorted(self.store.scan(user, ALL if include_inactive else _ACTIVE),
+                      key=lambda h: (h.record.timestamp, h.seq))
+        return [h.record for h in hits]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
         """The user's memories whose metadata contains `metadata` (nested dicts match as subsets).
@@ -501,7 +502,8 @@ class Hindsight:
         if not self._open(user, create=False):
             return []
         hits = self.store.scan(user, dataclasses.replace(ALL, metadata=dict(metadata)))
-        return sorted((h.record for h in hits if _contains(h.record.metadata, metadata)), key=lambda r: r.timestamp)
+        return [h.record for h in sorted((h for h in hits if _contains(h.record.metadata, metadata)),
+                                         key=lambda h: (h.record.timestamp, h.seq))]
 
     def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
         """Let a quarantined memory be recalled (a person reviewed it and found it safe)."""
@@ -639,7 +641,7 @@ class Hindsight:
             first = self.store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
                                           min_score=semantic.group_similarity, scope=episodes)
             pool = {h.record.id: h for hits in first for h in hits}
-            if sum(h.record.confirmations for h in pool.values()) < semantic.min_episodes:
+            if len(pool) <= len(around):  # no episode near the new ones: no group to complete
                 return ConsolidationReport(user_id=user, dry_run=dry_run)
             second = self.store.neighbours(user, np.asarray([h.vector for h in pool.values()]), limit=64,
                                            min_score=semantic.group_similarity, scope=episodes)
