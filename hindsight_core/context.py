@@ -28,11 +28,11 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .errors import InvalidInputError
+from .errors import ContextBudgetError, InvalidInputError
 from .formatting import DEFAULT_HEADER, format_for_prompt
 from .tokens import Tokenizer, default_tokenizer
 from .types import Layer, ScoredMemory
-from .working.window import ContextBudget, ContextBudgetError, Window, WorkingMemory
+from .working.window import ContextBudget, Window, WorkingMemory
 
 if TYPE_CHECKING:
     from .memory import Hindsight

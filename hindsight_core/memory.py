@@ -28,6 +28,7 @@ from .config import HindsightConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
+from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
 from .fusion import reciprocal_rank_fusion
 from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
@@ -140,7 +141,7 @@ class Hindsight:
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         self.judge = judge
         self._indexes: dict[str, UserIndex] = {}
-        self._working_backends: list[Any] = []
+        self._forget_listeners = ForgetListeners()
         self._lock = threading.RLock()
         self._closed = False
 
@@ -501,7 +502,7 @@ class Hindsight:
         A topic matches a memory whose embedding is very close to it, or close and
         sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
         Forgotten memories leave the store, the vector matrix and the keyword index,
-        and their text leaves the working-memory sessions attached to this instance;
+        and every `on_forget` listener (such as working memory) is told which texts went;
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
@@ -526,7 +527,7 @@ class Hindsight:
                 if not dry_run:
                     self.store.drop_user(user)
                     self._indexes.pop(user, None)
-                    working = self._purge_working(user, None)
+                    working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             doomed, rederived, released = plan_forget_derived(
                 index, {v.id for v in victims}, semantic=self.config.semantic, embed=self._embed,
@@ -542,21 +543,14 @@ class Hindsight:
                     index.add(record, vector)
                 for record in released:
                     index.update(record)
-                working = self._purge_working(user, [v.raw_content for v in victims])
+                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
             else:
                 working = 0
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
-    def attach_working_backend(self, backend: Any) -> None:
-        """Let forgetting reach the working-memory sessions kept on `backend` (WorkingMemory does this)."""
-        with self._lock:
-            if all(b is not backend for b in self._working_backends):
-                self._working_backends.append(backend)
-
-    def _purge_working(self, user: str, contents: Iterable[str] | None) -> int:
-        from .working.window import purge_user
-
-        return sum(purge_user(backend, user, contents) for backend in list(self._working_backends))
+    def on_forget(self, listener: ForgetListener) -> None:
+        """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
+        self._forget_listeners.add(listener)
 
     def compact(self) -> int:
         """Rewrite the store's files so that forgotten memories leave no trace on disk."""
