@@ -24,7 +24,8 @@ def test_public_api_is_pinned():
         "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults",
         "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
         "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",
-        "count_tokens", "format_for_prompt", "system_clock"])
+        "count_tokens", "format_for_prompt", "system_clock",
+        "KeyedItem", "KeyedMemory", "TimeRangeChoice", "Turn", "TurnLog", "WriteOutcome"])
     for name in hindsight_core.__all__:
         assert hasattr(hindsight_core, name), name
 
