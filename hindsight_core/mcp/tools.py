@@ -13,7 +13,7 @@ Hindsight errors become MCP tool errors carrying their message.
 from __future__ import annotations
 
 import contextlib
-from typing import Annotated, Any, Callable, Iterator, Literal
+from typing import Annotated, Any, Callable, Iterator
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -106,8 +106,9 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
         ctx: Context,
         how_many_results: Annotated[int, Field(ge=1, le=MAX_RESULTS,
                                                description=f"How many memories to return, 1 to {MAX_RESULTS}.")] = 5,
-        time_range: Annotated[Literal[TIME_RANGES] | None, Field(  # type: ignore[valid-type]
-            description=TIME_RANGE_DESCRIPTION)] = None,
+        # the schema lists the choices; a name outside them gets the core's error, which says what to use
+        time_range: Annotated[str, Field(description=TIME_RANGE_DESCRIPTION,
+                                         json_schema_extra={"enum": list(TIME_RANGES)})] = "any_time",
     ) -> dict[str, Any]:
         """Find the current user's memories most relevant to a question, best first, with why each matched.
 

@@ -54,7 +54,7 @@ def test_tools_and_their_schemas(fake_memory):
     assert "last_7_days" in search["properties"]["time_range"]["description"]
     write = tools["memory_write"].input_schema
     assert write["required"] == ["text"] and "source" not in write["properties"]  # the server decides who speaks
-    assert tuple(search["properties"]["time_range"]["anyOf"][0]["enum"]) == TIME_RANGES
+    assert tuple(search["properties"]["time_range"]["enum"]) == TIME_RANGES
     forget = tools["memory_forget"].input_schema
     assert {"memory_id", "topic", "dry_run"} <= set(forget["properties"]) and not forget.get("required")
     assert tools["memory_forget"].annotations.destructive_hint is True
@@ -122,7 +122,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
     )
     messages = [error_text(e) for e in errors]
     assert "less than or equal to 20" in messages[0]
-    assert "time_range" in messages[1] and "last_7_days" in messages[1]
+    assert "unknown time range" in messages[1] and "last_7_days" in messages[1]
     assert "EmptyTextError" in messages[2]
     assert "exactly one of memory_id or topic" in messages[3]
     assert "MemoryNotFoundError" in messages[4]
