@@ -514,7 +514,9 @@ class Hindsight:
             if index is None:
                 if memory_id is not None:
                     raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
-                return ForgetReceipt(user, dry_run, ())
+                # no long-term memories, but working-memory sessions may still hold the user's words
+                working = self._forget_listeners.announce(Forgotten.of(user, None)) if everything and not dry_run else 0
+                return ForgetReceipt(user, dry_run, (), working_messages=working)
             if memory_id is not None:
                 victims = [self.get(memory_id, user_id=user)]
             elif everything:

@@ -64,10 +64,10 @@ def describe(result: "WriteResult") -> str:
     outcome = outcome_of(result)
     why = "; ".join(reasons_of(result))
     record = result.record
-    if outcome is WriteOutcome.STORED:
-        return f"Saved as a {record.event_type} memory (id: {record.id})."  # type: ignore[union-attr]
-    if outcome is WriteOutcome.MERGED:
-        return f"Already known: confirmed the existing memory {record.id} instead of saving a copy."  # type: ignore[union-attr]
+    if outcome is WriteOutcome.STORED and record is not None:
+        return f"Saved as a {record.event_type} memory (id: {record.id})."
+    if outcome is WriteOutcome.MERGED and record is not None:
+        return f"Already known: confirmed the existing memory {record.id} instead of saving a copy."
     if outcome is WriteOutcome.QUARANTINED:
         return "Not saved: held for review by the write audit" + (f": {why}." if why else ".")
     return f"Not saved: {why}." if why else "Not saved."
@@ -78,6 +78,6 @@ def report(result: "WriteResult") -> dict[str, Any]:
     outcome = outcome_of(result)
     out: dict[str, Any] = {"outcome": outcome.value, "kept": outcome.kept, "message": describe(result),
                            "reasons": list(reasons_of(result)), "event_type": result.decision.event_type}
-    if outcome.kept:
-        out.update(id=result.record.id, summary=result.record.summary)  # type: ignore[union-attr]
+    if outcome.kept and result.record is not None:
+        out.update(id=result.record.id, summary=result.record.summary)
     return out

@@ -65,3 +65,10 @@ def test_working_memory_subscribes_once_per_backend_and_forgetting_reaches_it(me
 def test_context_budget_error_is_in_the_error_tree_and_importable_where_it_was():
     assert ContextBudgetError is FromErrors is FromWindow
     assert issubclass(ContextBudgetError, InvalidInputError)
+
+
+def test_forgetting_everything_reaches_working_memory_even_with_nothing_long_term(memory):
+    session = WorkingMemory("s1", user_id="carol", memory=memory)
+    session.append("user", "My door code is 4412.")
+    receipt = memory.forget(user_id="carol", everything=True)
+    assert receipt.count == 0 and receipt.working_messages == 1 and session.messages() == []
