@@ -7,9 +7,10 @@ holders subscribe:
 
     memory.on_forget(listener)       # listener(Forgotten) -> how many copies it removed
 
-A listener is called once per completed forget (never for a dry run), after the
-store has changed, with the user and the texts that went (`texts is None`: the
-user forgot everything). What it returns is added up into
+A listener is called once per forget that removed something, and once per
+forget of everything (never for a dry run), after the store has changed, with
+the user and the texts that went (`texts is None`: the user forgot everything,
+including what only working memory held). What it returns is added up into
 `ForgetReceipt.working_messages`. Subscribing a listener equal to one already
 subscribed changes nothing, so a holder may subscribe each time it is built.
 """

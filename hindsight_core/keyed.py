@@ -108,10 +108,16 @@ def item_of(record: MemoryRecord) -> KeyedItem:
         return KeyedItem((record.id,), record, record.timestamp, 0)
     meta = record.metadata.get(ITEM_FIELD)
     meta = meta if isinstance(meta, Mapping) else {}
-    created = meta.get("created_at")
-    value = meta.get("value")
-    return KeyedItem(key, record, datetime.fromisoformat(created) if isinstance(created, str) else record.timestamp,
-                     int(meta.get("revision") or 0), json.loads(value) if isinstance(value, str) else None)
+    try:  # what a key remembers is read leniently: a damaged field must not hide the memory itself
+        created = datetime.fromisoformat(meta["created_at"])
+    except (KeyError, TypeError, ValueError):
+        created = record.timestamp
+    try:
+        value = json.loads(meta["value"]) if isinstance(meta.get("value"), str) else None
+    except ValueError:
+        value = None
+    revision = meta.get("revision")
+    return KeyedItem(key, record, created, revision if isinstance(revision, int) else 0, value)
 
 
 @dataclass(frozen=True)

@@ -134,3 +134,10 @@ def test_a_key_is_one_string_so_no_two_keys_collide(memory):
     assert keyed.get(("a", "b"), user_id="alice").text == "I like tea in the morning."
     assert keyed.get('["a","b"]', user_id="alice").text == "I like coffee in the evening."
     assert sorted(key_of(r) for r in memory.memories(user_id="alice")) == [('["a","b"]',), ("a", "b")]
+
+
+def test_a_damaged_key_record_is_still_read(memory):
+    memory.write("I live in Lyon.", user_id="alice", force=True, metadata={
+        KEY_FIELD: encode_key(("city",)), ITEM_FIELD: {"created_at": "not a date", "revision": "x", "value": "{"}})
+    item = KeyedMemory(memory).get("city", user_id="alice")
+    assert (item.text, item.created_at, item.revision, item.value) == ("I live in Lyon.", item.updated_at, 0, None)
