@@ -43,3 +43,9 @@ def test_py_typed_is_shipped():
     import pathlib
 
     assert (pathlib.Path(hindsight_core.__file__).parent / "py.typed").exists()
+
+
+def test_the_shipped_fakes_are_pinned():
+    from hindsight_core import testing
+
+    assert sorted(testing.__all__) == ["FakeEmbedder", "FrozenClock", "RecordingGate"]

@@ -6,24 +6,12 @@ import threading
 
 import pytest
 
-from hindsight_core import Hindsight, InvalidInputError, RuleBasedGate, Source
-from hindsight_core.testing import FakeEmbedder
+from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core.testing import FakeEmbedder, RecordingGate
 from hindsight_core.turns import TURN_FIELD, Turn, TurnLog
 
 HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
            Turn("ok", Source.USER)]
-
-
-class RecordingGate:
-    """The rule-based gate, keeping every (source, text) it was offered."""
-
-    def __init__(self) -> None:
-        self.rules = RuleBasedGate()
-        self.offered: list[tuple[str, str]] = []
-
-    def __call__(self, text, source):
-        self.offered.append((Source(source).value, text))
-        return self.rules(text, source)
 
 
 @pytest.fixture
