@@ -80,6 +80,7 @@ def test_third_person_preferences_from_tools_or_agents_are_recognised():
     "用Python写",
     "把报告发给张伟",
     "请用中文回复",
+    "季度总结也横向打印，谢谢",
 ])
 def test_requests_with_a_parameter_are_stored_as_requests(text):
     decision = gate(text, Source.USER)
