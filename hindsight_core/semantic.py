@@ -100,6 +100,46 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     return shared >= cfg.conflict_overlap and bool(mine - theirs) and bool(theirs - mine)
 
 
+#: CJK characters too common to say what a group is about ("我", "的", "了" ...)
+_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+_CJK_TOKEN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
+#: words every diary uses: they date a memory, they do not say what it is about
+_NOT_TOPICS = frozenset(keyword_tokens(
+    "today yesterday tomorrow tonight morning evening night day days week weeks weekend month months year years "
+    "time times again also really still now new got get went go going one two") +
+    ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
+
+
+def _topic_tokens(text: str) -> set[str]:
+    """Keyword tokens that can name a topic: no change markers, no dates or numbers, CJK bigrams of content characters."""
+    out = set()
+    for token in keyword_tokens(text):
+        if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token.isdigit():
+            continue
+        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
+            continue
+        out.add(token)
+    return out
+
+
+def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
+    """The topic word the most records use (at least two; ties: the one said first), or None.
+
+    Embeddings alone over-group: an English model puts most Chinese sentences
+    at cosine > 0.95, and e5 puts unrelated sentences above 0.7. Episodes that
+    repeat a preference or a request repeat its words ("landscape", "横向"),
+    so a group is the members that use its topic word (see `_group`).
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for record in records:
+        for token in sorted(_topic_tokens(record.raw_content), key=record.raw_content.lower().find):
+            counts[token] += 1
+            first.setdefault(token, len(first))
+    best = min(((-c, first[t], t) for t, c in counts.items() if c >= 2), default=None)
+    return best[2] if best else None
+
+
 # -- groups ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -109,6 +149,8 @@ class Group:
     members: tuple[int, ...]
     occurrences: int
     span_days: float
+    #: the word the members share (`shared_topic`); None when they share none
+    topic: str | None = ""
 
 
 def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
@@ -125,12 +167,18 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 
 
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
+    """The members of `indices` that use their topic word (`shared_topic`), in the same order."""
+    topic = shared_topic([records[i] for i in indices])
+    if topic is not None:
+        indices = np.asarray([i for i in indices if topic in _topic_tokens(records[i].raw_content)], dtype=np.int64)
     members = [records[i] for i in indices]
-    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members))
+    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members), topic)
 
 
 def qualifies(group: Group, cfg: SemanticConfig) -> bool:
-    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days
+    """Enough occurrences over enough days, and a shared topic word (`shared_topic`)."""
+    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days and \
+        group.topic is not None
 
 
 def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,
@@ -151,7 +199,7 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
         near = np.concatenate([[leader], near[near != leader]])
         group = _group(near, records)
         if qualifies(group, cfg):
-            taken[near] = True
+            taken[list(group.members)] = True
             groups.append(group)
     return groups
 
@@ -170,7 +218,8 @@ def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarr
         if member not in near:
             continue
         group = _group(np.concatenate([[leader], near[near != leader]]), records)
-        if qualifies(group, cfg) and (best is None or group.occurrences > best.occurrences):
+        if member in group.members and qualifies(group, cfg) and \
+                (best is None or group.occurrences > best.occurrences):
             best = group
     return best
 

@@ -70,3 +70,35 @@ def test_the_summary_keeps_the_groups_entities_for_validation():
     records = [r.evolve(entities=["A4"]) for r in records]
     summary = extractive_summary(records, vectors)
     assert validate_summary('{"summary": "%s"}' % summary, shared_entities(records)) == summary
+
+
+# -- a group must share a topic word, not only an embedding neighbourhood -----------------------------
+
+@pytest.mark.parametrize("texts, topic", [
+    (["Print the sales report in landscape, please.", "Landscape orientation again for this invoice printout.",
+      "Please print the quarterly summary in landscape."], "landscape"),
+    (["请把销售报告横向打印", "这张发票还是横向打印", "季度总结也横向打印，谢谢"], "横向"),
+    # unrelated Chinese sentences (which an English model puts at cosine > 0.95) share only function characters
+    (["邻居家的狗昨天又跑到我们院子里来了。", "今天午饭吃了麻辣烫，有点太辣了。", "我对花生过敏，吃一点就会起疹子。"], None),
+    (["We went hiking at Mount Tam today.", "The coffee machine broke again today.", "I read a book about Rome."], None),
+])
+def test_shared_topic(texts, topic):
+    from hindsight_core.semantic import shared_topic
+
+    records, _ = group(texts)
+    assert shared_topic(records) == topic
+
+
+def test_an_incoherent_neighbourhood_keeps_only_its_coherent_part():
+    import numpy as np
+
+    from hindsight_core.config import SemanticConfig
+    from hindsight_core.semantic import find_groups
+
+    texts = ["Print the report in landscape.", "Landscape again for the invoice.", "Print it in landscape, please.",
+             "Landscape for the summary too.", "Landscape orientation for the slides.",
+             "The coffee machine broke.", "My sister lives in Lisbon."]
+    records, _ = group(texts)
+    vectors = np.ones((len(texts), 4), dtype=np.float32) / 2.0  # an embedder that finds everything alike
+    groups = find_groups(records, vectors, SemanticConfig())
+    assert [sorted(g.members) for g in groups] == [[0, 1, 2, 3, 4]] and groups[0].topic == "landscape"
