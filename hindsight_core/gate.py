@@ -212,7 +212,7 @@ class RuleBasedGate:
         trust = SOURCE_TRUST[source]
         body = strip_speaker(text)
         if TRIVIAL.search(body):
-            return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a question about the moment",), 0.0)
+            return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a trivial request",), 0.0)
         if content_words(body) < self.min_content_tokens:
             return GateDecision(False, EventType.DIALOGUE.value,
                                 ("no content: a greeting, thanks, an acknowledgement or emoji",), 0.0)
