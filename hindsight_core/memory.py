@@ -25,7 +25,7 @@ import numpy as np
 
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from . import decay as decay_math
-from .config import HindsightConfig
+from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
@@ -128,12 +128,14 @@ class Hindsight:
                  audit: Callable[[str, Source], AuditVerdict] | None = None,
                  consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
                  config: HindsightConfig | None = None) -> None:
-        self.config = config or HindsightConfig()
         self.store = store if store is not None else open_store(path=path, location=location, url=url,
                                                                  api_key=api_key, default=default_home)
         if embedder is None or isinstance(embedder, str):
             embedder = embedder_named(embedder or DEFAULT_MODEL)
         self.embedder = embedder
+        # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
+        baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
+        self.config = scaled_for_embedder(config or HindsightConfig(), baseline)
         if not callable(clock):
             raise InvalidInputError("clock must be a zero-argument callable returning an aware datetime")
         self.clock = clock
@@ -141,6 +143,10 @@ class Hindsight:
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
+        if self.consensus is not None and baseline:
+            self.consensus = dataclasses.replace(self.consensus, **{
+                name: on_similarity_scale(getattr(self.consensus, name), baseline)
+                for name in ("relate_at", "support_at", "polarity_at")})
         self.judge = judge
         self._opened: set[str] = set()
         self._user_locks: dict[str, threading.RLock] = {}
@@ -357,6 +363,9 @@ class Hindsight:
                            for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
                 new_episodes = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC
                                 and r.status is Status.ACTIVE]
+                # an episode confirmed by a repeat may complete a group too (it now counts one more)
+                new_episodes += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+                                 if plan.outcome[i].layer is Layer.EPISODIC]
                 if self.config.semantic.auto_consolidate and new_episodes:
                     self._consolidate(user, dry_run=False, around=new_episodes)
         results = []

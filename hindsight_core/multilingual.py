@@ -39,6 +39,9 @@ class E5Embedder:
     name = E5_MODEL
     dimension = 384
     multilingual = True
+    #: unrelated texts sit near this cosine (about 0.7-0.8 measured here, against about 0 for all-MiniLM-L6-v2):
+    #: `Hindsight` moves its similarity thresholds onto this scale (see `config.scaled_for_embedder`)
+    similarity_baseline = 0.7
 
     def __init__(self, batch_size: int = 32) -> None:
         self.batch_size = batch_size
