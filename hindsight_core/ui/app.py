@@ -20,6 +20,8 @@ from .security import Guard
 STATIC = Path(__file__).parent / "static"
 #: a form is a few fields; anything larger is not one of ours
 MAX_FORM_BYTES = 64 * 1024
+#: memories shown per layer before a "show all" link (a page of 1,000 is about 0.9 MB)
+PAGE_LIMIT = 200
 #: how far past now the retention plot looks
 HORIZON_DAYS = 90
 
@@ -165,8 +167,9 @@ class InspectorApp:
         now = self.memory.now()
         shown = [(r, self.memory.retention_of(r, at=now)) for r in records if r.status is not Status.QUARANTINED]
         quarantined = len(records) - len(shown)
-        return self.page(f"Memories of {user}", pages.memories_page(shown, quarantined), user=user, tab="memories",
-                         records=records)
+        limit = None if request.value("all") else PAGE_LIMIT
+        return self.page(f"Memories of {user}", pages.memories_page(shown, quarantined, user=user, limit=limit),
+                         user=user, tab="memories", records=records)
 
     def one_memory(self, request: Request) -> Response:
         user = self.user(request)
@@ -192,8 +195,9 @@ class InspectorApp:
             raise InvalidInputError("the number of results must be a whole number") from None
         # looking is not recalling: the inspector never strengthens the memories it shows
         results = self.memory.recall(query, user_id=user, k=k, reinforce=False) if query else None
-        return self.page(f"Search {user}'s memories", pages.search_page(user, query, k, results), user=user,
-                         tab="search")
+        records = self.memory.memories(user_id=user)
+        body = pages.search_page(user, query, k, results, {r.id: r for r in records})
+        return self.page(f"Search {user}'s memories", body, user=user, tab="search", records=records)
 
     def quarantine(self, request: Request) -> Response:
         user = self.user(request)

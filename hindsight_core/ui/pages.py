@@ -88,14 +88,23 @@ def memory_card(record: MemoryRecord, retention: float, lookup: Mapping[str, Mem
               class_="memory", id=f"m-{record.id}")
 
 
-def memories_page(records: Sequence[tuple[MemoryRecord, float]], quarantined: int) -> Safe:
-    """The user's memories grouped by layer (knowledge first), each with its retention."""
+def memories_page(records: Sequence[tuple[MemoryRecord, float]], quarantined: int, *, user: str,
+                  limit: int | None) -> Safe:
+    """The user's memories grouped by layer (knowledge first), newest first, each with its retention.
+
+    With a `limit`, each layer shows that many and links to the rest.
+    """
     lookup = {r.id: r for r, _ in records}
     sections = []
     for layer in (Layer.SEMANTIC, Layer.EPISODIC):
-        shown = [(r, v) for r, v in records if r.layer is layer]
-        sections.append(el("section", el("h2", f"{layer.value.capitalize()} ({len(shown)})"),
-                           [memory_card(r, v, lookup) for r, v in shown] or el("p", "none", class_="empty"),
+        in_layer = sorted(((r, v) for r, v in records if r.layer is layer), key=lambda rv: rv[0].timestamp,
+                          reverse=True)
+        shown = in_layer[:limit] if limit is not None else in_layer
+        more = el("p", f"Showing the newest {len(shown)} of {len(in_layer)}. ",
+                  el("a", "Show all", href=url("/memories", user=user, all=1)), class_="note more") \
+            if len(shown) < len(in_layer) else None
+        sections.append(el("section", el("h2", f"{layer.value.capitalize()} ({len(in_layer)})"),
+                           [memory_card(r, v, lookup) for r, v in shown] or el("p", "none", class_="empty"), more,
                            class_=f"layer {layer.value}", id=f"layer-{layer.value}"))
     note = el("p", f"{quarantined} more in quarantine, never recalled until released.", class_="note") \
         if quarantined else None
@@ -127,7 +136,12 @@ def channel(name: str, rank: int | None) -> Safe:
     return el("span", f"{name} #{rank}" if rank is not None else f"{name} –", class_="rank" if rank else "rank none")
 
 
-def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] | None) -> Safe:
+#: explanation notes that the lineage links already show
+_LINEAGE_NOTES = ("consolidated into ", "superseded by ")
+
+
+def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] | None,
+                lookup: Mapping[str, MemoryRecord]) -> Safe:
     """The search form, and the results with recall's explanation: channel ranks, retention, notes."""
     form = el("form", el("input", type="hidden", name="user", value=user),
               el("input", type="search", name="q", value=query, placeholder="What does the agent know about…",
@@ -138,11 +152,11 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
         return form
     if not results:
         return join([form, el("p", "Nothing recalled for this query.", class_="empty")])
-    lookup = {r.memory.id: r.memory for r in results}
     rows = []
     for place, result in enumerate(results, 1):
         why = result.explanation
         weight = el("span", f"weight {percent(why.weight)}") if why.weight != 1.0 else None
+        notes = [n for n in why.notes if not n.startswith(_LINEAGE_NOTES)]
         rows.append(el("li", el("a", result.memory.summary, href=url("/memory", user=user, id=result.memory.id),
                                 class_="summary"),
                        el("div", el("span", f"#{place}", class_="place"), el("span", why.layer),
@@ -150,7 +164,7 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
                           channel("recency", why.recency_rank),
                           el("span", bar(result.retention), f" retention {percent(result.retention)}",
                              class_="retention"), weight, class_="why"),
-                       el("ul", [el("li", n) for n in why.notes], class_="notes") if why.notes else None,
+                       el("ul", [el("li", n) for n in notes], class_="notes") if notes else None,
                        lineage(result.memory, lookup), class_="result"))
     return join([form, el("ol", rows, class_="results")])
 

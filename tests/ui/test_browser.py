@@ -77,8 +77,12 @@ def test_search_shows_ranks_and_retention_not_scores(page, server):
     assert re.search(r"retention \d{1,3}%", first)
     assert not re.search(r"\d\.\d{3}", page.locator("ol.results").inner_text())  # no raw fused scores
     assert "landscape" in results.first.locator(".summary").inner_text().lower()
-    # a consolidated episode says so, as recall's explanation does
-    assert page.locator("ol.results .notes li", has_text="consolidated into").count() >= 1
+    # what recall's explanation notes is shown: knowledge and its episodes, linked, and the episodes' lower weight
+    assert "knowledge from 5 episodes" in page.locator("ol.results .notes").first.inner_text()
+    episode = results.filter(has=page.locator(".lineage", has_text="consolidated into")).first
+    assert re.search(r"weight 50%", episode.locator(".why").inner_text())
+    assert episode.locator(".lineage a").inner_text() == "Print this report on A4 in landscape."
+    assert page.locator("ol.results .lineage a", has_text=re.compile(r"^[0-9a-f]{8}$")).count() == 0  # no bare ids
 
 
 def test_retention_plot(page, server, ids):

@@ -127,3 +127,17 @@ def test_an_oversized_form_is_refused(server):
 def test_releasing_an_active_memory_says_it_is_not_quarantined(server, ids):
     reply = request(server.port, "POST", "/release", form=_release_form(server, ids, memory_id=ids["vegetarian"]))
     assert reply.status == 400 and "not quarantined" in reply.body
+
+
+def test_a_long_layer_shows_the_newest_and_links_to_the_rest(server, memory, monkeypatch):
+    monkeypatch.setattr("hindsight_core.ui.app.PAGE_LIMIT", 2)
+    episodes = sorted((r for r in memory.memories(user_id="alice")
+                       if r.layer.value == "episodic" and r.status is Status.ACTIVE),
+                      key=lambda r: r.timestamp, reverse=True)
+    page = request(server.port, "GET", "/memories?user=alice").body
+    episodic = page.split('id="layer-episodic"', 1)[1]
+    assert episodic.count('<article class="memory"') == 2
+    assert f"Showing the newest 2 of {len(episodes)}." in episodic and 'href="/memories?user=alice&amp;all=1"' in episodic
+    assert episodic.index(f'id="m-{episodes[0].id}"') < episodic.index(f'id="m-{episodes[1].id}"')
+    everything = request(server.port, "GET", "/memories?user=alice&all=1").body.split('id="layer-episodic"', 1)[1]
+    assert everything.count('<article class="memory"') == len(episodes) and "Showing the newest" not in everything
