@@ -27,8 +27,8 @@ HORIZON_DAYS = 90
 
 SECURITY_HEADERS = [
     # no script runs at all, even if some text escaped escaping; styles only from our own file
-    ("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
-                                "frame-ancestors 'none'; base-uri 'none'"),
+    ("Content-Security-Policy", ("default-src 'none'; style-src 'self'; img-src 'self' data:; "
+                                 "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
     # the token's URL is redirected away at once; "no-referrer" would make browsers post `Origin: null`

@@ -15,7 +15,7 @@ from .seed import seeded_memory
 
 @pytest.fixture
 def seeded():
-    memory, clock, ids = seeded_memory()
+    memory, _, ids = seeded_memory()
     try:
         yield memory, ids
     finally:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from hindsight_core import Status
+from hindsight_core.ui import InspectorServer
 
 from .seed import HOSTILE, PLANTED
 
@@ -129,3 +130,16 @@ def test_quarantine_release(page, server, memory, ids):
     assert memory.get(ids["planted"], user_id="alice").status is Status.ACTIVE
     page.click("nav a:has-text('Memories')")
     assert page.locator("#layer-episodic .summary", has_text="ACME").count() == 1
+
+
+def test_with_a_token_the_printed_link_logs_the_browser_in(page, memory, ids):
+    with InspectorServer(memory, port=0, token="a-token/with+odd=chars") as server:
+        page.goto(f"{server.url}quarantine?user=alice")
+        assert page.locator("h1").inner_text() == "Unauthorized"
+        page.goto(server.login_url)
+        assert page.url == server.url  # the token left the address bar
+        assert page.locator("h1").inner_text() == "Choose a user"
+        page.goto(f"{server.url}quarantine?user=alice")
+        page.locator("article.quarantined button", has_text="Release").click()  # the cookie goes with the POST
+        assert page.locator("p.notice").inner_text().startswith("Released:")
+    assert memory.get(ids["planted"], user_id="alice").status is Status.ACTIVE

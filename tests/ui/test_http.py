@@ -8,7 +8,6 @@ from hindsight_core import Status
 from hindsight_core.ui import InspectorServer, UnsafeExposureError
 
 from .http import request
-from .seed import HOSTILE
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,7 +8,6 @@ from hindsight_core import Hindsight
 from hindsight_core.ui import InspectorServer
 
 from .http import request
-from .seed import START
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(300)]
 
