@@ -53,7 +53,10 @@ class Request:
         method = environ.get("REQUEST_METHOD", "GET").upper()
         form: dict[str, str] = {}
         if method == "POST":
-            length = int(environ.get("CONTENT_LENGTH") or 0)
+            try:
+                length = int(environ.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                raise InvalidInputError("the request's Content-Length is not a number") from None
             if length > MAX_FORM_BYTES:
                 raise InvalidInputError(f"a form of {length:,} bytes; the inspector takes {MAX_FORM_BYTES:,} at most")
             form = first(environ["wsgi.input"].read(length).decode("utf-8", "replace")) if length else {}

@@ -48,7 +48,7 @@ def layout(title: str, body: Safe, *, users: Sequence[str], user: str | None = N
 
 def home_page(users: Sequence[str]) -> Safe:
     if not users:
-        return el("p", "No memories yet. Store some with `hindsight remember TEXT -u USER`.")
+        return el("p", "No memories yet. Store some with ", el("code", "hindsight remember -u USER TEXT"), ".")
     return el("ul", [el("li", el("a", u, href=url("/memories", user=u))) for u in users], class_="users")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight_core import Status
+from hindsight_core import Hindsight, Status
+from hindsight_core.testing import FakeEmbedder
 from hindsight_core.ui import InspectorServer, UnsafeExposureError
 
 from .http import request
@@ -140,3 +141,10 @@ def test_a_long_layer_shows_the_newest_and_links_to_the_rest(server, memory, mon
     assert episodic.index(f'id="m-{episodes[0].id}"') < episodic.index(f'id="m-{episodes[1].id}"')
     everything = request(server.port, "GET", "/memories?user=alice&all=1").body.split('id="layer-episodic"', 1)[1]
     assert everything.count('<article class="memory"') == len(episodes) and "Showing the newest" not in everything
+
+
+def test_an_empty_store_says_how_to_fill_it():
+    with Hindsight(location=":memory:", embedder=FakeEmbedder()) as empty, InspectorServer(empty, port=0) as server:
+        reply = request(server.port, "GET", "/")
+    assert reply.status == 200 and "<code>hindsight remember -u USER TEXT</code>" in reply.body
+    assert "<select" not in reply.body  # no users to choose from
