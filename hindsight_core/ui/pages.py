@@ -59,12 +59,19 @@ def memory_link(memory_id: str, user: str, lookup: Mapping[str, MemoryRecord]) -
     return el("a", label, href=url("/memory", user=user, id=memory_id), title=memory_id)
 
 
-def lineage(record: MemoryRecord, lookup: Mapping[str, MemoryRecord]) -> Safe:
-    """What the memory was derived from, superseded by and consolidated into, as links."""
+#: episodes listed under a knowledge card; its own page lists them all
+CARD_SOURCES = 8
+
+
+def lineage(record: MemoryRecord, lookup: Mapping[str, MemoryRecord], *, limit: int | None = None) -> Safe:
+    """What the memory was derived from (all, or the first `limit`), superseded by and consolidated into, as links."""
     rows = []
     if record.derived_from:
-        rows.append(el("li", "derived from ", join((memory_link(i, record.user_id, lookup)
-                                                   for i in record.derived_from), "; ")))
+        shown = record.derived_from[:limit] if limit is not None else record.derived_from
+        rest = len(record.derived_from) - len(shown)
+        more = el("a", f"and {rest} more", href=url("/memory", user=record.user_id, id=record.id)) if rest else None
+        rows.append(el("li", f"derived from {len(record.derived_from)}: ",
+                       join([*(memory_link(i, record.user_id, lookup) for i in shown), more], "; ")))
     if record.superseded_by:
         rows.append(el("li", "superseded by ", memory_link(record.superseded_by, record.user_id, lookup)))
     if record.consolidated_into:
@@ -83,8 +90,8 @@ def facts(record: MemoryRecord, retention: float) -> Safe:
 
 
 def memory_card(record: MemoryRecord, retention: float, lookup: Mapping[str, MemoryRecord]) -> Safe:
-    return el("article", el("a", record.summary, href=url("/memory", user=record.user_id, id=record.id),
-                            class_="summary"), facts(record, retention), lineage(record, lookup),
+    title = el("a", record.summary, href=url("/memory", user=record.user_id, id=record.id), class_="summary")
+    return el("article", title, facts(record, retention), lineage(record, lookup, limit=CARD_SOURCES),
               class_="memory", id=f"m-{record.id}")
 
 
@@ -165,7 +172,7 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
                           el("span", bar(result.retention), f" retention {percent(result.retention)}",
                              class_="retention"), weight, class_="why"),
                        el("ul", [el("li", n) for n in notes], class_="notes") if notes else None,
-                       lineage(result.memory, lookup), class_="result"))
+                       lineage(result.memory, lookup, limit=CARD_SOURCES), class_="result"))
     return join([form, el("ol", rows, class_="results")])
 
 

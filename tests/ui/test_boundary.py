@@ -18,7 +18,8 @@ def test_no_core_module_imports_the_ui():
                  and re.search(r"from \.+ui\b|hindsight_core\.ui\b|import ui\b", p.read_text())]
     # the command line starts it, inside the `ui` command only
     assert offenders == ["cli.py"]
-    assert re.findall(r"^\s+from \.ui\.cli import run$", (CORE / "cli.py").read_text(), re.M) == ["    from .ui.cli import run"]
+    imports = re.findall(r"^\s*from \.ui\S* import .*$", (CORE / "cli.py").read_text(), re.M)
+    assert imports == ["    from .ui.cli import run"]
 
 
 def test_importing_the_core_or_the_cli_loads_no_ui_and_the_ui_loads_no_framework():

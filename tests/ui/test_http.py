@@ -137,7 +137,8 @@ def test_a_long_layer_shows_the_newest_and_links_to_the_rest(server, memory, mon
     page = request(server.port, "GET", "/memories?user=alice").body
     episodic = page.split('id="layer-episodic"', 1)[1]
     assert episodic.count('<article class="memory"') == 2
-    assert f"Showing the newest 2 of {len(episodes)}." in episodic and 'href="/memories?user=alice&amp;all=1"' in episodic
+    assert f"Showing the newest 2 of {len(episodes)}." in episodic
+    assert 'href="/memories?user=alice&amp;all=1"' in episodic
     assert episodic.index(f'id="m-{episodes[0].id}"') < episodic.index(f'id="m-{episodes[1].id}"')
     everything = request(server.port, "GET", "/memories?user=alice&all=1").body.split('id="layer-episodic"', 1)[1]
     assert everything.count('<article class="memory"') == len(episodes) and "Showing the newest" not in everything
@@ -148,3 +149,14 @@ def test_an_empty_store_says_how_to_fill_it():
         reply = request(server.port, "GET", "/")
     assert reply.status == 200 and "<code>hindsight remember -u USER TEXT</code>" in reply.body
     assert "<select" not in reply.body  # no users to choose from
+
+
+def test_a_card_lists_the_first_episodes_of_its_knowledge_and_its_page_lists_all(server, memory, monkeypatch):
+    monkeypatch.setattr("hindsight_core.ui.pages.CARD_SOURCES", 2)
+    knowledge = next(r for r in memory.memories(user_id="alice") if r.layer.value == "semantic")
+    card = request(server.port, "GET", "/memories?user=alice").body.split('id="layer-semantic"', 1)[1]
+    card = card.split("</article>", 1)[0]
+    assert "derived from 5: " in card and card.count('href="/memory?user=alice&amp;id=') == 2 + 1 + 1
+    assert f'<a href="/memory?user=alice&amp;id={knowledge.id}">and 3 more</a>' in card
+    page = request(server.port, "GET", f"/memory?user=alice&id={knowledge.id}").body
+    assert all(f"id={episode}" in page for episode in knowledge.derived_from)
