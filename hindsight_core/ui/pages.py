@@ -237,7 +237,7 @@ def receipt_page(receipt: ForgetReceipt) -> Safe:
         if receipt.rederived else ""
     return join([el("p", f"Forgot {receipt.count} memor{'y' if receipt.count == 1 else 'ies'} for good.{rewritten}",
                     class_="receipt"), _removed(receipt),
-                 el("a", "Back to the memories", href=url("/memories", user=receipt.user_id))])
+                 el("p", el("a", "Back to the memories", href=url("/memories", user=receipt.user_id)))])
 
 
 def message_page(text: str) -> Safe:

@@ -160,3 +160,12 @@ def test_a_card_lists_the_first_episodes_of_its_knowledge_and_its_page_lists_all
     assert f'<a href="/memory?user=alice&amp;id={knowledge.id}">and 3 more</a>' in card
     page = request(server.port, "GET", f"/memory?user=alice&id={knowledge.id}").body
     assert all(f"id={episode}" in page for episode in knowledge.derived_from)
+
+
+def test_a_bug_is_a_500_page_and_a_traceback_in_the_log(memory, monkeypatch):
+    logged = []
+    with InspectorServer(memory, port=0, log=logged.append) as server:
+        monkeypatch.setattr(memory, "memories", lambda **_: 1 / 0)
+        reply = request(server.port, "GET", "/memories?user=alice")
+    assert reply.status == 500 and "the details are in its log" in reply.body and "ZeroDivision" not in reply.body
+    assert len(logged) == 1 and "ZeroDivisionError" in logged[0]
