@@ -20,7 +20,7 @@ from .formatting import format_for_prompt
 from .gate import LLMGate, RuleBasedGate, WriteGate
 from .memory import Hindsight, WriteResult
 from .semantic import ConsolidationReport
-from .store import MemoryStore, QdrantStore
+from .store import EdgeStore, LegacyStoreError, MemoryStore, ServerStore
 from .timerange import TimeRange
 from .tokens import count_tokens
 from .working import ContextBudget, ContextBudgetError, InProcessBackend, RedisBackend, WorkingMemory
@@ -37,7 +37,7 @@ __all__ = [
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
     "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",
-    "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
+    "EdgeStore", "LegacyStoreError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
     "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError", "StoreUnavailableError",
     "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__", "count_tokens", "format_for_prompt",
     "system_clock",

@@ -80,11 +80,11 @@ class Settings:
         return f"Qdrant server at {self.qdrant_url}" if self.qdrant_url else f"embedded store at {self.store_path}"
 
     def open_store(self) -> Any:
-        from .store import QdrantStore
+        from .store import EdgeStore, ServerStore
 
         if self.qdrant_url:
-            return QdrantStore(url=self.qdrant_url, api_key=self.qdrant_api_key)
-        return QdrantStore(path=self.store_path)
+            return ServerStore(self.qdrant_url, api_key=self.qdrant_api_key)
+        return EdgeStore(self.store_path)
 
     def embedder(self, model: str | None = None) -> LazyEmbedder:
         return LazyEmbedder(model or self.embedding_model)

@@ -21,7 +21,7 @@ def test_public_api_is_pinned():
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
         "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",
-        "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults",
+        "EdgeStore", "LegacyStoreError", "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults",
         "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
         "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",
         "count_tokens", "format_for_prompt", "system_clock"])
