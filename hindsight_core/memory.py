@@ -611,23 +611,6 @@ class Hindsight:
                 victims.append(record)
         return sorted(victims, key=lambda r: r.timestamp)
 
-    # -- review: releasing what the write audit quarantined ------------------------------------
-    def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
-        """Make a quarantined memory active (recalled again); the audit's reasons stay in its metadata.
-
-        Deleting a quarantined memory instead is `forget(memory_id=...)`.
-        """
-        user = self._user(user_id)
-        with self._lock:
-            record = self.get(memory_id, user_id=user)
-            if record.status is not Status.QUARANTINED:
-                raise InvalidInputError(f"memory {memory_id!r} is {record.status.value}, not quarantined")
-            audit = {**record.metadata.get("audit", {}), "released": self.now().isoformat()}
-            released = record.evolve(status=Status.ACTIVE, metadata={**record.metadata, "audit": audit})
-            self.store.update_fields(user, record.id, {"status": Status.ACTIVE.value, "metadata": released.metadata})
-            self._index(user, create=False).update(released)  # type: ignore[union-attr]
-        return released
-
     # -- semantic memory ----------------------------------------------------------------------
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
         """Turn groups of similar episodes into semantic memories (see `hindsight_core.semantic`).

