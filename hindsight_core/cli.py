@@ -36,6 +36,7 @@ Environment variables (a flag wins over its variable):
   HINDSIGHT_MCP_TOKEN        bearer token the MCP server requires over HTTP (one user)
   HINDSIGHT_MCP_TOKENS_FILE  JSON {"user_id": "token"} for an MCP server with several users
   HINDSIGHT_MCP_HOST / HINDSIGHT_MCP_PORT   where the HTTP MCP server listens (127.0.0.1:8080)
+  HINDSIGHT_MCP_WRITE_SOURCE who the MCP server's writes come from: agent (default), user or tool
 """
 
 
@@ -399,9 +400,13 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
               **_env("HINDSIGHT_MCP_TOKENS_FILE"), help='Several users: JSON {"user_id": "token", ...}.')
 @click.option("--allow-unauthenticated", is_flag=True,
               help="Serve HTTP without a token on a non-loopback address (anyone who reaches it is the user).")
+@click.option("--write-source", type=click.Choice(["agent", "user", "tool"]), default="agent", show_default=True,
+              **_env("HINDSIGHT_MCP_WRITE_SOURCE"),
+              help="Who memory_write records as speaking. The caller is a model, so 'agent'; 'user' only when "
+                   "the client is the user's own hand (the model never chooses).")
 @pass_settings
 def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port: int, token: str | None,
-        tokens_file: Path | None, allow_unauthenticated: bool) -> None:
+        tokens_file: Path | None, allow_unauthenticated: bool, write_source: str) -> None:
     from .mcp.scope import UserScope
 
     if tokens_file is not None:
@@ -423,7 +428,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
     memory = settings.open_memory()
     try:
         memory.embedder.dimension  # load the model now, not on the first request
-        server = build_server(memory, scope, host=host, port=port)
+        server = build_server(memory, scope, host=host, port=port, write_source=write_source)
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"
                        f"{'/mcp' if transport == 'streamable-http' else '/sse'} ({settings.describe()})", err=True)

@@ -29,6 +29,7 @@ from .config import HindsightConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
+from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
 from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
 from .audit import Action, AuditVerdict, WriteAudit
@@ -143,7 +144,7 @@ class Hindsight:
         self.judge = judge
         self._opened: set[str] = set()
         self._user_locks: dict[str, threading.RLock] = {}
-        self._working_backends: list[Any] = []
+        self._forget_listeners = ForgetListeners()
         self._lock = threading.RLock()
         self._closed = False
 
@@ -486,8 +487,9 @@ class Hindsight:
         user = self._user(user_id)
         if not self._open(user, create=False):
             return []
-        records = [h.record for h in self.store.scan(user, ALL if include_inactive else _ACTIVE)]
-        return sorted(records, key=lambda r: r.timestamp)
+        hits = sorted(self.store.scan(user, ALL if include_inactive else _ACTIVE),
+                      key=lambda h: (h.record.timestamp, h.seq))
+        return [h.record for h in hits]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
         """The user's memories whose metadata contains `metadata` (nested dicts match as subsets).
@@ -501,7 +503,8 @@ class Hindsight:
         if not self._open(user, create=False):
             return []
         hits = self.store.scan(user, dataclasses.replace(ALL, metadata=dict(metadata)))
-        return sorted((h.record for h in hits if _contains(h.record.metadata, metadata)), key=lambda r: r.timestamp)
+        return [h.record for h in sorted((h for h in hits if _contains(h.record.metadata, metadata)),
+                                         key=lambda h: (h.record.timestamp, h.seq))]
 
     def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
         """Let a quarantined memory be recalled (a person reviewed it and found it safe)."""
@@ -528,9 +531,8 @@ class Hindsight:
         sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
         Forgotten memories leave the store, and their text is unreadable at once
         (the embedded store destroys each memory's key, see `store.sealing`);
-        their text also leaves the working-memory sessions attached to this
-        instance; knowledge drawn only from them goes too, knowledge drawn partly
-        is re-derived.
+        every `on_forget` listener (such as working memory) is told which texts went;
+        knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
         if not isinstance(everything, bool) or not isinstance(dry_run, bool):
@@ -545,7 +547,9 @@ class Hindsight:
             if not self._open(user, create=False):
                 if memory_id is not None:
                     raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
-                return ForgetReceipt(user, dry_run, ())
+                # no long-term memories, but working-memory sessions may still hold the user's words
+                working = self._forget_listeners.announce(Forgotten.of(user, None)) if everything and not dry_run else 0
+                return ForgetReceipt(user, dry_run, (), working_messages=working)
             if memory_id is not None:
                 victims = [self.get(memory_id, user_id=user)]
             elif everything:
@@ -557,7 +561,7 @@ class Hindsight:
                 if not dry_run:
                     self.store.drop_user(user)
                     self._opened.discard(user)
-                    working = self._purge_working(user, None)
+                    working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             victim_ids = {v.id for v in victims}
             knowledge = [h.record for h in self.store.scan(user, dataclasses.replace(ALL, layers=frozenset(
@@ -572,19 +576,12 @@ class Hindsight:
             if not dry_run and victims:
                 self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                   updates=[(r.id, _link_fields(r)) for r in released])
-                working = self._purge_working(user, [v.raw_content for v in victims])
+                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
-    def attach_working_backend(self, backend: Any) -> None:
-        """Let forgetting reach the working-memory sessions kept on `backend` (WorkingMemory does this)."""
-        with self._lock:
-            if all(b is not backend for b in self._working_backends):
-                self._working_backends.append(backend)
-
-    def _purge_working(self, user: str, contents: Iterable[str] | None) -> int:
-        from .working.window import purge_user
-
-        return sum(purge_user(backend, user, contents) for backend in list(self._working_backends))
+    def on_forget(self, listener: ForgetListener) -> None:
+        """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
+        self._forget_listeners.add(listener)
 
     def compact(self) -> int:
         """Rewrite the store's files so that forgotten memories' vectors leave the segments too."""
@@ -639,7 +636,7 @@ class Hindsight:
             first = self.store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
                                           min_score=semantic.group_similarity, scope=episodes)
             pool = {h.record.id: h for hits in first for h in hits}
-            if sum(h.record.confirmations for h in pool.values()) < semantic.min_episodes:
+            if len(pool) <= len(around):  # no episode near the new ones: no group to complete
                 return ConsolidationReport(user_id=user, dry_run=dry_run)
             second = self.store.neighbours(user, np.asarray([h.vector for h in pool.values()]), limit=64,
                                            min_score=semantic.group_similarity, scope=episodes)

@@ -1,9 +1,9 @@
 """A small expression tree for the ranking formula, compiled for each engine.
 
-The recall plan states its formula once, as nested tuples; `to_edge` and
-`to_client` turn it into Qdrant Edge's `Expression` and qdrant-client's
-`*Expression` models, and `evaluate` computes it in numpy (for tests against
-hand-computed values and for explanations). Only arithmetic both engines
+The recall plan states its formula once, as nested tuples; each backend
+compiles it for its engine (`store.edge.compile_formula`,
+`store.server.compile_formula`), and `evaluate` computes it in numpy (for
+tests against hand-computed values). Only arithmetic both engines
 implement is used: constants, payload variables, the fused score, sums,
 products, negation, division, exp and max.
 """
@@ -87,50 +87,4 @@ def evaluate(tree: Expr, values: Mapping[str, Any]) -> np.ndarray:
         return np.exp(evaluate(tree[1], values))
     if kind == "div":
         return evaluate(tree[1], values) / evaluate(tree[2], values)
-    raise ValueError(f"unknown expression {kind!r}")
-
-
-def to_edge(tree: Expr) -> Any:
-    from qdrant_edge import Expression as E
-
-    kind = tree[0]
-    if kind == "const":
-        return E.Constant(tree[1])
-    if kind == "var":
-        return E.Variable(tree[1])
-    if kind == "mul":
-        return E.Mult([to_edge(x) for x in tree[1]])
-    if kind == "sum":
-        return E.Sum([to_edge(x) for x in tree[1]])
-    if kind == "max":
-        return E.Max([to_edge(x) for x in tree[1]])
-    if kind == "neg":
-        return E.Neg(to_edge(tree[1]))
-    if kind == "exp":
-        return E.Exp(to_edge(tree[1]))
-    if kind == "div":
-        return E.Div(to_edge(tree[1]), to_edge(tree[2]), by_zero_default=0.0)
-    raise ValueError(f"unknown expression {kind!r}")
-
-
-def to_client(tree: Expr) -> Any:
-    from qdrant_client import models as m
-
-    kind = tree[0]
-    if kind == "const":
-        return tree[1]
-    if kind == "var":
-        return tree[1]
-    if kind == "mul":
-        return m.MultExpression(mult=[to_client(x) for x in tree[1]])
-    if kind == "sum":
-        return m.SumExpression(sum=[to_client(x) for x in tree[1]])
-    if kind == "max":
-        return m.MaxExpression(max=[to_client(x) for x in tree[1]])
-    if kind == "neg":
-        return m.NegExpression(neg=to_client(tree[1]))
-    if kind == "exp":
-        return m.ExpExpression(exp=to_client(tree[1]))
-    if kind == "div":
-        return m.DivExpression(div=m.DivParams(left=to_client(tree[1]), right=to_client(tree[2]), by_zero_default=0.0))
     raise ValueError(f"unknown expression {kind!r}")

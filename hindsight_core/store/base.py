@@ -85,6 +85,8 @@ class Hit:
     vector: np.ndarray | None = None
     #: sparse term ids of the record (for the keyword-coverage part of explanations)
     terms: frozenset[int] = field(default_factory=frozenset)
+    #: the order records were written in (ties of equal timestamps keep it)
+    seq: int = 0
 
 
 @dataclass

@@ -370,7 +370,7 @@ class EdgeStore:
                 vector = np.asarray(vectors[pts.DENSE], dtype=np.float32)
             if pts.SPARSE in vectors:
                 terms = frozenset(vectors[pts.SPARSE].indices)
-        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms)
+        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
 
     def _report(self, user_id: str) -> LoadReport:
         return self._reports.setdefault(user_id, LoadReport())
@@ -440,8 +440,6 @@ class EdgeStore:
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         from qdrant_edge import Formula, Fusion, Prefetch, QueryBatchRequest, QueryRequest
 
-        from ..recall.formula import to_edge
-
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
@@ -451,7 +449,7 @@ class EdgeStore:
                         for c in request.channels]
             fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
                              query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
-            main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(to_edge(request.formula)),
+            main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
                                 with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
             probes = [QueryRequest(limit=p.limit, query=_edge_query(p), filter=flt, score_threshold=p.score_threshold,
                                    with_payload=False, with_vector=False) for p in request.probes]
@@ -660,3 +658,27 @@ def edge_filter(scope: Scope) -> Any:
     for digest in pts.metadata_digests(scope.metadata or {}):
         must.append(FieldCondition(key="meta_keys", match=MatchValue(digest)))
     return Filter(must=must) if must else None
+
+
+def compile_formula(tree: tuple) -> Any:
+    """The recall plan's formula (`recall.formula`) as Qdrant Edge expressions."""
+    from qdrant_edge import Expression as E
+
+    kind = tree[0]
+    if kind == "const":
+        return E.Constant(tree[1])
+    if kind == "var":
+        return E.Variable(tree[1])
+    if kind == "mul":
+        return E.Mult([compile_formula(x) for x in tree[1]])
+    if kind == "sum":
+        return E.Sum([compile_formula(x) for x in tree[1]])
+    if kind == "max":
+        return E.Max([compile_formula(x) for x in tree[1]])
+    if kind == "neg":
+        return E.Neg(compile_formula(tree[1]))
+    if kind == "exp":
+        return E.Exp(compile_formula(tree[1]))
+    if kind == "div":
+        return E.Div(compile_formula(tree[1]), compile_formula(tree[2]), by_zero_default=0.0)
+    raise ValueError(f"unknown expression {kind!r}")

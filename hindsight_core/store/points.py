@@ -30,7 +30,20 @@ DENSE, SPARSE = "dense", "bm25"
 #: the record fields that hold what the user said; sealed when the backend seals payloads
 TEXT_FIELDS = ("summary", "raw_content", "context", "entities", "metadata")
 #: derived fields kept beside the record's own, for filters and the ranking formula
-RANKING_FIELDS = ("ts_days", "reinforced_days", "is_consolidated", "is_superseded", "meta_keys")
+RANKING_FIELDS = ("ts_days", "reinforced_days", "is_consolidated", "is_superseded", "meta_keys", "seq")
+
+_SEQ_LOCK = threading.Lock()
+_LAST_SEQ = 0
+
+
+def next_seq() -> int:
+    """A number that grows with every record written by this process (time-based): the write order."""
+    global _LAST_SEQ
+    import time
+
+    with _SEQ_LOCK:
+        _LAST_SEQ = max(_LAST_SEQ + 1, time.time_ns())
+        return _LAST_SEQ
 
 _BM25_LOCK = threading.Lock()
 _BM25: Any = None
@@ -107,6 +120,7 @@ def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping
     payload["ts_days"] = epoch_days(record.timestamp)
     payload["reinforced_days"] = epoch_days(record.last_accessed or record.timestamp)
     payload["meta_keys"] = metadata_digests(record.metadata)
+    payload["seq"] = next_seq()
     if seal is not None:
         payload["sealed"] = seal(record.id, text)
     else:

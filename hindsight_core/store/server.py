@@ -253,7 +253,7 @@ class ServerStore:
             vector = np.asarray(vectors[pts.DENSE], dtype=np.float32)
         if with_vectors and pts.SPARSE in vectors:
             terms = frozenset(vectors[pts.SPARSE].indices)
-        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms)
+        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
 
     def load_report(self, user_id: str) -> LoadReport:
         return LoadReport([u for u in self._report.unreadable])
@@ -317,8 +317,6 @@ class ServerStore:
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         from qdrant_client import models as m
 
-        from ..recall.formula import to_client
-
         name = self._collection(user_id, MEMORIES)
         if name is None:
             return SearchResult([], [[] for _ in request.probes])
@@ -327,7 +325,7 @@ class ServerStore:
                                score_threshold=c.score_threshold) for c in request.channels]
         fused = m.Prefetch(prefetch=channels, limit=max(c.limit for c in request.channels),
                            query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k, weights=list(request.weights))))
-        main = m.QueryRequest(prefetch=[fused], query=m.FormulaQuery(formula=to_client(request.formula)),
+        main = m.QueryRequest(prefetch=[fused], query=m.FormulaQuery(formula=compile_formula(request.formula)),
                               limit=request.limit, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
         probes = [m.QueryRequest(query=_client_query(p), using=p.using, filter=flt, limit=p.limit,
                                  score_threshold=p.score_threshold, with_payload=False) for p in request.probes]
@@ -477,3 +475,27 @@ def client_filter(scope: Scope, user_id: str) -> Any:
     for digest in pts.metadata_digests(scope.metadata or {}):
         must.append(m.FieldCondition(key="meta_keys", match=m.MatchValue(value=digest)))
     return m.Filter(must=must)
+
+
+def compile_formula(tree: tuple) -> Any:
+    """The recall plan's formula (`recall.formula`) as qdrant-client expressions."""
+    from qdrant_client import models as m
+
+    kind = tree[0]
+    if kind == "const":
+        return tree[1]
+    if kind == "var":
+        return tree[1]
+    if kind == "mul":
+        return m.MultExpression(mult=[compile_formula(x) for x in tree[1]])
+    if kind == "sum":
+        return m.SumExpression(sum=[compile_formula(x) for x in tree[1]])
+    if kind == "max":
+        return m.MaxExpression(max=[compile_formula(x) for x in tree[1]])
+    if kind == "neg":
+        return m.NegExpression(neg=compile_formula(tree[1]))
+    if kind == "exp":
+        return m.ExpExpression(exp=compile_formula(tree[1]))
+    if kind == "div":
+        return m.DivExpression(div=m.DivParams(left=compile_formula(tree[1]), right=compile_formula(tree[2]), by_zero_default=0.0))
+    raise ValueError(f"unknown expression {kind!r}")
