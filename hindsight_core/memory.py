@@ -39,7 +39,9 @@ from .semantic import ConsolidationReport
 from .writing import plan_writes
 from .store import MemoryStore, QdrantStore
 from .text import keyword_tokens, summarize_line, validate_id, validate_text
-from .timerange import TimeRangeLike, resolve_time_range
+from .timerange import TimeRangeLike
+from .validation import (check_clock, check_confidence, check_entities, check_event_types, check_flag,
+                         check_metadata_keys, check_store_path, time_window)
 from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
 
@@ -128,12 +130,12 @@ class Hindsight:
         if store is None:
             if path is None and location is None and url is None:
                 path = default_home() / "store"
-            store = QdrantStore(path=path, location=location, url=url, api_key=api_key)
+            store = QdrantStore(path=check_store_path(path), location=location, url=url, api_key=api_key)
         self.store = store
         if embedder is None or isinstance(embedder, str):
             embedder = SentenceTransformerEmbedder(embedder or DEFAULT_MODEL)
         self.embedder = embedder
-        self.clock = clock
+        self.clock = check_clock(clock)
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
@@ -201,6 +203,7 @@ class Hindsight:
             return {}
         if not isinstance(metadata, Mapping):
             raise InvalidInputError("metadata must be a mapping of str to JSON values")
+        check_metadata_keys(metadata)
         limits = self.config.limits
 
         def depth(value: Any, level: int) -> None:
@@ -247,8 +250,8 @@ class Hindsight:
             raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
         if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
             raise InvalidInputError("event_type must be a non-empty string")
-        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 <= confidence <= 1):
-            raise InvalidInputError("confidence must be a number within 0..1")
+        confidence, entities = check_confidence(confidence), check_entities(entities)
+        force = check_flag(force, "force")
         meta = self._check_metadata(metadata)
         verdict = self.audit(clean, source)
         if verdict.action is Action.REJECT:
@@ -371,9 +374,9 @@ class Hindsight:
             layer_set = {Layer(x) for x in layers} if layers is not None else None
         except ValueError as exc:
             raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
-        types = {str(t) for t in event_types} if event_types is not None else None
+        types = check_event_types(event_types)
         now = self.now()
-        window = resolve_time_range(time_range, now)
+        window = time_window(time_range, now)
         query_vector = self._embed([clean])[0]
         cfg = self.config.recall
         with self._lock:
@@ -505,6 +508,7 @@ class Hindsight:
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
+        everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import EmbedderMismatchError, HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
+from ..validation import read_or_set_aside
 from .base import ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE
 
 REGISTRY = "hindsight_users"
@@ -355,7 +356,9 @@ class QdrantStore:
                         continue
                     vector = point.vector[VECTOR] if isinstance(point.vector, dict) else point.vector
                     extra = {k: v for k, v in payload.items() if k not in _RECORD_FIELDS}
-                    yield MemoryRecord.from_payload(payload), np.asarray(vector, dtype=np.float32), extra
+                    record = read_or_set_aside(payload, f"{space} of a user")  # one bad record never locks a user out
+                    if record is not None:
+                        yield record, np.asarray(vector, dtype=np.float32), extra
                 if offset is None:
                     return
 
