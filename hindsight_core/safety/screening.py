@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ..errors import InvalidInputError
 from ..types import Source
+from .directives import directive_findings
 from .normalise import decode_base64_runs, normalise
 from .rules import RULES
 from .verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
@@ -53,6 +54,7 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
     if hidden_triggers:
         findings.append(Finding(Category.OBFUSCATION, "a trigger phrase only visible after removing invisible "
                                 "characters, look-alike letters or spacing", 1.0, hidden_triggers[0].evidence))
+    findings += directive_findings(norm.text, source)
     if norm.tag_chars:
         findings.append(Finding(Category.HIDDEN_TEXT, f"{norm.tag_chars} invisible Unicode tag characters", 2.0,
                                 norm.hidden[:60] or "(no readable text)"))
@@ -91,12 +93,16 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
 
 def verdict_from_findings(findings: Sequence[Finding], source: Source,
                           policy: AuditPolicy | None = None) -> AuditVerdict:
-    """Score the findings (sum of weights x the source's factor) and pick the action."""
+    """Score the findings (sum of weights x the source's factor) and pick the action.
+
+    Review-only findings count towards quarantine, not towards rejection: a statistical
+    judgement may hold a write back for a person to see, never throw it away.
+    """
     policy = policy or DEFAULT_POLICY
     factor = policy.source_factor[source]
     raw = sum(f.weight for f in findings)
     score = round(raw * factor, 3)
-    if score >= policy.reject_at:
+    if round(sum(f.weight for f in findings if not f.review_only) * factor, 3) >= policy.reject_at:
         action = Action.REJECT
     elif score >= policy.quarantine_at:
         action = Action.QUARANTINE

@@ -66,6 +66,8 @@ class Finding:
     weight: float
     evidence: str
     layer: str = "text"  # text | hidden (tag characters) | base64 | smuggled (variation selectors)
+    #: a judgement rather than a match (the directive detector): it can send a write to review, never reject it
+    review_only: bool = False
 
     def __str__(self) -> str:
         where = "" if self.layer == "text" else f" [in {self.layer} text]"
