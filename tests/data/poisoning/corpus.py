@@ -28,7 +28,7 @@ class Item:
     text: str
     carrier: str = ""
     kind: str = "attack"  # attack | benign
-    split: str = "dev"    # dev | holdout1 | holdout2 | holdout3 (README.md: which ones the rules were tuned on)
+    split: str = "dev"    # dev | holdout1..3 | reworded_dev | heldout | generated (README.md: which were tuned on)
 
 
 def hide_in_tags(text: str) -> str:
@@ -63,6 +63,18 @@ def hand_written_attacks() -> list[Item]:
 
 def hand_written_benign() -> list[Item]:
     return _jsonl("benign.jsonl", "benign")
+
+
+def heldout(kind: str) -> list[Item]:
+    """The held-out paraphrases of issue 15 (`kind` attack or benign), written after the last change to the
+    rules and the directive model and never tuned on (README.md, "Splits")."""
+    items = []
+    for line in (HERE / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line) if line.strip() else None
+        if raw and raw["kind"] == kind:
+            items.append(Item(raw["id"], raw["category"], raw["lang"], raw["source"], raw["text"],
+                              raw.get("carrier", ""), kind, "heldout"))
+    return items
 
 
 # -- BIPIA: attacker-framed carriers (as injections are found in the wild) and bare insertion -------------
