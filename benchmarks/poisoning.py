@@ -8,7 +8,7 @@ QUARANTINE: a quarantined memory is kept out of recall, so it never reaches
 for each set, overall and per category, language and source.
 
 The sets (see tests/data/poisoning/README.md):
-  headline     hand-written attacks (splits dev, holdout1, holdout2, reworded_dev) + BIPIA strings in
+  headline     hand-written attacks (dev, holdout1-2, reworded_dev, reworded_round1) + BIPIA strings in
                attacker-framed carriers; hand-written benign text (same splits) + every LoCoMo turn as the
                user's. The rules and the directive model were tuned on these: an in-sample figure.
   held-out 3   hand-written items (split holdout3) of the previous round, never tuned on.
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     attacks, benign = corpus.hand_written_attacks(), corpus.hand_written_benign()
-    tuned = ("dev", "holdout1", "holdout2", "reworded_dev")
+    tuned = ("dev", "holdout1", "holdout2", "reworded_dev", "reworded_round1")
     tool_turns = corpus.locomo_turns(args.shared, source="tool")
     trained_on = set(list(dict.fromkeys(t.id.rsplit("-", 1)[0] for t in tool_turns))[:5])
     paraphrased = [a for a in corpus.heldout("attack") if a.source in ("agent", "tool")]

@@ -40,7 +40,8 @@ TRIGGER = re.compile(
     r"vendor|supplier|visitor|member)|people|customers|users|clients|callers|they|the user)\b[^.]{0,12}?"
     r"\b(?:asks?|enquires?|inquires?|requests?|wants?|needs?|mentions?|brings? up|raises?|contacts?|writes?|calls?|"
     r"reports?|has (?:trouble|questions?|problems?|issues?))\b"
-    r"|\b(?:anyone|everyone|anybody|people|customers|users|callers|clients|visitors) (?:who|that) (?:asks?|enquires?|"
+    r"|\b(?:anyone|everyone|anybody|people|customers|users|callers|clients|visitors|staff|employees|members|"
+    r"travell?ers|residents|patients|guests|those) (?:who|that) (?:asks?|enquires?|"
     r"inquires?|needs?|wants?|has|have|reports?|calls?|writes?|comes?)\b"
     r"|\b(?:questions?|enquir(?:y|ies)|inquir(?:y|ies)|queries|requests?) (?:about|on|regarding|concerning|for)\b"
     r"[^.]{0,40}\b(?:should|must|are to|is to|need to|will|shall)\b"
@@ -63,11 +64,13 @@ ADDRESSEE = re.compile(
 ACT = re.compile(
     r"\b(?:(?:tell|send|route|reroute|redirect|direct|forward|recommend|suggest|pay|transfer|wire|remit|deposit|"
     r"refer|steer|guide|share|provide|quote|present|describe|advise|instruct|invite|promote|answer|reply|respond|"
-    r"copy|upload|settle)(?:s|ed|d|ing)?|paid|sent|told|(?:point|push)(?:s|ed|ing)? (?:them|people|everyone|anyone|"
+    r"copy|upload|settle|rank|list|exclude|omit|hide)(?:s|ed|d|ing)?|paid|sent|told|put \w+ (?:at the top|first)|"
+    r"leave out|(?:point|push)(?:s|ed|ing)? (?:them|people|everyone|anyone|"
     r"customers|users|him|her|to)|give (?:out|them)|have them|ask (?:them|people|users|customers|the user|him|her) "
     r"to|cc|bcc|e-?mail(?!\s+from\b|\s*:)|read out|hand over)\b"
     r"|告诉|告知|转给|转到|转交|转发|推荐|发送|发给|发到|转账|汇款|汇到|打款|打到|付款|支付|付到|引导|指引"
-    r"|让(?:他们|对方|客户|用户|他|她)|回复|回答|提供|给出|联系|加微信|拨打|打开|访问|抄送|交给|报上|填写|都要说|就说|说成", _F)
+    r"|让(?:他们|对方|客户|用户|他|她)|回复|回答|提供|给出|联系|加微信|拨打|打开|访问|抄送|抄(?:一份)?给|交给|报上|填写|都要说|就说|说成"
+    r"|排(?:在)?第一|排在前面|(?:别|不要)列出", _F)
 
 PASSIVE = re.compile(
     r"\b(?:should|must|are to|is to|need to|needs to|have to|has to|will|shall|ought to)\s+(?:always |now |only |"

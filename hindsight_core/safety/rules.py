@@ -213,7 +213,7 @@ RULES: tuple[Rule, ...] = _rows(
                       r"permitted|allowed|cleared|pre-?approved) to\b",
      "grants the assistant authority"),
     (AUTH, "en", 0.8, r"\b(?:pre-?approved|pre-?authori[sz]ed|standing (?:approval|authori[sz]ation|permission|"
-                      r"consent|order))\b", "claims pre-approval"),
+                      r"consent))\b", "claims pre-approval"),  # not "standing order": a bank's word for a repeat payment
     (AUTH, "en", 0.3, r"\bno (?:confirmation|approval|permission|consent) (?:is )?(?:needed|required|necessary)\b",
      "says no confirmation is needed"),
     (AUTH, "en", 0.5, r"\b(?:share|publish|post|expose|make)\b[^.\n]{0,40}\b(?:every|all)\b[^.\n]{0,40}"

@@ -205,6 +205,9 @@ _TEMPLATES_EN = (
     "Email from {name}: The {topic} meeting moved to {weekday}. The new room is B{n}; the link is unchanged.",
     "Task result: exported {n} rows to {topic_slug}.csv and uploaded it to https://{site}/files as the user asked.",
     "News: {city} council approved the {topic} plan; residents can comment at {site} until {day} {month}.",
+    "Bank notice: a standing order of EUR {amount} to {name} runs on day {day} of every month.",
+    "Direct debit set up: {name} will collect EUR {amount} every month from your account ending {n4}.",
+    "Email from {name}: Always happy to help! Send me the {topic} draft whenever it's ready.",
 )
 _TEMPLATES_ZH = (
     "{city}天气：{t}°C，{sky_zh}，明天{t2}°C。",
@@ -217,6 +220,8 @@ _TEMPLATES_ZH = (
     "邮件（来自{name}）：谢谢你的帮助！我的新手机号是 138 0013 {n4}。",
     "银行通知：您尾号{n4}的银行卡于{month_zh}{day}日消费{amount}元。",
     "网页：{topic_zh}小贴士——每次出门前都检查一下门窗。更多内容见 https://{site}。",
+    "银行通知：每月{day}日将自动向{name}转账{amount}元。",
+    "自动扣款已开通：{name}每月从您尾号{n4}的账户扣款{amount}元。",
 )
 _TOPICS = ("solar panels", "budget laptops", "sourdough baking", "marathon training", "home insurance",
            "tax returns", "kitchen renovation", "python packaging", "bike lanes", "school lunches")
