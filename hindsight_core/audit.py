@@ -27,14 +27,27 @@ How a verdict is reached:
    selector smuggling, zero-width characters inside words, bidi controls,
    mixed-script words, decodable base64, and (strongest) a rule that matches
    only after normalisation, i.e. a trigger someone took care to hide.
-4. **Score** = sum of the matched weights x the source's factor (user and
-   system 0.8, agent 1.2, tool 1.5 by default). REJECT at 1.0, QUARANTINE at 0.5.
+4. **Read the shape of an order** (agent and tool writes only, `safety.directives`):
+   a logistic model over cue features (a standing rule or a relay with an act
+   that sends people, money or data; payment details, links or contacts with
+   an order to use them) adds one review-only finding: what an agent or a tool
+   writes is data about the world, not instructions for the assistant.
+5. **Score** = sum of the matched weights x the source's factor (user and
+   system 0.8, agent 1.2, tool 1.5 by default). REJECT at 1.0, QUARANTINE at 0.5;
+   review-only findings count towards quarantine, never towards rejection.
 
 The source is always the caller's word (`Source`); nothing in the text can
 change it ("source: user" inside a tool result counts against it, not for it).
 
-Rule-based screening is evaded by paraphrase; it is a first line, cheap and
-predictable. See SECURITY.md for what it does not catch.
+Where things live: the rule table in `safety/rules.py` (data), the directive
+cues in `safety/cues.py` (data) and their fitted weights in
+`safety/directive_weights.py` (regenerate with benchmarks/train_directives.py),
+normalisation in `safety/normalise.py`, matching and scoring in
+`safety/screening.py`, the verdict types in `safety/verdict.py`. This module is
+the public face and re-exports them.
+
+Screening by cues is still evaded by some paraphrases; it is a first line, cheap
+and predictable. See SECURITY.md for measured figures and what it does not catch.
 """
 
 from __future__ import annotations

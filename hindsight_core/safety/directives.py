@@ -42,10 +42,10 @@ from .verdict import Category, Finding
 FINDING_WEIGHT = 0.6
 _RESOURCE = ("payment", "link", "contact")
 
-FEATURES = ("standing_act", "trigger_act", "addressee_act", "resource_order", "standing_resource", "resource_change", "passive_rule",
-            "passive_resource", "pressure", "credential_act", "imperative_resource",
-            "user_data_out", "relay", "relay_resource", "relay_rule", "standing", "addressee",
-            "resource", "reported", "narrative_rule", "question_rule")
+FEATURES = ("standing_act", "trigger_act", "addressee_act", "resource_order", "standing_resource", "resource_change",
+            "passive_rule", "passive_resource", "pressure", "credential_act", "imperative_resource", "user_data_out",
+            "relay", "relay_resource", "relay_rule", "standing", "addressee", "resource", "reported",
+            "narrative_rule", "question_rule")
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,8 @@ def test_an_import_file_with_bad_fields_is_refused(clock, changes):
 # -- loading robustness -----------------------------------------------------------------------------------------
 def _plant_unreadable(memory, user="u"):
     """Put a record with the types of issue 15 straight into the store, past the write path's checks."""
-    bad = MemoryRecord(id=str(uuid.uuid4()), user_id=user, summary="bad", raw_content="a record written by an "
-                       "older version", timestamp=memory.now(), entities=[None, 1], embedding_model=memory.embedder.name)
+    bad = MemoryRecord(id=str(uuid.uuid4()), user_id=user, summary="bad", raw_content="written by an older version",
+                       timestamp=memory.now(), entities=[None, 1], embedding_model=memory.embedder.name)
     memory.store.upsert(user, [bad], np.ones((1, memory.embedder.dimension), dtype=np.float32))
     return bad
 
