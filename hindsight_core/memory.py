@@ -40,7 +40,9 @@ from .semantic import ConsolidationReport
 from .store import MemoryStore, Scope, open_store
 from .store.base import ALL, Hit
 from .text import keyword_tokens, summarize_line, validate_id, validate_text
-from .timerange import TimeRangeLike, resolve_time_range
+from .timerange import TimeRangeLike
+from .validation import (check_clock, check_confidence, check_entities, check_event_types, check_flag,
+                         check_metadata_keys, check_store_path, time_window)
 from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
 from .writing import NEIGHBOURS, neighbour_floor, plan_writes
@@ -130,6 +132,8 @@ class Hindsight:
                  audit: Callable[[str, Source], AuditVerdict] | None = None,
                  consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
                  config: HindsightConfig | None = None) -> None:
+        if store is None and path is not None:
+            path = check_store_path(path)
         self.store = store if store is not None else open_store(path=path, location=location, url=url,
                                                                  api_key=api_key, default=default_home)
         if embedder is None or isinstance(embedder, str):
@@ -138,9 +142,7 @@ class Hindsight:
         # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
         baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
         self.config = scaled_for_embedder(config or HindsightConfig(), baseline)
-        if not callable(clock):
-            raise InvalidInputError("clock must be a zero-argument callable returning an aware datetime")
-        self.clock = clock
+        self.clock = check_clock(clock)
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
@@ -220,6 +222,7 @@ class Hindsight:
             return {}
         if not isinstance(metadata, Mapping):
             raise InvalidInputError("metadata must be a mapping of str to JSON values")
+        check_metadata_keys(metadata)
         limits = self.config.limits
 
         def depth(value: Any, level: int) -> None:
@@ -267,8 +270,8 @@ class Hindsight:
             raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
         if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
             raise InvalidInputError("event_type must be a non-empty string")
-        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 <= confidence <= 1):
-            raise InvalidInputError("confidence must be a number within 0..1")
+        confidence, entities = check_confidence(confidence), check_entities(entities)
+        force = check_flag(force, "force")
         meta = self._check_metadata(metadata)
         verdict = self.audit(clean, source)
         if verdict.action is Action.REJECT:
@@ -402,9 +405,9 @@ class Hindsight:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
             raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
         clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
-        scope = _scope(layers=layers, event_types=event_types, session_id=session_id, agent_id=agent_id,
-                       window=resolve_time_range(time_range, self.now()), max_chars=limits.max_id_chars)
         now = self.now()
+        scope = _scope(layers=layers, event_types=check_event_types(event_types), session_id=session_id,
+                       agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
         spare = _SPARE + (4 * k if where is not None else 0)
@@ -546,8 +549,7 @@ class Hindsight:
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
-        if not isinstance(everything, bool) or not isinstance(dry_run, bool):
-            raise InvalidInputError("everything and dry_run must be True or False")
+        everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
