@@ -73,7 +73,7 @@ class RecallConfig:
     cue_rank: int = 10
     #: ... and holds at least this share of the query's keywords, or is at least `cue_similarity` close to it
     cue_coverage: float = 0.5
-    cue_similarity: float = 0.5
+    cue_similarity: float = 0.6
     #: the dense channel only proposes memories at least this similar to the query;
     #: without a floor, a store of five memories returns all five for any query
     min_similarity: float = 0.18
