@@ -17,10 +17,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .config import DecayConfig, SemanticConfig
-from .store.base import Hit
+from .store.base import Hit, MemoryStore
 from .semantic import (ConsolidationReport, Group, SummaryRejected, consolidation_candidates, extractive_summary,
                        find_groups, group_around, is_duplicate, llm_summary, shared_entities)
-from .types import Layer, MemoryRecord, Source, Status
+from .types import Layer, MemoryRecord, Source
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -160,3 +160,62 @@ def _span(records: Sequence[MemoryRecord]) -> float:
     first = min(r.timestamp for r in records)
     last = max(r.last_confirmed or r.timestamp for r in records)
     return (last - first).total_seconds() / 86400.0
+
+
+#: how many neighbours of new episodes the after-write check tries as group leaders
+LEADERS = 64
+
+
+def neighbourhood(store: "MemoryStore", user: str, around: Sequence[tuple[MemoryRecord, np.ndarray]],
+                  semantic: SemanticConfig) -> list[Hit]:
+    """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
+
+    A group is its leader's neighbourhood and must contain a new episode, so the
+    leader is a neighbour of a new episode, and the members are its neighbours.
+    At most `LEADERS` leaders are tried (the closest), so a large batch of
+    writes asks the engine a bounded number of questions.
+    """
+    from .store.base import Scope
+
+    episodes = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
+    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
+                             min_score=semantic.group_similarity, scope=episodes)
+    pool = {h.record.id: h for hits in first for h in hits}
+    if len(pool) <= len(around):  # no episode near the new ones: no group to complete
+        return []
+    fresh = {r.id for r, _ in around}
+    leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)[:LEADERS]
+    if leaders:
+        for hits in store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
+                                     min_score=semantic.group_similarity, scope=episodes):
+            for h in hits:
+                pool.setdefault(h.record.id, h)
+    return list(pool.values())
+
+
+def link_fields(record: MemoryRecord) -> dict:
+    """The fields consolidation changes on existing records."""
+    payload = record.to_payload()
+    return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
+
+
+def consolidate_user(store: MemoryStore, user: str, *, semantic: SemanticConfig, decay: DecayConfig, embed: Embed,
+                     summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str, dry_run: bool,
+                     around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()) -> ConsolidationReport:
+    """Plan consolidation for one user (all episodes, or around new ones) and commit it in one journaled step."""
+    from .store.base import Scope
+
+    if around:
+        candidates = neighbourhood(store, user, around, semantic)
+        if not candidates:
+            return ConsolidationReport(user_id=user, dry_run=dry_run)
+    else:
+        candidates = list(store.scan(user, Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True),
+                                     with_vectors=True))
+    knowledge = list(store.scan(user, Scope(layers=frozenset({Layer.SEMANTIC})), with_vectors=True))
+    report, upserts, updates = plan_consolidation(
+        candidates, knowledge, user_id=user, semantic=semantic, decay=decay, embed=embed, summarizer=summarizer,
+        now=now, embedding_model=embedding_model, dry_run=dry_run, around=[r.id for r, _ in around])
+    if not dry_run and (upserts or updates):
+        store.commit(user, upserts=upserts, updates=[(r.id, link_fields(r)) for r in updates])
+    return report

@@ -41,3 +41,11 @@ def retention(confidence: float, rate: float, elapsed_days: float) -> float:
 def is_spaced(last_reinforced: datetime, now: datetime, min_spacing_hours: float) -> bool:
     """Whether a recall at `now` counts as a spaced repetition."""
     return days_between(last_reinforced, now) * 24.0 >= min_spacing_hours
+
+
+def reinforcement(last_reinforced: datetime, now: datetime, access_count: int, spaced_recalls: int,
+                  min_spacing_hours: float) -> dict:
+    """The fields a recall at `now` changes: one more access, one more spaced recall if it came after a gap."""
+    spaced = is_spaced(last_reinforced, now, min_spacing_hours)
+    return {"access_count": access_count + 1, "spaced_recalls": spaced_recalls + (1 if spaced else 0),
+            "last_accessed": max(now, last_reinforced).isoformat()}

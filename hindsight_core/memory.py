@@ -12,61 +12,42 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import threading
-import uuid
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from . import decay as decay_math
+from . import forgetting, preparing
+from .audit import AuditVerdict, WriteAudit
+from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
+from .consensus import ConsensusConfig
+from .consolidation import consolidate_user, link_fields
 from .embedder import DEFAULT_MODEL, Embedder, embedder_named
-from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
-from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
-from .audit import Action, AuditVerdict, WriteAudit
-from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
-from .consolidation import plan_consolidation, plan_forget_derived
+from .gate import RuleBasedGate, WriteGate
+from .preparing import WriteResult
 from .recall import plan as recall_plan
+from .recall.check import check_recalled
 from .semantic import ConsolidationReport
 from .store import MemoryStore, Scope, open_store
-from .store.base import ALL, Hit
-from .text import keyword_tokens, summarize_line, validate_id, validate_text
+from .store.base import ALL
+from .text import validate_id, validate_text
 from .timerange import TimeRangeLike
-from .validation import (check_clock, check_confidence, check_entities, check_event_types, check_flag,
-                         check_metadata_keys, check_store_path, time_window)
-from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
-                    ScoredMemory, Source, Status)
-from .writing import NEIGHBOURS, neighbour_floor, plan_writes
+from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
+from .validation import check_clock, check_event_types, check_flag, check_store_path, time_window
+from .writing import store_batch
 
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
-#: how many neighbours of new episodes the after-write consolidation check tries as group leaders
-_LEADERS = 64
 _ACTIVE = Scope()
-
-
-def _notes(record: MemoryRecord) -> tuple[str, ...]:
-    """Why a result's standing differs from its scores alone, for explanations."""
-    notes = []
-    if record.layer is Layer.SEMANTIC:
-        notes.append(f"knowledge from {len(record.derived_from)} episodes")
-    if record.consolidated_into:
-        notes.append(f"consolidated into {record.consolidated_into}")
-    if record.superseded_by:
-        notes.append(f"superseded by {record.superseded_by}")
-    if record.confirmations > 1:
-        notes.append(f"said {record.confirmations} times")
-    return tuple(notes)
 
 
 def default_home() -> Path:
@@ -79,29 +60,6 @@ def _contains(value: Any, pattern: Any) -> bool:
     if isinstance(pattern, Mapping):
         return isinstance(value, Mapping) and all(k in value and _contains(value[k], v) for k, v in pattern.items())
     return value == pattern
-
-
-def _link_fields(record: MemoryRecord) -> dict[str, Any]:
-    """The fields consolidation changes on existing records."""
-    payload = record.to_payload()
-    return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What `write` did: the stored record (None if the gate declined) and the gate's verdict."""
-
-    record: MemoryRecord | None
-    decision: GateDecision
-    #: True when the text repeated a memory already held: that memory was confirmed instead
-    merged: bool = False
-    #: the write audit's verdict (None if the text never reached it)
-    audit: AuditVerdict | None = None
-
-    @property
-    def stored(self) -> bool:
-        return self.record is not None
-
 
 
 class Hindsight:
@@ -217,89 +175,11 @@ class Hindsight:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
-    def _check_metadata(self, metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-        if metadata is None:
-            return {}
-        if not isinstance(metadata, Mapping):
-            raise InvalidInputError("metadata must be a mapping of str to JSON values")
-        check_metadata_keys(metadata)
-        limits = self.config.limits
-
-        def depth(value: Any, level: int) -> None:
-            if level > limits.max_metadata_depth:
-                raise InvalidInputError(f"metadata is nested deeper than {limits.max_metadata_depth} levels")
-            if isinstance(value, Mapping):
-                for v in value.values():
-                    depth(v, level + 1)
-            elif isinstance(value, (list, tuple)):
-                for v in value:
-                    depth(v, level + 1)
-
-        depth(metadata, 1)
-        try:
-            encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
-        if len(encoded.encode()) > limits.max_metadata_bytes:
-            raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
-        return json.loads(encoded)
+    def _prepare(self, text: str, **fields: Any) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
+        return preparing.prepare(text, config=self.config, audit=self.audit, gate=self.gate, now=self.now(),
+                                 embedding_model=self.embedder.name, **fields)
 
     # -- writing --------------------------------------------------------------------------
-    def _prepare(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
-                 source: Source | str = Source.USER, event_type: str | None = None,
-                 timestamp: datetime | None = None, confidence: float | None = None,
-                 entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-                 force: bool = False, layer: Layer | str = Layer.EPISODIC, context: str | None = None
-                 ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
-        """Validate, audit and judge one write; returns the record to store (None if declined).
-
-        `force` skips the write gate (worth keeping?), never the audit (safe to keep?).
-        """
-        limits = self.config.limits
-        clean = validate_text(text, max_bytes=limits.max_text_bytes)
-        context = validate_text(context, max_bytes=limits.max_text_bytes, what="context") if context else None
-        session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
-        agent_id = validate_id(agent_id, what="agent_id", max_chars=limits.max_id_chars, required=False)
-        try:
-            source = Source(source)
-            layer = Layer(layer)
-        except ValueError as exc:
-            raise InvalidInputError(f"{exc}; source is one of {[s.value for s in Source]}, "
-                                    f"layer one of {[x.value for x in Layer]}") from None
-        if layer is Layer.WORKING:
-            raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
-        if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
-            raise InvalidInputError("event_type must be a non-empty string")
-        confidence, entities = check_confidence(confidence), check_entities(entities)
-        force = check_flag(force, "force")
-        meta = self._check_metadata(metadata)
-        verdict = self.audit(clean, source)
-        if verdict.action is Action.REJECT:
-            return None, GateDecision(False, "rejected", ("rejected by the write audit",) + verdict.reasons, 0.0), verdict
-        decision = self.gate(clean, source)
-        if not decision.store and not force:
-            return None, decision, verdict
-        kind = event_type or decision.event_type
-        # forced past the gate: a neutral confidence, still scaled by who wrote it
-        conf = decision.confidence if decision.confidence > 0 else round(0.6 * SOURCE_TRUST[source], 3)
-        status = Status.ACTIVE
-        if verdict.action is Action.QUARANTINE:
-            status = Status.QUARANTINED
-            meta = {**meta, "audit": {"action": verdict.action.value,
-                                      "category": verdict.category.value if verdict.category else None,
-                                      "reasons": list(verdict.reasons)}}
-        now = self.now()
-        record = MemoryRecord(
-            id=str(uuid.uuid4()), user_id=user_id, summary=summarize_line(clean), raw_content=clean,
-            timestamp=ensure_utc(timestamp) if timestamp is not None else now, layer=layer, event_type=kind,
-            session_id=session_id, agent_id=agent_id,
-            entities=list(entities) if entities is not None else extract_entities(clean),
-            confidence=float(confidence if confidence is not None else conf), source=source,
-            decay_rate=self.config.decay.rate_for(kind), embedding_model=self.embedder.name, metadata=meta,
-            status=status, context=context,
-        )
-        return record, decision, verdict
-
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
               source: Source | str = Source.USER, event_type: str | None = None,
               timestamp: datetime | None = None, confidence: float | None = None,
@@ -352,27 +232,16 @@ class Hindsight:
         to_store = [record for record, _, _ in prepared if record is not None]
         outcome: dict[str, tuple[MemoryRecord, bool]] = {}
         if to_store:
-            vectors = self._embed([_embedding_text(r) for r in to_store])
+            vectors = self._embed([preparing.embedding_text(r) for r in to_store])
             semantic = self.config.semantic if merge_duplicates is None else \
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
             with self._locked(user):
                 self._open(user, create=True)
-                if semantic.merge_duplicates or semantic.detect_conflicts:
-                    stored = self.store.neighbours(user, vectors, limit=NEIGHBOURS,
-                                                   min_score=neighbour_floor(semantic), scope=_ACTIVE)
-                else:  # no write rule looks at the neighbours: do not ask for them
-                    stored = [[] for _ in to_store]
-                plan = plan_writes(stored, to_store, vectors, semantic)
-                self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
+                plan, touched = store_batch(self.store, user, to_store, vectors, semantic)
                 outcome = {new.id: (held, i in plan.merged_inputs)
                            for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
-                new_episodes = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC
-                                and r.status is Status.ACTIVE]
-                # an episode confirmed by a repeat may complete a group too (it now counts one more)
-                new_episodes += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
-                                 if plan.outcome[i].layer is Layer.EPISODIC]
-                if self.config.semantic.auto_consolidate and new_episodes:
-                    self._consolidate(user, dry_run=False, around=new_episodes)
+                if self.config.semantic.auto_consolidate and touched:
+                    self._consolidate(user, dry_run=False, around=touched)
         results = []
         for record, decision, verdict in prepared:
             held, merged = outcome.get(record.id, (None, False)) if record is not None else (None, False)
@@ -406,7 +275,7 @@ class Hindsight:
             raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
         clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
         now = self.now()
-        scope = _scope(layers=layers, event_types=check_event_types(event_types), session_id=session_id,
+        scope = recall_plan.scope_for(layers=layers, event_types=check_event_types(event_types), session_id=session_id,
                        agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
@@ -422,63 +291,22 @@ class Hindsight:
             found = self.store.search(user, request)
             results = recall_plan.select(found, request, query_vector, clean, now=now, decay=self.config.decay,
                                          recall=cfg, episode_weight=self.config.semantic.episode_weight, k=k,
-                                         include_faded=include_faded, notes=_notes)
+                                         include_faded=include_faded)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
             report = None
             if self.consensus is not None and results:
-                results, report = self._check_consensus(user, results, {h.record.id: h for h in found.hits})
+                results, report = check_recalled(self.store, user, results, {h.record.id: h for h in found.hits},
+                                                 config=self.consensus, judge=self.judge)
             results = RecallResults(recall_plan.final_order(results, k), consensus=report)
             if reinforce and results:
                 self._reinforce(user, [r.memory for r in results], now)
         return results
 
-    def _check_consensus(self, user: str, results: list[ScoredMemory], hits: dict[str, Hit]
-                         ) -> tuple[list[ScoredMemory], ConsensusReport]:
-        """The retrieval check: each recalled memory against the others and its stored neighbours."""
-        if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
-            # nothing an agent or a tool wrote is among the candidates: the check guards against planted
-            # memories and costs more than the rest of recall, so it runs only where one could be
-            return results, ConsensusReport(())
-        vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
-        recalled = {r.memory.id for r in results}
-        related: dict[str, Hit] = {}
-        for near in self.store.neighbours(user, vectors, limit=5 + len(results), min_score=self.consensus.relate_at,
-                                          scope=_ACTIVE):
-            for hit in near:
-                if hit.record.id not in recalled:
-                    related.setdefault(hit.record.id, hit)
-        pool = list(related.values())
-        report = check_consensus(results, vectors, [h.record for h in pool],
-                                 np.asarray([h.vector for h in pool], dtype=np.float32) if pool else None,
-                                 config=self.consensus, judge=self.judge)
-        flagged = {c.memory_id: c for c in report.flagged}
-        # what an agent or a tool wrote is dropped when the related memories contradict it; what the
-        # user said is only down-weighted: two true statements can look contradictory to the cues
-        # ("milestone 1" vs "milestone 2"), and a recall must not come back empty because of that
-        planted = {r.memory.id for r in results if r.memory.source in (Source.AGENT, Source.TOOL)
-                   and r.memory.id in flagged and flagged[r.memory.id].verdict is Verdict.CONTRADICTS}
-        checked = apply_consensus([r for r in results if r.memory.id not in planted], report, drop=(),
-                                  downweight={verdict: 0.5 for verdict in FLAGGED})
-        out = []
-        for r in checked:
-            check = flagged.get(r.memory.id)
-            if check is not None:
-                note = f"retrieval check: {check.verdict.value}" + (f" ({check.reasons[0]})" if check.reasons else "")
-                r = ScoredMemory(r.memory, r.score, r.retention, dataclasses.replace(
-                    r.explanation, final=r.score, notes=r.explanation.notes + (note,)))
-            out.append(r)
-        return out, report
-
     def _reinforce(self, user: str, records: list[MemoryRecord], now: datetime) -> None:
-        updates = []
-        for record in records:
-            last = record.last_accessed or record.timestamp
-            spaced = decay_math.is_spaced(last, now, self.config.decay.min_spacing_hours)
-            updates.append((record.id, {"access_count": record.access_count + 1,
-                                        "spaced_recalls": record.spaced_recalls + (1 if spaced else 0),
-                                        "last_accessed": max(now, last).isoformat()}))
-        self.store.update_fields(user, updates)
+        self.store.update_fields(user, [(r.id, decay_math.reinforcement(
+            r.last_accessed or r.timestamp, now, r.access_count, r.spaced_recalls,
+            self.config.decay.min_spacing_hours)) for r in records])
 
     def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
         """Retention of one record now (or at `at`); see `hindsight_core.decay`."""
@@ -568,7 +396,7 @@ class Hindsight:
             elif everything:
                 victims = [h.record for h in self.store.scan(user, ALL)]
             else:
-                victims = self._about(user, topic, topic_vector)
+                victims = forgetting.about(self.store, user, topic, topic_vector, self.config)
             if everything:
                 working = 0
                 if not dry_run:
@@ -576,19 +404,12 @@ class Hindsight:
                     self._opened.discard(user)
                     working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
-            victim_ids = {v.id for v in victims}
-            knowledge = [h.record for h in self.store.scan(user, dataclasses.replace(ALL, layers=frozenset(
-                {Layer.SEMANTIC}))) if victim_ids & set(h.record.derived_from)]
-            sources = {i for k in knowledge for i in k.derived_from}
-            episodes = self.store.get(user, sorted(sources - victim_ids), with_vectors=True)
-            doomed, rederived, released = plan_forget_derived(
-                knowledge, episodes, victim_ids, semantic=self.config.semantic, embed=self._embed,
-                summarizer=self.summarizer)
-            victims = victims + doomed
+            victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,
+                                                           self.summarizer)
             working = 0
             if not dry_run and victims:
                 self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
-                                  updates=[(r.id, _link_fields(r)) for r in released])
+                                  updates=[(r.id, link_fields(r)) for r in released])
                 working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
@@ -605,21 +426,6 @@ class Hindsight:
         user = self._user(user_id)
         with self._locked(user):
             return bool(self._open(user, create=False) and getattr(self.store, "optimize")(user))
-
-    def _about(self, user: str, topic: str, vector: np.ndarray) -> list[MemoryRecord]:
-        topic_terms = set(keyword_tokens(topic))
-        topic_entities = {e.lower() for e in extract_entities(topic)}
-        strong, weak = self.config.forget_similarity, self.config.forget_similarity_with_overlap
-        near = self.store.neighbours(user, vector[None, :], limit=self.config.limits.max_batch, min_score=weak,
-                                     scope=ALL)[0]
-        victims = []
-        for hit in near:
-            record = hit.record
-            overlap = bool(topic_entities & {e.lower() for e in record.entities}) or \
-                bool(topic_terms & set(keyword_tokens(record.raw_content)))
-            if hit.score >= strong or overlap:
-                victims.append(record)
-        return sorted(victims, key=lambda r: r.timestamp)
 
     # -- semantic memory ----------------------------------------------------------------------
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
@@ -642,37 +448,9 @@ class Hindsight:
 
     def _consolidate(self, user: str, *, dry_run: bool, around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()
                      ) -> ConsolidationReport:
-        semantic = self.config.semantic
-        episodes = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
-        if around:
-            # the neighbourhood of the new episodes, two hops deep: enough to find any group they complete
-            first = self.store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
-                                          min_score=semantic.group_similarity, scope=episodes)
-            pool = {h.record.id: h for hits in first for h in hits}
-            if len(pool) <= len(around):  # no episode near the new ones: no group to complete
-                return ConsolidationReport(user_id=user, dry_run=dry_run)
-            # the leaders worth trying: the new episodes' closest neighbours (a bounded number, so a large
-            # batch of writes asks the engine a bounded number of questions)
-            fresh = {r.id for r, _ in around}
-            leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)
-            leaders = leaders[:_LEADERS]
-            second = self.store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
-                                           min_score=semantic.group_similarity, scope=episodes) if leaders else []
-            for hits in second:
-                for h in hits:
-                    pool.setdefault(h.record.id, h)
-            candidates = list(pool.values())
-        else:
-            candidates = list(self.store.scan(user, episodes, with_vectors=True))
-        knowledge = list(self.store.scan(user, Scope(layers=frozenset({Layer.SEMANTIC})), with_vectors=True))
-        report, upserts, updates = plan_consolidation(
-            candidates, knowledge, user_id=user, semantic=semantic, decay=self.config.decay, embed=self._embed,
-            summarizer=self.summarizer, now=self.now(), embedding_model=self.embedder.name, dry_run=dry_run,
-            around=[r.id for r, _ in around])
-        if dry_run or (not upserts and not updates):
-            return report
-        self.store.commit(user, upserts=upserts, updates=[(r.id, _link_fields(r)) for r in updates])
-        return report
+        return consolidate_user(self.store, user, semantic=self.config.semantic, decay=self.config.decay,
+                                embed=self._embed, summarizer=self.summarizer, now=self.now(),
+                                embedding_model=self.embedder.name, dry_run=dry_run, around=around)
 
     # -- prompt -----------------------------------------------------------------------------
     @staticmethod
@@ -691,27 +469,3 @@ class Hindsight:
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)
-
-
-def _embedding_text(record: MemoryRecord) -> str:
-    """What the dense channel embeds: the turn with the one it answers."""
-    return f"{record.context}\n{record.raw_content}" if record.context else record.raw_content
-
-
-def _scope(*, layers: Iterable[Layer | str] | None, event_types: Iterable[str] | None, session_id: str | None,
-           agent_id: str | None, window: Any, max_chars: int) -> Scope:
-    """Recall's filters as a `Scope`, each checked (a bare string is not a list of layers)."""
-    try:
-        if layers is not None and isinstance(layers, (str, bytes)):
-            raise ValueError("layers must be a list, e.g. ['semantic']")
-        layer_set = frozenset(Layer(x) for x in layers) if layers is not None else None
-    except ValueError as exc:
-        raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
-    if event_types is not None:
-        if isinstance(event_types, (str, bytes)) or not all(isinstance(t, str) for t in event_types):
-            raise InvalidInputError("event_types must be a list of strings, e.g. ['preference']")
-        event_types = frozenset(event_types)
-    return Scope(layers=layer_set, event_types=event_types,
-                 session_id=validate_id(session_id, what="session_id", max_chars=max_chars, required=False),
-                 agent_id=validate_id(agent_id, what="agent_id", max_chars=max_chars, required=False),
-                 start=window.start if window else None, end=window.end if window else None)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import SemanticConfig
-from .store.base import Hit
+from .store.base import Hit, MemoryStore, Scope
 from .semantic import is_conflict, is_duplicate
 from .types import Layer, MemoryRecord, Status
 
@@ -102,3 +102,22 @@ def _record_change(plan: WritePlan, record: MemoryRecord) -> None:
             return
     plan.updates[record.id] = record
     plan.outcome = [record if r.id == record.id else r for r in plan.outcome]
+
+
+def store_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
+                cfg: SemanticConfig) -> tuple[WritePlan, list[tuple[MemoryRecord, np.ndarray]]]:
+    """Plan a batch against its stored neighbours and commit it in one journaled step.
+
+    Returns the plan and the episodes that may now complete a group (the new
+    ones, and those a repeat confirmed), for the consolidation check.
+    """
+    if cfg.merge_duplicates or cfg.detect_conflicts:
+        stored = store.neighbours(user, vectors, limit=NEIGHBOURS, min_score=neighbour_floor(cfg), scope=Scope())
+    else:  # no write rule looks at the neighbours: do not ask for them
+        stored = [[] for _ in records]
+    plan = plan_writes(stored, records, vectors, cfg)
+    store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
+    touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
+    touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+                if plan.outcome[i].layer is Layer.EPISODIC]
+    return plan, touched

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from ..config import DecayConfig, RecallConfig
 from ..store import points as pts
+from ..errors import InvalidInputError
 from ..store.base import Channel, Hit, Scope, SearchRequest, SearchResult
-from ..types import Explanation, Layer, ScoredMemory
+from ..text import validate_id
+from ..types import Explanation, Layer, MemoryRecord, ScoredMemory
 from . import formula as f
 
 
@@ -116,9 +118,23 @@ def retention_now(hit: Hit, now: datetime, decay: DecayConfig) -> float:
     return float(r.confidence * np.exp(-rate * elapsed))
 
 
+def notes(record: MemoryRecord) -> tuple[str, ...]:
+    """Why a result's standing differs from its scores alone, for explanations."""
+    out = []
+    if record.layer is Layer.SEMANTIC:
+        out.append(f"knowledge from {len(record.derived_from)} episodes")
+    if record.consolidated_into:
+        out.append(f"consolidated into {record.consolidated_into}")
+    if record.superseded_by:
+        out.append(f"superseded by {record.superseded_by}")
+    if record.confirmations > 1:
+        out.append(f"said {record.confirmations} times")
+    return tuple(out)
+
+
 def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarray, query_text: str, *,
            now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float, k: int,
-           include_faded: bool, notes: callable) -> list[ScoredMemory]:
+           include_faded: bool) -> list[ScoredMemory]:
     """The engine's ranked hits as results: cue check on faded memories, explanations, final order."""
     dense_probe = result.probes[0] if result.probes else []
     keyword_probe = result.probes[1] if len(result.probes) > 1 else []
@@ -175,3 +191,22 @@ def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> lis
         center, scale = gaussian_prior(hint, told_later_days=told_later_days)
         priors.append(TimePrior(center, scale, float(hint.strength)))
     return priors
+
+
+def scope_for(*, layers: Iterable[Layer | str] | None, event_types: Iterable[str] | None, session_id: str | None,
+           agent_id: str | None, window: Any, max_chars: int) -> Scope:
+    """Recall's filters as a `Scope`, each checked (a bare string is not a list of layers)."""
+    try:
+        if layers is not None and isinstance(layers, (str, bytes)):
+            raise ValueError("layers must be a list, e.g. ['semantic']")
+        layer_set = frozenset(Layer(x) for x in layers) if layers is not None else None
+    except ValueError as exc:
+        raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
+    if event_types is not None:
+        if isinstance(event_types, (str, bytes)) or not all(isinstance(t, str) for t in event_types):
+            raise InvalidInputError("event_types must be a list of strings, e.g. ['preference']")
+        event_types = frozenset(event_types)
+    return Scope(layers=layer_set, event_types=event_types,
+                 session_id=validate_id(session_id, what="session_id", max_chars=max_chars, required=False),
+                 agent_id=validate_id(agent_id, what="agent_id", max_chars=max_chars, required=False),
+                 start=window.start if window else None, end=window.end if window else None)

@@ -1,0 +1,54 @@
+"""Forgetting: which memories a request names, and what forgetting them does to the knowledge drawn from them.
+
+By topic: a memory whose embedding is at least `forget_similarity` close to
+the topic, or at least `forget_similarity_with_overlap` close and sharing an
+entity or a keyword with it. Knowledge built only from forgotten episodes goes
+too; knowledge built partly from them is re-derived from the rest
+(`consolidation.plan_forget_derived`). The facade commits the plan in one
+journaled step and tells the forget listeners which texts went.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .config import HindsightConfig
+from .consolidation import plan_forget_derived
+from .entities import extract_entities
+from .store.base import ALL, MemoryStore
+from .text import keyword_tokens
+from .types import Layer, MemoryRecord
+
+
+def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
+          ) -> list[MemoryRecord]:
+    """The memories `forget(about=topic)` removes, oldest first."""
+    topic_terms = set(keyword_tokens(topic))
+    topic_entities = {e.lower() for e in extract_entities(topic)}
+    strong, weak = config.forget_similarity, config.forget_similarity_with_overlap
+    near = store.neighbours(user, vector[None, :], limit=config.limits.max_batch, min_score=weak, scope=ALL)[0]
+    victims = []
+    for hit in near:
+        record = hit.record
+        overlap = bool(topic_entities & {e.lower() for e in record.entities}) or \
+            bool(topic_terms & set(keyword_tokens(record.raw_content)))
+        if hit.score >= strong or overlap:
+            victims.append(record)
+    return sorted(victims, key=lambda r: r.timestamp)
+
+
+def plan(store: MemoryStore, user: str, victims: Sequence[MemoryRecord], config: HindsightConfig,
+         embed: Callable[[Sequence[str]], np.ndarray], summarizer: Callable[[str], str] | None
+         ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
+    """(everything to delete, knowledge re-derived with its vector, episodes released from deleted knowledge)."""
+    victim_ids = {v.id for v in victims}
+    knowledge = [h.record for h in store.scan(user, dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC})))
+                 if victim_ids & set(h.record.derived_from)]
+    sources = {i for k in knowledge for i in k.derived_from}
+    episodes = store.get(user, sorted(sources - victim_ids), with_vectors=True)
+    doomed, rederived, released = plan_forget_derived(knowledge, episodes, victim_ids, semantic=config.semantic,
+                                                      embed=embed, summarizer=summarizer)
+    return list(victims) + doomed, rederived, released

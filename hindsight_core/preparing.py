@@ -1,0 +1,130 @@
+"""The write path's first stage: one offered text becomes a record to store, or a reason not to.
+
+In order: validate every field (a careless or hostile caller gets an
+`InvalidInputError` before any work), the write audit (is it safe to keep?
+rejected text is not stored, quarantined text is stored but never recalled),
+the write gate (is it worth keeping? `force` skips this, never the audit),
+then the record with its confidence scaled by who wrote it. Nothing here
+touches storage or the embedder.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Mapping, Sequence
+
+from .audit import Action, AuditVerdict
+from .clock import ensure_utc
+from .config import HindsightConfig
+from .entities import extract_entities
+from .errors import InvalidInputError
+from .gate import SOURCE_TRUST, WriteGate
+from .text import summarize_line, validate_id, validate_text
+from .types import GateDecision, Layer, MemoryRecord, Source, Status
+from .validation import check_confidence, check_entities, check_flag, check_metadata_keys
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What `write` did: the stored record (None if the gate declined) and the gate's verdict."""
+
+    record: MemoryRecord | None
+    decision: GateDecision
+    #: True when the text repeated a memory already held: that memory was confirmed instead
+    merged: bool = False
+    #: the write audit's verdict (None if the text never reached it)
+    audit: AuditVerdict | None = None
+
+    @property
+    def stored(self) -> bool:
+        return self.record is not None
+
+
+def check_metadata(metadata: Mapping[str, Any] | None, config: HindsightConfig) -> dict[str, Any]:
+    """Metadata as plain JSON within the limits (string keys, bounded depth and size)."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError("metadata must be a mapping of str to JSON values")
+    check_metadata_keys(metadata)
+    limits = config.limits
+
+    def depth(value: Any, level: int) -> None:
+        if level > limits.max_metadata_depth:
+            raise InvalidInputError(f"metadata is nested deeper than {limits.max_metadata_depth} levels")
+        if isinstance(value, Mapping):
+            for v in value.values():
+                depth(v, level + 1)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                depth(v, level + 1)
+
+    depth(metadata, 1)
+    try:
+        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
+    if len(encoded.encode()) > limits.max_metadata_bytes:
+        raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
+    return json.loads(encoded)
+
+
+def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable[[str, Source], AuditVerdict],
+            gate: WriteGate, now: datetime, embedding_model: str, session_id: str | None = None,
+            agent_id: str | None = None, source: Source | str = Source.USER, event_type: str | None = None,
+            timestamp: datetime | None = None, confidence: float | None = None,
+            entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
+            force: bool = False, layer: Layer | str = Layer.EPISODIC, context: str | None = None
+            ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
+    """Validate, audit and judge one write; returns the record to store (None if declined)."""
+    limits = config.limits
+    clean = validate_text(text, max_bytes=limits.max_text_bytes)
+    context = validate_text(context, max_bytes=limits.max_text_bytes, what="context") if context else None
+    session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
+    agent_id = validate_id(agent_id, what="agent_id", max_chars=limits.max_id_chars, required=False)
+    try:
+        source = Source(source)
+        layer = Layer(layer)
+    except ValueError as exc:
+        raise InvalidInputError(f"{exc}; source is one of {[s.value for s in Source]}, "
+                                f"layer one of {[x.value for x in Layer]}") from None
+    if layer is Layer.WORKING:
+        raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
+    if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
+        raise InvalidInputError("event_type must be a non-empty string")
+    confidence, entities = check_confidence(confidence), check_entities(entities)
+    force = check_flag(force, "force")
+    meta = check_metadata(metadata, config)
+    verdict = audit(clean, source)
+    if verdict.action is Action.REJECT:
+        return None, GateDecision(False, "rejected", ("rejected by the write audit",) + verdict.reasons, 0.0), verdict
+    decision = gate(clean, source)
+    if not decision.store and not force:
+        return None, decision, verdict
+    kind = event_type or decision.event_type
+    # forced past the gate: a neutral confidence, still scaled by who wrote it
+    conf = decision.confidence if decision.confidence > 0 else round(0.6 * SOURCE_TRUST[source], 3)
+    status = Status.ACTIVE
+    if verdict.action is Action.QUARANTINE:
+        status = Status.QUARANTINED
+        meta = {**meta, "audit": {"action": verdict.action.value,
+                                  "category": verdict.category.value if verdict.category else None,
+                                  "reasons": list(verdict.reasons)}}
+    record = MemoryRecord(
+        id=str(uuid.uuid4()), user_id=user_id, summary=summarize_line(clean), raw_content=clean,
+        timestamp=ensure_utc(timestamp) if timestamp is not None else now, layer=layer, event_type=kind,
+        session_id=session_id, agent_id=agent_id,
+        entities=list(entities) if entities is not None else extract_entities(clean),
+        confidence=float(confidence if confidence is not None else conf), source=source,
+        decay_rate=config.decay.rate_for(kind), embedding_model=embedding_model, metadata=meta,
+        status=status, context=context,
+    )
+    return record, decision, verdict
+
+
+def embedding_text(record: MemoryRecord) -> str:
+    """What the dense channel embeds: the turn with the one it answers."""
+    return f"{record.context}\n{record.raw_content}" if record.context else record.raw_content
