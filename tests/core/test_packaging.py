@@ -1,4 +1,5 @@
 import subprocess
+from pathlib import Path
 import sys
 
 import hindsight_core
@@ -49,3 +50,27 @@ def test_the_shipped_fakes_are_pinned():
     from hindsight_core import testing
 
     assert sorted(testing.__all__) == ["FakeEmbedder", "FrozenClock", "RecordingGate"]
+
+
+def test_configuration_is_read_from_the_environment_only_at_the_edge():
+    """The core takes configuration explicitly; the CLI, the MCP server and the UI read the environment.
+
+    Allowed inside the core: `memory.default_home` (HINDSIGHT_HOME, the documented default folder) and
+    library plumbing that sets variables for third-party code (tiktoken's cache folder, an offline hub).
+    """
+    import re
+
+    root = Path(hindsight_core.__file__).parent
+    edge = {"cli", "mcp", "ui"}
+    allowed = {("memory.py", "HINDSIGHT_HOME"), ("tokens.py", "TIKTOKEN_CACHE_DIR")}
+    found = []
+    for path in root.rglob("*.py"):
+        relative = path.relative_to(root)
+        if relative.parts[0] in edge or relative.name == "demo.py":
+            continue
+        for match in re.finditer(r"os\.environ\.get\(\s*\"([A-Z_]+)\"|os\.getenv\(\s*\"([A-Z_]+)\"|"
+                                 r"os\.environ\[\s*\"([A-Z_]+)\"\s*\]", path.read_text(encoding="utf-8")):
+            name = next(g for g in match.groups() if g)
+            if (relative.name, name) not in allowed:
+                found.append(f"{relative}: {name}")
+    assert found == []
