@@ -255,3 +255,32 @@ def test_tokens_file(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(InvalidInputError, match="JSON object"):
         UserScope.from_tokens_file(path)
+
+
+def test_a_forget_over_mcp_leaves_no_byte_of_the_text_while_the_server_runs(tmp_path, clock):
+    """The canary is in no file of the store, WAL included, right after the tool returns (the store still open)."""
+    canary = "CANARY-5be0c1d7"
+    folder = tmp_path / "store"
+
+    def holding(needle: str) -> list[str]:
+        data = needle.encode()
+        return [str(p) for p in folder.rglob("*") if p.is_file() and data in p.read_bytes()]
+
+    with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
+        async def run():
+            async with Client(build_server(memory, UserScope(user_id="alice"))) as client:
+                written = await client.call_tool("memory_write", {"text": f"My locker code is {canary}, remember it."})
+                stored = json.loads(written.content[0].text)
+                assert stored["kept"], stored
+                assert holding(canary) == []  # sealed from the start ...
+                found = await client.call_tool("memory_search", {"what_am_i_looking_for": "locker code"})
+                assert canary in found.content[0].text  # ... yet recalled
+                gone = await client.call_tool("memory_forget", {"topic": "my locker code"})
+                assert json.loads(gone.content[0].text)["count"] == 1
+                assert holding(canary) == []
+                after = await client.call_tool("memory_search", {"what_am_i_looking_for": "locker code"})
+                assert canary not in after.content[0].text
+
+        anyio.run(run)
+        user_keys = [p for p in folder.rglob("keys.sqlite")]
+        assert user_keys and all(canary.encode() not in p.read_bytes() for p in user_keys)
