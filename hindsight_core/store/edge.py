@@ -39,6 +39,7 @@ from ..errors import EmbedderMismatchError, HindsightError, StoreInUseError, Sto
 from ..types import MemoryRecord
 from . import points as pts
 from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult
+from .edge_query import channel_query, compile_formula, edge_filter
 from .sealing import KeyStore
 
 _FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
@@ -358,24 +359,8 @@ class EdgeStore:
     # -- reading ------------------------------------------------------------------------------------
     def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None,
              space: str = MEMORIES) -> Hit | None:
-        payload = point.payload or {}
-        if payload.get("user_id") != user_id:
-            return None
-        try:
-            record, _ = pts.from_payload(payload, unseal=self._keystore(user_id, space).unseal if self.seal else None)
-        except pts.UnreadableRecord as exc:
-            if report is not None:
-                report.unreadable.append((str(point.id), str(exc)))
-            return None
-        vector = None
-        terms: frozenset[int] = frozenset()
-        vectors = getattr(point, "vector", None)
-        if with_vectors and isinstance(vectors, dict):
-            if pts.DENSE in vectors:
-                vector = np.asarray(vectors[pts.DENSE], dtype=np.float32)
-            if pts.SPARSE in vectors:
-                terms = frozenset(vectors[pts.SPARSE].indices)
-        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+        return pts.to_hit(user_id, point, with_vectors=with_vectors, report=report,
+                          unseal=self._keystore(user_id, space).unseal if self.seal else None)
 
     def _report(self, user_id: str) -> LoadReport:
         return self._reports.setdefault(user_id, LoadReport())
@@ -450,13 +435,13 @@ class EdgeStore:
             if shard is None:
                 return SearchResult([], [[] for _ in request.probes])
             flt = edge_filter(request.scope)
-            channels = [Prefetch(limit=c.limit, query=_edge_query(c), filter=flt, score_threshold=c.score_threshold)
+            channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
                         for c in request.channels]
             fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
                              query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
             main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
                                 with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
-            probes = [QueryRequest(limit=p.limit, query=_edge_query(p), filter=flt, score_threshold=p.score_threshold,
+            probes = [QueryRequest(limit=p.limit, query=channel_query(p), filter=flt, score_threshold=p.score_threshold,
                                    with_payload=False, with_vector=False) for p in request.probes]
             found = shard.query_batch(QueryBatchRequest([main, *probes]))
             report = self._report(user_id)
@@ -633,66 +618,3 @@ def _is_uuid(value: object) -> bool:
         return True
     except ValueError:
         return False
-
-
-def _edge_query(channel: Any) -> Any:
-    from qdrant_edge import Query, SparseVector
-
-    if channel.using == pts.SPARSE:
-        return Query.Nearest(SparseVector(*channel.vector), using=pts.SPARSE)
-    return Query.Nearest(list(channel.vector), using=pts.DENSE)
-
-
-def edge_filter(scope: Scope) -> Any:
-    """A `Scope` as a Qdrant Edge filter (None when it narrows nothing)."""
-    from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
-
-    must: list[Any] = []
-
-    def any_of(key: str, values: Any) -> None:
-        values = sorted(v.value if hasattr(v, "value") else str(v) for v in values)
-        must.append(FieldCondition(key=key, match=MatchAny(values)))
-
-    if scope.statuses is not None:
-        any_of("status", scope.statuses)
-    if scope.layers is not None:
-        any_of("layer", scope.layers)
-    if scope.event_types is not None:
-        any_of("event_type", scope.event_types)
-    if scope.session_id is not None:
-        must.append(FieldCondition(key="session_id", match=MatchValue(scope.session_id)))
-    if scope.agent_id is not None:
-        must.append(FieldCondition(key="agent_id", match=MatchValue(scope.agent_id)))
-    if scope.start is not None or scope.end is not None:
-        must.append(FieldCondition(key="ts_days", range=RangeFloat(
-            gte=pts.epoch_days(scope.start) if scope.start else None,
-            lt=pts.epoch_days(scope.end) if scope.end else None)))
-    if scope.unconsolidated:
-        must.append(FieldCondition(key="is_consolidated", range=RangeFloat(lt=0.5)))
-    for digest in pts.metadata_digests(scope.metadata or {}):
-        must.append(FieldCondition(key="meta_keys", match=MatchValue(digest)))
-    return Filter(must=must) if must else None
-
-
-def compile_formula(tree: tuple) -> Any:
-    """The recall plan's formula (`recall.formula`) as Qdrant Edge expressions."""
-    from qdrant_edge import Expression as E
-
-    kind = tree[0]
-    if kind == "const":
-        return E.Constant(tree[1])
-    if kind == "var":
-        return E.Variable(tree[1])
-    if kind == "mul":
-        return E.Mult([compile_formula(x) for x in tree[1]])
-    if kind == "sum":
-        return E.Sum([compile_formula(x) for x in tree[1]])
-    if kind == "max":
-        return E.Max([compile_formula(x) for x in tree[1]])
-    if kind == "neg":
-        return E.Neg(compile_formula(tree[1]))
-    if kind == "exp":
-        return E.Exp(compile_formula(tree[1]))
-    if kind == "div":
-        return E.Div(compile_formula(tree[1]), compile_formula(tree[2]), by_zero_default=0.0)
-    raise ValueError(f"unknown expression {kind!r}")

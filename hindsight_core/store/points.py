@@ -156,3 +156,27 @@ def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
         raise
     except Exception as exc:  # a damaged or foreign payload: never fatal for the user's other memories
         raise UnreadableRecord(f"{type(exc).__name__}: {exc}") from None
+
+
+def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: Any, unseal: Unseal | None) -> Any:
+    """A search/scroll result as a `Hit`; None for another user's point or an unreadable one (reported)."""
+    import numpy as np
+
+    from .base import Hit
+
+    payload = point.payload or {}
+    if payload.get("user_id") != user_id:  # a hash collision or tampering: never serve it
+        return None
+    try:
+        record, _ = from_payload(payload, unseal=unseal)
+    except UnreadableRecord as exc:
+        if report is not None:
+            report.unreadable.append((str(point.id), str(exc)))
+        return None
+    vector, terms = None, frozenset()
+    vectors = point.vector if isinstance(getattr(point, "vector", None), dict) else {}
+    if with_vectors and DENSE in vectors:
+        vector = np.asarray(vectors[DENSE], dtype=np.float32)
+    if with_vectors and SPARSE in vectors:
+        terms = frozenset(vectors[SPARSE].indices)
+    return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))

@@ -25,6 +25,7 @@ from ..errors import EmbedderMismatchError, HindsightError, StoreUnavailableErro
 from ..types import MemoryRecord
 from . import points as pts
 from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult
+from .server_query import channel_query, client_filter, compile_formula
 
 REGISTRY, JOURNAL, META = "hindsight_users", "hindsight_journal", "hindsight_meta"
 _NAMESPACE = uuid.UUID("6f1d8a52-3c2e-4b7a-9a57-1f0c9f3b8e21")
@@ -238,22 +239,7 @@ class ServerStore:
 
     # -- reading ----------------------------------------------------------------------------------
     def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None) -> Hit | None:
-        payload = point.payload or {}
-        if payload.get("user_id") != user_id:
-            return None
-        try:
-            record, _ = pts.from_payload(payload)
-        except pts.UnreadableRecord as exc:
-            if report is not None:
-                report.unreadable.append((str(point.id), str(exc)))
-            return None
-        vector, terms = None, frozenset()
-        vectors = point.vector if isinstance(getattr(point, "vector", None), dict) else {}
-        if with_vectors and pts.DENSE in vectors:
-            vector = np.asarray(vectors[pts.DENSE], dtype=np.float32)
-        if with_vectors and pts.SPARSE in vectors:
-            terms = frozenset(vectors[pts.SPARSE].indices)
-        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+        return pts.to_hit(user_id, point, with_vectors=with_vectors, report=report, unseal=None)
 
     def load_report(self, user_id: str) -> LoadReport:
         return LoadReport([u for u in self._report.unreadable])
@@ -321,13 +307,13 @@ class ServerStore:
         if name is None:
             return SearchResult([], [[] for _ in request.probes])
         flt = client_filter(request.scope, user_id)
-        channels = [m.Prefetch(query=_client_query(c), using=c.using, filter=flt, limit=c.limit,
+        channels = [m.Prefetch(query=channel_query(c), using=c.using, filter=flt, limit=c.limit,
                                score_threshold=c.score_threshold) for c in request.channels]
         fused = m.Prefetch(prefetch=channels, limit=max(c.limit for c in request.channels),
                            query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k, weights=list(request.weights))))
         main = m.QueryRequest(prefetch=[fused], query=m.FormulaQuery(formula=compile_formula(request.formula)),
                               limit=request.limit, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
-        probes = [m.QueryRequest(query=_client_query(p), using=p.using, filter=flt, limit=p.limit,
+        probes = [m.QueryRequest(query=channel_query(p), using=p.using, filter=flt, limit=p.limit,
                                  score_threshold=p.score_threshold, with_payload=False) for p in request.probes]
         with _translated("search memories"):
             found = self.client.query_batch_points(name, requests=[main, *probes])
@@ -436,66 +422,3 @@ def _is_uuid(value: object) -> bool:
         return True
     except ValueError:
         return False
-
-
-def _client_query(channel: Any) -> Any:
-    from qdrant_client import models as m
-
-    if channel.using == pts.SPARSE:
-        return m.SparseVector(indices=list(channel.vector[0]), values=list(channel.vector[1]))
-    return list(channel.vector)
-
-
-def client_filter(scope: Scope, user_id: str) -> Any:
-    """A `Scope` (always narrowed to one user) as a qdrant-client filter."""
-    from qdrant_client import models as m
-
-    must: list[Any] = [m.FieldCondition(key="user_id", match=m.MatchValue(value=user_id))]
-
-    def any_of(key: str, values: Any) -> None:
-        must.append(m.FieldCondition(key=key, match=m.MatchAny(
-            any=sorted(v.value if hasattr(v, "value") else str(v) for v in values))))
-
-    if scope.statuses is not None:
-        any_of("status", scope.statuses)
-    if scope.layers is not None:
-        any_of("layer", scope.layers)
-    if scope.event_types is not None:
-        any_of("event_type", scope.event_types)
-    if scope.session_id is not None:
-        must.append(m.FieldCondition(key="session_id", match=m.MatchValue(value=scope.session_id)))
-    if scope.agent_id is not None:
-        must.append(m.FieldCondition(key="agent_id", match=m.MatchValue(value=scope.agent_id)))
-    if scope.start is not None or scope.end is not None:
-        must.append(m.FieldCondition(key="ts_days", range=m.Range(
-            gte=pts.epoch_days(scope.start) if scope.start else None,
-            lt=pts.epoch_days(scope.end) if scope.end else None)))
-    if scope.unconsolidated:
-        must.append(m.FieldCondition(key="is_consolidated", range=m.Range(lt=0.5)))
-    for digest in pts.metadata_digests(scope.metadata or {}):
-        must.append(m.FieldCondition(key="meta_keys", match=m.MatchValue(value=digest)))
-    return m.Filter(must=must)
-
-
-def compile_formula(tree: tuple) -> Any:
-    """The recall plan's formula (`recall.formula`) as qdrant-client expressions."""
-    from qdrant_client import models as m
-
-    kind = tree[0]
-    if kind == "const":
-        return tree[1]
-    if kind == "var":
-        return tree[1]
-    if kind == "mul":
-        return m.MultExpression(mult=[compile_formula(x) for x in tree[1]])
-    if kind == "sum":
-        return m.SumExpression(sum=[compile_formula(x) for x in tree[1]])
-    if kind == "max":
-        return m.MaxExpression(max=[compile_formula(x) for x in tree[1]])
-    if kind == "neg":
-        return m.NegExpression(neg=compile_formula(tree[1]))
-    if kind == "exp":
-        return m.ExpExpression(exp=compile_formula(tree[1]))
-    if kind == "div":
-        return m.DivExpression(div=m.DivParams(left=compile_formula(tree[1]), right=compile_formula(tree[2]), by_zero_default=0.0))
-    raise ValueError(f"unknown expression {kind!r}")
