@@ -216,6 +216,8 @@ class _HindsightSession(Session):
             if system.exchanges:  # what the writes embed: each turn with the one it answers
                 warm += [f"{a[0]}\n{b[0]}" for a, b in zip(units, units[1:]) if a[2].session == b[2].session]
             system.embedder.warm(warm)  # one batch for the model; the writes read the cache
+            if hasattr(system.embedder, "save"):
+                system.embedder.save()  # an interrupted run keeps what it embedded
         self.covers: dict[str, set[str]] = {}  # memory id -> dialog ids written into it
         previous: tuple[str, tuple[str, ...], Any] | None = None
         for text, dia_ids, turn in units:

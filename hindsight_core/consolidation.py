@@ -39,6 +39,7 @@ def plan_consolidation(pool: Sequence[Hit], semantic_memories: Sequence[Hit], *,
     group that repeats existing knowledge confirms it instead of duplicating it.
     """
     report = ConsolidationReport(user_id=user_id, dry_run=dry_run)
+    pool = sorted(pool, key=lambda h: (h.record.timestamp, h.seq))  # oldest first, whatever the engine's order
     pool_records = [h.record for h in pool]
     keep = consolidation_candidates(pool_records)
     records = [pool_records[i] for i in keep]

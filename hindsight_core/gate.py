@@ -85,6 +85,10 @@ TRIVIAL = _rx(
     r"^\s*what time is it(?: now)?\W*$", r"^\s*what day is (?:it|today)\W*$",
     r"^\s*(?:你好|您好|嗨|谢谢|多谢|好的|好|嗯|哦|行|可以|再见|早上好|晚安|哈哈)+[。！!.～~]*$",
     r"^\s*(?:现在)?几点了?[？?。]*$", r"^\s*今天(?:星期|周|礼拜)几[？?。]*$", r"^\s*今天天气(?:怎么样|如何)?[？?。]*$",
+    # ... and their answers: the present moment stated is as stale as the question
+    r"^\s*(?:it is|it's|its)\s+(?:now\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock)?"
+    r"(?:\s+in the (?:morning|afternoon|evening)|\s+at night)?(?:\s+now)?\W*$",
+    r"^\s*(?:现在|目前)(?:是)?\s*(?:上午|下午|晚上|早上)?\s*\d{1,2}\s*[点:：](?:\s*\d{1,2}\s*分?)?[。！!.]*$",
 )
 #: words that carry no content on their own: greetings, thanks, acknowledgements, interjections, laughter
 FILLER_WORDS = frozenset("""
@@ -163,16 +167,19 @@ def content_words(text: str) -> int:
     (`FILLER_WORDS`) or laughter ("hahaha", "lol"); numbers count. CJK text
     counts one word per two characters (rounded up) that remain once filler
     phrases (`你好`, `谢谢`, `好的`, `哈哈`, particles such as `吧` `呢`) are
-    removed. Emoji and punctuation count nothing.
+    removed. Emoji and punctuation count nothing, and so does one word repeated
+    three times or more.
     """
     cjk_rest = _CJK_CHAR.findall(_ZH_FILLER.sub("", text))
-    latin = 0
+    words = []
     for word in _LATIN_WORD.findall(_CJK_CHAR.sub(" ", text).lower()):
         word = word.split("'")[0]
         if word in STOP_WORDS or word in FILLER_WORDS or _LAUGHTER.match(word):
             continue
-        latin += 1
-    return latin + (len(cjk_rest) + 1) // 2
+        words.append(word)
+    if len(words) >= 3 and len(set(words)) == 1 and not cjk_rest:
+        return 0  # one word said over and over ("text text text", "no no no") states nothing
+    return len(words) + (len(cjk_rest) + 1) // 2
 
 
 def is_request(text: str) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from datetime import datetime
 from typing import Any, Callable, Mapping
@@ -170,8 +171,10 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: Any, unseal:
     try:
         record, _ = from_payload(payload, unseal=unseal)
     except UnreadableRecord as exc:
-        if report is not None:
+        if report is not None and (str(point.id), str(exc)) not in report.unreadable:
             report.unreadable.append((str(point.id), str(exc)))
+            logging.getLogger("hindsight").warning("memory %s of a user cannot be read and is set aside: %s",
+                                                   point.id, exc)
         return None
     vector, terms = None, frozenset()
     vectors = point.vector if isinstance(getattr(point, "vector", None), dict) else {}

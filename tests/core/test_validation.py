@@ -177,11 +177,16 @@ def test_an_import_file_with_bad_fields_is_refused(clock, changes):
 
 # -- loading robustness -----------------------------------------------------------------------------------------
 def _plant_unreadable(memory, user="u"):
-    """Put a record with the types of issue 15 straight into the store, past the write path's checks."""
-    bad = MemoryRecord(id=str(uuid.uuid4()), user_id=user, summary="bad", raw_content="written by an older version",
-                       timestamp=memory.now(), entities=[None, 1], embedding_model=memory.embedder.name)
-    memory.store.upsert(user, [bad], np.ones((1, memory.embedder.dimension), dtype=np.float32))
-    return bad
+    """Put a record with the types of issue 15 straight into the engine, past the write path's checks."""
+    store = memory.store
+    good = MemoryRecord(id=str(uuid.uuid4()), user_id=user, summary="bad", raw_content="written by an older version",
+                        timestamp=memory.now(), embedding_model=memory.embedder.name)
+    point = store._point(user, good, np.ones(memory.embedder.dimension, dtype=np.float32) / 8.0)
+    text = {"summary": "bad", "raw_content": "written by an older version", "context": None,
+            "entities": [None, 1], "metadata": {}}
+    point["payload"]["sealed"] = store._keystore(user).seal(good.id, text)  # as an older writer might have
+    store._upsert_points(store._shard(user, "memories"), [point])
+    return good
 
 
 def test_an_unreadable_record_is_set_aside_and_the_user_stays_readable_and_erasable(clock, tmp_path, caplog):
