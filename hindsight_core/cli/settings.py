@@ -40,14 +40,14 @@ def dimension_from_files(folder: Path) -> int | None:
         modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
         dimension = None
         for module in modules:
-            config = json.loads((folder / module["path"] / "config.json").read_text(encoding="utf-8")) \
-                if module.get("path") else {}
             kind = module.get("type", "")
-            if kind.endswith(".Pooling"):
-                modes = sum(bool(config.get(mode)) for mode in _POOLING_MODES)
-                dimension = int(config["word_embedding_dimension"]) * max(modes, 1)
-            elif kind.endswith(".Dense"):
-                dimension = int(config["out_features"])
+            if kind.endswith((".Pooling", ".Dense")):  # the modules that set the output size
+                config = json.loads((folder / module["path"] / "config.json").read_text(encoding="utf-8"))
+                if kind.endswith(".Dense"):
+                    dimension = int(config["out_features"])
+                else:
+                    modes = sum(bool(config.get(mode)) for mode in _POOLING_MODES)
+                    dimension = int(config["word_embedding_dimension"]) * max(modes, 1)
         return dimension
     except (OSError, ValueError, KeyError, TypeError):
         return None
