@@ -16,10 +16,13 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @click.command(help="Run a scripted multi-day conversation on an embedded store and show what memory does.")
 @click.option("--path", type=click.Path(path_type=Path), default=None,
               help="Keep the demo's embedded store in this folder (default: a temporary one, removed after).")
-def demo(path: Path | None) -> None:
-    from ..demo import run_demo
+@pass_settings
+def demo(settings: Settings, path: Path | None) -> None:
+    from ..demo import claims, run_demo
 
-    run_demo(path)
+    seen = run_demo(path, say=click.echo, embedder=settings.embedder())
+    if not all(ok for ok, _ in claims(seen)):
+        raise click.ClickException("some of the demo's claims did not hold in this run (marked ✗ above)")
 
 
 @click.command(help="Serve memory to MCP clients: stdio by default, or --http (endpoint /mcp) or --sse.")
