@@ -2,19 +2,23 @@
 #   make demo   -- a scripted multi-day conversation on the embedded store
 #   make test   -- the whole test suite (installs and starts what the tests need)
 # Each creates .venv, installs a CPU build of torch first, then the package.
+# The CPU build comes from PyTorch's CPU index (plain `pip install torch` on Linux
+# brings several GB of CUDA wheels); where that index cannot be reached, the plain
+# pin is installed instead (a machine with a local CPU wheel still gets that).
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH  ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: demo test bench clean services
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "$(TORCH)"
+	$(PIP) install --quiet --retries 1 "$(TORCH)" --index-url $(TORCH_INDEX) || $(PIP) install --quiet "$(TORCH)"
 	$(PIP) install --quiet -e .
 	touch $@
 
