@@ -134,3 +134,12 @@ def test_mcp_without_the_mcp_extra_says_what_to_install(tmp_path):
 def test_an_empty_token_is_refused(hs, args, message):
     result = hs(*args, ok=False)
     assert result.exit_code == 2 and message in result.output
+
+
+@pytest.mark.model
+def test_a_model_load_prints_no_progress_bar(tmp_path):
+    """The "Loading weights ... 103/103" bar of every load is not shown; the command's answer is."""
+    env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HINDSIGHT_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "remember", "-u", "alice", PREFERENCE],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=True)
+    assert out.stdout.startswith("stored ") and out.stderr == ""
