@@ -48,7 +48,7 @@ def test_the_default_model_knows_its_dimension_without_loading():
 def test_commands_that_do_not_embed_never_load_the_model(hs, tmp_path):
     model = str(unloadable_model(tmp_path / "model"))
     with Hindsight(path=hs.store, embedder=FakeEmbedder(dimension=384, name=model)) as memory:
-        kept = memory.remember(PREFERENCE, user_id="alice")
+        memory.remember(PREFERENCE, user_id="alice")
         other = memory.remember("I am allergic to peanuts, so never suggest dishes with peanuts.", user_id="alice")
 
     assert "memories: 2" in hs("stats", model=model).stdout
@@ -60,7 +60,7 @@ def test_commands_that_do_not_embed_never_load_the_model(hs, tmp_path):
     assert imported.startswith("imported 2 memories") and "0 re-embedded" in imported
     # and the model really cannot load: a command that embeds says so, in one line
     message = one_error_line(hs("recall", "-u", "alice", "reports", model=model, ok=False))
-    assert message.startswith("Error: cannot load embedding model") and kept.id
+    assert message.startswith("Error: cannot load embedding model")
 
 
 def test_a_non_embedding_command_does_not_even_import_torch(tmp_path):
