@@ -1,21 +1,23 @@
-"""Recall latency, write throughput, memory and disk use on the embedded store, beside the raw embedder.
+"""Recall latency, write throughput, memory and disk use on the embedded store (Qdrant Edge), in one run.
 
-    python benchmarks/speed.py [--sizes 1000 10000 100000] [--repeats 200] [--out benchmarks/results/speed.json]
+    python benchmarks/speed.py [--sizes 10000 100000] [--million] [--repeats 200]
+                               [--out benchmarks/results/speed.json]
 
-For each store size N (one user, synthetic memories from `synthetic.py`, loaded
-with `write_many(..., force=True)` in batches of 250 on the embedded on-disk store, near-duplicate
-merging off so that the store holds N memories):
-  - recall p50/p95 with the query embedding included, and excluded (queries pre-embedded);
-  - the same top-k as a plain numpy dot product + argpartition over the same vectors (the floor);
-  - Qdrant embedded mode's own filtered query over the same points, for scale;
-  - reopening the store (loading the user's index from disk), the process's resident
-    memory with the store open and its peak so far, and the store's bytes on disk per memory.
-Write throughput: one `remember` at a time, and `write_many` batches, beside the
-embedder's raw throughput on the same texts. Timings are wall-clock on this machine:
-compare the ratios within one run, not across machines.
-
-The synthetic texts' vectors are cached in benchmarks/results/cache/ (git-ignored):
-embedding 100,000 texts takes about ten minutes on two cores, and is done once.
+Scale (one user, N memories): the vectors come from a zero-cost embedder
+(seeded random unit vectors, so the engine and the library are measured, not
+the model), loaded with `write_many(..., force=True)` in batches of 1,000 with
+the write rules that compare neighbours switched off (a store of N memories
+must hold N). For each N:
+  - recall p50/p95 with the query embedding excluded, with the vector index
+    not built (exact search: what a store has until `optimize`) and built;
+  - the same top-5 as a numpy dot product + argpartition over the same vectors in RAM;
+  - reopening the store and the first recall after it, resident memory with the
+    store open (the benchmark's own vector matrix is freed first), disk per memory,
+    and how long building the index (`Hindsight.optimize`) took.
+Writes: the real model (all-MiniLM-L6-v2) alone, single `remember` calls and
+`write_many` batches with the default write rules; and the zero-cost embedder
+with the defaults and with the neighbour rules off (library overhead alone).
+Timings are wall-clock on this machine: compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -46,21 +48,32 @@ from synthetic import QUERIES, synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight, HindsightConfig  # noqa: E402
 
-BATCH = 250  # write_many checks each text against the rest of its batch in Python: O(batch²)
+BATCH = 1000
+
+
+class ZeroCostEmbedder:
+    """Seeded random unit vectors, one per distinct text: an embedder that costs (almost) nothing."""
+
+    name = "zero-cost-random"
+
+    def __init__(self, dimension: int = 384) -> None:
+        self.dimension = dimension
+
+    def embed(self, texts):
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            rng = np.random.default_rng(abs(hash(text)) % (2**32))
+            v = rng.standard_normal(self.dimension).astype(np.float32)
+            out[i] = v / np.linalg.norm(v)
+        return out
 
 
 def scale_config() -> HindsightConfig:
-    """Defaults, but every text stays its own memory: templated texts are often near-duplicates, which
-    hindsight would merge, and a store of N memories must hold N (merging is measured on LoCoMo)."""
+    """Defaults, but every text stays its own memory (templated texts are often near-duplicates, which
+    hindsight would merge; merging is measured on LoCoMo), and no rule compares neighbours on write."""
     base = HindsightConfig()
-    semantic = getattr(base, "semantic", None)
-    if semantic is None:
-        return base
-    # the similarity floors at 1.0 too: with the features off, they only decide how many neighbours
-    # each write lists and then ignores (thousands per write in a 100k store of templated texts)
     return dataclasses.replace(base, semantic=dataclasses.replace(
-        semantic, merge_duplicates=False, detect_conflicts=False, auto_consolidate=False,
-        group_similarity=1.0, conflict_similarity=1.0, correction_similarity=1.0))
+        base.semantic, merge_duplicates=False, detect_conflicts=False, auto_consolidate=False))
 
 
 def rss_mb() -> float:
@@ -79,7 +92,8 @@ def peak_rss_mb() -> float:
 
 
 def folder_bytes(folder: str | Path) -> int:
-    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
+    """Bytes allocated on disk (Edge preallocates its log files sparsely: their apparent size is not used space)."""
+    return sum(p.stat().st_blocks * 512 for p in Path(folder).rglob("*") if p.is_file())
 
 
 def timed(fn, repeats: int) -> list[float]:
@@ -91,109 +105,113 @@ def timed(fn, repeats: int) -> list[float]:
     return out
 
 
-def bench_size(n: int, cached: CachedEmbedder, texts: list[str], repeats: int) -> dict:
+def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True) -> dict:
+    import gc
+
+    embedder = ZeroCostEmbedder()
     folder = tempfile.mkdtemp(prefix=f"hindsight-bench-{n}-")
     result: dict = {"memories": n}
     try:
-        with Hindsight(path=folder, embedder=cached, config=scale_config()) as memory:
+        with Hindsight(path=folder, embedder=embedder, config=scale_config()) as memory:
             start = time.perf_counter()
             for i in range(0, n, BATCH):
                 memory.write_many(texts[i:i + BATCH], user_id="bench", force=True)
-            result["load_s"] = round(time.perf_counter() - start, 2)
+            result["load_writes_per_s"] = round(n / (time.perf_counter() - start), 1)
         result["disk_bytes_per_memory"] = round(folder_bytes(folder) / n)
-        with Hindsight(path=folder, embedder=cached, config=scale_config()) as memory:
-            start = time.perf_counter()
-            stored = len(memory.memories(user_id="bench"))  # opening a user loads its index from disk
-            result["reopen_s"] = round(time.perf_counter() - start, 2)
-            result["stored"] = stored
-            queries = [QUERIES[i % len(QUERIES)] + f" ({i})" for i in range(repeats)]
-            cached.live = True
-            included = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
-            cached.live = False
-            cached.warm(queries)
-            excluded = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
-            result["recall_query_embedding_included"] = percentiles(included)
-            result["recall_query_embedding_excluded"] = percentiles(excluded)
+        queries = [QUERIES[i % len(QUERIES)] + f" ({i})" for i in range(repeats)]
+        qv = embedder.embed(queries)
+        matrix = embedder.embed(texts[:n])
 
-            matrix = np.asarray(cached.embed(texts[:n]), dtype=np.float32)
-            qv = cached.embed(queries)
+        def numpy_topk(i):
+            scores = matrix @ qv[i]
+            top = np.argpartition(-scores, 5)[:5]
+            return top[np.argsort(-scores[top])]
 
-            def numpy_topk(i):
-                scores = matrix @ qv[i]
-                top = np.argpartition(-scores, 5)[:5]
-                return top[np.argsort(-scores[top])]
-
-            result["numpy_dot_topk"] = percentiles(timed(numpy_topk, repeats))
-            result["qdrant_embedded_filtered_query"] = qdrant_query_ms(memory, qv, max(5, repeats // 10))
-            result["ratio_excluded_to_numpy_p50"] = round(
-                result["recall_query_embedding_excluded"]["p50_ms"] / max(result["numpy_dot_topk"]["p50_ms"], 1e-6), 2)
+        result["numpy_dot_topk"] = percentiles(timed(numpy_topk, repeats))
+        del matrix
+        gc.collect()
+        rss_before = rss_mb()
+        start = time.perf_counter()
+        with Hindsight(path=folder, embedder=embedder, config=scale_config()) as memory:
+            memory.recall(queries[0], user_id="bench", reinforce=False)
+            result["reopen_and_first_recall_s"] = round(time.perf_counter() - start, 3)
             result["rss_store_open_mb"] = rss_mb()
-            result["peak_rss_mb"] = peak_rss_mb()
+            result["rss_before_open_mb"] = rss_before
+            exact = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
+            result["recall_exact_excluded"] = percentiles(exact)
+            if build_index:
+                start = time.perf_counter()
+                memory.optimize(user_id="bench")
+                result["optimize_s"] = round(time.perf_counter() - start, 1)
+                indexed = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
+                result["recall_indexed_excluded"] = percentiles(indexed)
+                result["rss_indexed_mb"] = rss_mb()
+        best = result.get("recall_indexed_excluded", result["recall_exact_excluded"])["p50_ms"]
+        result["ratio_best_to_numpy_p50"] = round(best / max(result["numpy_dot_topk"]["p50_ms"], 1e-6), 2)
+        result["peak_rss_mb"] = peak_rss_mb()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return result
 
 
-def qdrant_query_ms(memory: Hindsight, qv: np.ndarray, repeats: int) -> dict:
-    """Qdrant's own filtered top-5 query over the user's points (what recall would cost without the index)."""
-    from qdrant_client import models
-
-    from hindsight_core.store.qdrant import VECTOR, collection_for
-
-    client = memory.store.client
-    flt = models.Filter(must=[models.FieldCondition(key="user_id", match=models.MatchValue(value="bench")),
-                              models.FieldCondition(key="status", match=models.MatchValue(value="active"))])
-    return percentiles(timed(lambda i: client.query_points(collection_for("bench"), query=qv[i].tolist(),
-                                                           using=VECTOR, query_filter=flt, limit=5), repeats))
-
-
-def bench_writes(embedder, texts: list[str], single: int = 200) -> dict:
-    """Throughput of the raw embedder, single `remember` calls and `write_many` batches (model in the loop)."""
-    sample_single, sample_batch = texts[:single], texts[single:]
-    start = time.perf_counter()
-    embedder.embed(sample_batch)
-    raw = len(sample_batch) / (time.perf_counter() - start)
-    out = {"raw_embedder_per_s": round(raw, 1)}
+def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfig | None) -> dict:
+    out = {}
     folder = tempfile.mkdtemp(prefix="hindsight-bench-w-")
     try:
-        with Hindsight(path=folder, embedder=embedder) as memory:
+        with Hindsight(path=folder, embedder=embedder, config=config) as memory:
             start = time.perf_counter()
-            for text in sample_single:
+            for text in texts[:single]:
                 memory.remember(text, user_id="w", force=True)
-            out["single_writes_per_s"] = round(len(sample_single) / (time.perf_counter() - start), 1)
+            out["single_writes_per_s"] = round(single / (time.perf_counter() - start), 1)
+            batch = texts[single:]
             start = time.perf_counter()
-            for i in range(0, len(sample_batch), 500):
-                memory.write_many(sample_batch[i:i + 500], user_id="w", force=True)
-            out["batched_writes_per_s"] = round(len(sample_batch) / (time.perf_counter() - start), 1)
+            for i in range(0, len(batch), 500):
+                memory.write_many(batch[i:i + 500], user_id="w", force=True)
+            out["batched_writes_per_s"] = round(len(batch) / (time.perf_counter() - start), 1)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def bench_writes(embedder, texts: list[str], single: int = 200, overhead_n: int = 20000) -> dict:
+    """The model alone, then writes through hindsight with it; then the library alone (zero-cost embedder)."""
+    start = time.perf_counter()
+    embedder.embed(texts[single:])
+    out = {"raw_embedder_per_s": round((len(texts) - single) / (time.perf_counter() - start), 1)}
+    out.update(_write_rates(embedder, texts, single, None))
     out["batched_vs_raw"] = round(out["batched_writes_per_s"] / out["raw_embedder_per_s"], 2)
+    many = synthetic_memories(overhead_n)
+    zero = ZeroCostEmbedder()
+    out["zero_cost_defaults"] = _write_rates(zero, many, single, None)
+    out["zero_cost_rules_off"] = _write_rates(zero, many, single, scale_config())
     return out
 
 
 def print_report(report: dict) -> None:
-    print(f"\n{'memories':>9} | {'recall p50/p95 (ms), embed incl.':>33} | {'excl.':>15} | {'numpy dot+topk':>15} | "
-          f"{'ratio':>5} | {'qdrant embedded filtered':>24} | {'RSS MiB':>7} | {'disk B/mem':>10}")
+    print(f"\n{'memories':>9} | {'exact p50/p95 ms':>17} | {'indexed p50/p95':>17} | {'numpy p50':>9} | {'ratio':>5} | "
+          f"{'reopen s':>8} | {'RSS MiB':>7} | {'optimize s':>10} | {'disk B/mem':>10}")
     for r in report["sizes"]:
-        inc, exc, npy, qd = (r["recall_query_embedding_included"], r["recall_query_embedding_excluded"],
-                             r["numpy_dot_topk"], r["qdrant_embedded_filtered_query"])
-        print(f"{r['memories']:>9,} | {inc['p50_ms']:>15.2f} / {inc['p95_ms']:<15.2f} | {exc['p50_ms']:>6.2f} / "
-              f"{exc['p95_ms']:<6.2f} | {npy['p50_ms']:>6.3f} / {npy['p95_ms']:<6.3f} | "
-              f"{r['ratio_excluded_to_numpy_p50']:>5} | {qd['p50_ms']:>10.1f} / {qd['p95_ms']:<10.1f} | "
-              f"{r['rss_store_open_mb']:>7.0f} | {r['disk_bytes_per_memory']:>10,}")
+        exa, npy = r["recall_exact_excluded"], r["numpy_dot_topk"]
+        idx = r.get("recall_indexed_excluded") or {"p50_ms": float("nan"), "p95_ms": float("nan")}
+        print(f"{r['memories']:>9,} | {exa['p50_ms']:>7.2f} / {exa['p95_ms']:<7.2f} | {idx['p50_ms']:>7.2f} / "
+              f"{idx['p95_ms']:<7.2f} | {npy['p50_ms']:>9.3f} | {r['ratio_best_to_numpy_p50']:>5} | "
+              f"{r['reopen_and_first_recall_s']:>8} | {r['rss_store_open_mb']:>7.0f} | {r.get('optimize_s', '-'):>10} | "
+              f"{r['disk_bytes_per_memory']:>10,}")
     w = report["writes"]
     print(f"\nwrites/s: raw embedder {w['raw_embedder_per_s']}, single remember {w['single_writes_per_s']}, "
           f"batched write_many {w['batched_writes_per_s']} ({w['batched_vs_raw']:.0%} of raw)")
+    print(f"zero-cost embedder: defaults {w['zero_cost_defaults']}, neighbour rules off {w['zero_cost_rules_off']}")
     print(f"peak RSS {report['peak_rss_mb']} MiB")
 
 
 def main(argv: list[str] | None = None, embedder=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--million", action="store_true", help="also a store of 1,000,000 memories (exact search)")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--write-sample", type=int, default=2000, help="texts for the batched-write timing")
-    parser.add_argument("--cache", type=Path, default=CACHE_DIR / "synthetic-vectors.npy")
-    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--overhead-sample", type=int, default=20000, help="texts for the zero-cost write timing")
+    parser.add_argument("--no-index", action="store_true", help="skip building the vector index (optimize)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "speed.json")
     args = parser.parse_args(argv)
 
@@ -202,28 +220,19 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
 
         embedder = SentenceTransformerEmbedder()
     single = min(200, max(1, args.write_sample // 10))
-    writes_n = single + args.write_sample
-    texts = synthetic_memories(max(args.sizes + [writes_n]))
-    cached = CachedEmbedder(embedder, None if args.no_cache else args.cache)
-    scale_texts = texts[:max(args.sizes)]
-    missing = sum(t not in cached for t in scale_texts)
-    if missing:
-        print(f"embedding {missing:,} synthetic memories once (cached in {args.cache.parent}) ...", flush=True)
-        start = time.perf_counter()
-        for i in range(0, len(scale_texts), 5000):  # in slices, saved as it goes: an interrupted run resumes
-            cached.warm(scale_texts[i:i + 5000])
-            cached.save()
-        print(f"  {missing / (time.perf_counter() - start):.0f} texts/s")
-
+    sizes = list(args.sizes) + ([1_000_000] if args.million else [])
+    texts = synthetic_memories(max(sizes + [single + args.write_sample]))
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
               "command": "python benchmarks/speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "engine": "Qdrant Edge (qdrant-edge-py), one shard per user",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
-                           "foods, dates and amounts",
-              "sizes": [], "writes": bench_writes(embedder, texts[:writes_n], single)}
-    for n in args.sizes:
+                           "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
+              "sizes": [],
+              "writes": bench_writes(embedder, texts[:single + args.write_sample], single, args.overhead_sample)}
+    for n in sizes:
         print(f"store of {n:,} memories ...", flush=True)
-        report["sizes"].append(bench_size(n, cached, scale_texts[:n], args.repeats))
+        report["sizes"].append(bench_size(n, texts[:n], args.repeats, build_index=not args.no_index and n < 1_000_000))
     report["peak_rss_mb"] = peak_rss_mb()
     print_report(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)

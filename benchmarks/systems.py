@@ -175,6 +175,9 @@ class HindsightSystem(System):
     time_aware: bool = False
     #: other keyword arguments for Hindsight(...), e.g. {"consensus": False}
     options: dict[str, Any] = field(default_factory=dict)
+    #: write each turn with the turn it answers (the previous one of its session) as `context`, as the
+    #: adapters do; the memory then covers both dialog ids
+    exchanges: bool = True
     kind: str = "hindsight"
     stats: dict[str, int] = field(default_factory=lambda: {"offered": 0, "stored": 0, "memories": 0})
 
@@ -182,7 +185,7 @@ class HindsightSystem(System):
         return {"force": self.force, "source_map": self.source_map, "storage": self.storage,
                 "config": repr(self.config) if self.config else "default", "recall_options": self.recall_options,
                 "time_aware": self.time_aware, "units": getattr(self.units, "__name__", None),
-                "options": self.options}
+                "options": self.options, "exchanges": self.exchanges}
 
     def source_for(self, conversation: Conversation, speaker: str) -> Source:
         if self.source_map == "a_user_b_agent" and speaker == conversation.speaker_b:
@@ -204,14 +207,23 @@ class _HindsightSession(Session):
         units = system.units(conversation) if system.units else \
             [(text, (turn.dia_id,), turn) for turn, text in zip(conversation.turns, texts)]
         if hasattr(system.embedder, "warm"):
-            system.embedder.warm([u[0] for u in units])  # one batch for the model; the writes read the cache
+            warm = [u[0] for u in units]
+            if system.exchanges:  # what the writes embed: each turn with the one it answers
+                warm += [f"{a[0]}\n{b[0]}" for a, b in zip(units, units[1:]) if a[2].session == b[2].session]
+            system.embedder.warm(warm)  # one batch for the model; the writes read the cache
         self.covers: dict[str, set[str]] = {}  # memory id -> dialog ids written into it
+        previous: tuple[str, tuple[str, ...], Any] | None = None
         for text, dia_ids, turn in units:
             self.clock.set(turn.timestamp)
+            answers = previous if (system.exchanges and previous is not None
+                                   and previous[2].session == turn.session) else None
             result = self.memory.write(text, user_id=self.user, timestamp=turn.timestamp,
                                        source=system.source_for(conversation, turn.speaker),
                                        session_id=f"session-{turn.session}", force=system.force,
-                                       metadata={"dia_ids": list(dia_ids), "speaker": turn.speaker})
+                                       context=answers[0] if answers else None,
+                                       metadata={"dia_ids": list(dia_ids) + (list(answers[1]) if answers else []),
+                                                 "speaker": turn.speaker})
+            previous = (text, dia_ids, turn)
             system.stats["offered"] += 1
             system.stats["stored"] += int(result.stored)
             if result.record is not None:  # a merged duplicate returns the memory it merged into

@@ -8,6 +8,7 @@
 """
 
 from .audit import Action, AuditVerdict, WriteAudit, audit
+from .choices import TimeRangeChoice
 from .clock import FrozenClock, system_clock
 from .context import Context, ContextBuilder, TokenReport, memory_block
 from .consensus import ConsensusConfig, ConsensusReport, apply_consensus, check_consensus
@@ -18,11 +19,14 @@ from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, Hind
                      TextTooLargeError)
 from .formatting import format_for_prompt
 from .gate import LLMGate, RuleBasedGate, WriteGate
+from .keyed import KeyedItem, KeyedMemory
 from .memory import Hindsight, WriteResult
+from .outcome import WriteOutcome
 from .semantic import ConsolidationReport
-from .store import MemoryStore, QdrantStore
+from .store import EdgeStore, LegacyStoreError, MemoryStore, ServerStore
 from .timerange import TimeRange
 from .tokens import count_tokens
+from .turns import Turn, TurnLog
 from .working import ContextBudget, ContextBudgetError, InProcessBackend, RedisBackend, WorkingMemory
 from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
@@ -37,8 +41,9 @@ __all__ = [
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
     "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",
-    "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
+    "EdgeStore", "LegacyStoreError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
     "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError", "StoreUnavailableError",
     "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__", "count_tokens", "format_for_prompt",
     "system_clock",
+    "KeyedItem", "KeyedMemory", "TimeRangeChoice", "Turn", "TurnLog", "WriteOutcome",
 ]

@@ -50,26 +50,41 @@ class DecayConfig:
 
 @dataclass(frozen=True)
 class RecallConfig:
-    """Hybrid recall settings (see `hindsight_core.fusion`)."""
+    """Hybrid recall settings (see `hindsight_core.recall.plan` for the formula)."""
 
     dense_weight: float = 1.0
     keyword_weight: float = 1.0
-    recency_weight: float = 0.2
     #: the k of reciprocal-rank fusion: larger flattens the rank curve
     rrf_k: int = 60
     #: how many candidates each channel contributes before fusion
     candidates_per_channel: int = 100
-    #: final = fused · retention ** retention_power
-    retention_power: float = 1.0
+    #: ρ: how much retention moves the ranking (0: not at all; 1: final ∝ retention)
+    retention_influence: float = 0.3
+    #: σ: recall weight of a memory superseded by a newer one
+    superseded_weight: float = 0.3
+    #: τ: how much a date named in the query lifts memories from around then
+    time_prior_weight: float = 0.5
+    #: the dense channel's weight is multiplied by this for queries in a script the embedder cannot read
+    foreign_dense_factor: float = 0.2
+    #: a faded memory is still recalled when it is in a channel's top `cue_rank` ...
+    cue_rank: int = 10
+    #: ... and holds at least this share of the query's keywords, or is at least `cue_similarity` close to it
+    cue_coverage: float = 0.5
+    cue_similarity: float = 0.5
     #: the dense channel only proposes memories at least this similar to the query;
     #: without a floor, a store of five memories returns all five for any query
     min_similarity: float = 0.18
 
     def __post_init__(self) -> None:
-        if min(self.dense_weight, self.keyword_weight, self.recency_weight) < 0:
+        if min(self.dense_weight, self.keyword_weight) < 0:
             raise InvalidInputError("channel weights must not be negative")
-        if self.rrf_k < 1 or self.candidates_per_channel < 1:
-            raise InvalidInputError("rrf_k and candidates_per_channel must be at least 1")
+        if self.rrf_k < 1 or self.candidates_per_channel < 1 or self.cue_rank < 1:
+            raise InvalidInputError("rrf_k, candidates_per_channel and cue_rank must be at least 1")
+        for name in ("retention_influence", "superseded_weight", "foreign_dense_factor", "cue_coverage"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise InvalidInputError(f"{name} must be within 0..1")
+        if self.time_prior_weight < 0:
+            raise InvalidInputError("time_prior_weight must not be negative")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .config import DecayConfig, SemanticConfig
-from .index import UserIndex
+from .store.base import Hit
 from .semantic import (ConsolidationReport, Group, SummaryRejected, consolidation_candidates, extractive_summary,
                        find_groups, group_around, is_duplicate, llm_summary, shared_entities)
 from .types import Layer, MemoryRecord, Source, Status
@@ -25,25 +25,24 @@ from .types import Layer, MemoryRecord, Source, Status
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
-def _candidates(index: UserIndex) -> tuple[list[int], list[MemoryRecord], np.ndarray]:
-    slots = [s for s, r in enumerate(index.records) if r is not None]
-    records = [index.records[s] for s in slots]
-    keep = consolidation_candidates(records)
-    slots = [slots[i] for i in keep]
-    return slots, [index.records[s] for s in slots], index.vectors[slots] if slots else np.zeros((0, index.dimension))
-
-
-def plan_consolidation(index: UserIndex, *, user_id: str, semantic: SemanticConfig, decay: DecayConfig,
-                       embed: Embed, summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str,
+def plan_consolidation(pool: Sequence[Hit], semantic_memories: Sequence[Hit], *, user_id: str,
+                       semantic: SemanticConfig, decay: DecayConfig, embed: Embed,
+                       summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str,
                        dry_run: bool, around: Sequence[str] = ()
                        ) -> tuple[ConsolidationReport, list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
     """(report, semantic records to upsert with vectors, episodes and semantic memories to update).
 
-    With `around` (ids of new episodes), only groups completed by them are
-    considered: the cheap check after a write.
+    `pool`: the episodes that may be grouped (with vectors): all of them, or,
+    with `around` (ids of new episodes), the neighbourhood of the new ones,
+    where only groups completed by them are considered: the cheap check after
+    a write. `semantic_memories`: the active knowledge (with vectors), so a
+    group that repeats existing knowledge confirms it instead of duplicating it.
     """
     report = ConsolidationReport(user_id=user_id, dry_run=dry_run)
-    slots, records, vectors = _candidates(index)
+    pool_records = [h.record for h in pool]
+    keep = consolidation_candidates(pool_records)
+    records = [pool_records[i] for i in keep]
+    vectors = np.asarray([pool[i].vector for i in keep], dtype=np.float32) if keep else np.zeros((0, 1), np.float32)
     if around:
         position = {r.id: i for i, r in enumerate(records)}
         groups = [g for g in (group_around(position[m], records, vectors, semantic)
@@ -53,8 +52,6 @@ def plan_consolidation(index: UserIndex, *, user_id: str, semantic: SemanticConf
         groups = find_groups(records, vectors, semantic)
     upserts: list[tuple[MemoryRecord, np.ndarray]] = []
     updates: list[MemoryRecord] = []
-    semantic_slots = [s for s, r in enumerate(index.records)
-                      if r is not None and r.layer is Layer.SEMANTIC and r.status is Status.ACTIVE]
     for group in groups:
         members = [records[i] for i in group.members]
         member_vectors = vectors[list(group.members)]
@@ -69,9 +66,8 @@ def plan_consolidation(index: UserIndex, *, user_id: str, semantic: SemanticConf
             report.errors.append(f"group of {len(members)} episodes: summariser failed: {type(exc).__name__}: {exc}")
             continue
         vector = embed([summary])[0]
-        twin = next((index.records[s] for s in semantic_slots
-                     if is_duplicate(summary, index.records[s].raw_content, float(index.vectors[s] @ vector), semantic)),
-                    None)
+        twin = next((h.record for h in semantic_memories
+                     if is_duplicate(summary, h.record.raw_content, float(h.vector @ vector), semantic)), None)
         if twin is not None:  # the knowledge exists already: the group confirms it
             target = twin.evolve(derived_from=list(dict.fromkeys(twin.derived_from + [m.id for m in members])),
                                  confirmations=twin.confirmations + group.occurrences,
@@ -113,27 +109,31 @@ def _semantic_record(members: list[MemoryRecord], summary: str, entities: list[s
     )
 
 
-def plan_forget_derived(index: UserIndex, victim_ids: set[str], *, semantic: SemanticConfig, embed: Embed,
-                        summarizer: Callable[[str], str] | None
+def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Sequence[Hit], victim_ids: set[str], *,
+                        semantic: SemanticConfig, embed: Embed, summarizer: Callable[[str], str] | None
                         ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
     """What forgetting `victim_ids` does to the knowledge drawn from them.
 
-    Returns (semantic memories to delete too, semantic memories re-derived from
-    their remaining episodes, episodes released from a deleted semantic memory).
-    A semantic memory built only from forgotten episodes goes; one built partly
-    from them is re-derived from the rest if they still make a group, and goes
-    otherwise (its text may repeat what was forgotten).
+    `semantic_memories`: the knowledge drawn from any victim; `episodes`: the
+    episodes it was drawn from that remain (with vectors). Returns (semantic
+    memories to delete too, semantic memories re-derived from their remaining
+    episodes, episodes released from a deleted semantic memory). A semantic
+    memory built only from forgotten episodes goes; one built partly from them
+    is re-derived from the rest if they still make a group, and goes otherwise
+    (its text may repeat what was forgotten).
     """
     doomed: list[MemoryRecord] = []
     rederived: list[tuple[MemoryRecord, np.ndarray]] = []
     released: list[MemoryRecord] = []
-    for record in index.all_records():
+    remaining_by_id = {h.record.id: h for h in episodes if h.record.id not in victim_ids}
+    for record in semantic_memories:
         if record.layer is not Layer.SEMANTIC or record.id in victim_ids or not victim_ids & set(record.derived_from):
             continue
-        remaining = [index.get(i) for i in record.derived_from if i not in victim_ids and index.get(i) is not None]
+        hits = [remaining_by_id[i] for i in record.derived_from if i in remaining_by_id]
+        remaining = [h.record for h in hits]
         summary = None
         if remaining:
-            vectors = index.vectors[[index.slot_of[r.id] for r in remaining]]
+            vectors = np.asarray([h.vector for h in hits], dtype=np.float32)
             group = Group(tuple(range(len(remaining))), sum(r.confirmations for r in remaining),
                           _span(remaining))
             if group.occurrences >= semantic.min_episodes and group.span_days >= semantic.min_span_days:

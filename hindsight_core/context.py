@@ -28,11 +28,11 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .errors import InvalidInputError
+from .errors import ContextBudgetError, InvalidInputError
 from .formatting import DEFAULT_HEADER, format_for_prompt
 from .tokens import Tokenizer, default_tokenizer
 from .types import Layer, ScoredMemory
-from .working.window import ContextBudget, ContextBudgetError, Window, WorkingMemory
+from .working.window import ContextBudget, Window, WorkingMemory
 
 if TYPE_CHECKING:
     from .memory import Hindsight
@@ -123,6 +123,24 @@ def memory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, m
         memories = fit(memories, cost, max_tokens)
     text = format_for_prompt(memories, header=header)
     return MemoryBlock(text, tuple(memories), count(text) if text else 0)
+
+
+def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokenizer | None = None,
+                  header: str = DEFAULT_HEADER) -> MemoryBlock:
+    """`block` with its last (weakest) memories dropped by `fit` until `tokens_to_free` tokens are saved.
+
+    The first memory is always kept, even if it alone frees too little: what to do
+    then is the caller's call. A block with no memories comes back as it is.
+    """
+    if isinstance(tokens_to_free, bool) or not isinstance(tokens_to_free, int):
+        raise InvalidInputError(f"tokens_to_free must be an integer, got {tokens_to_free!r}")
+    if not block.memories or tokens_to_free <= 0:
+        return block
+    count = (tokenizer or default_tokenizer()).count
+    kept = fit(list(block.memories), lambda chosen: count(format_for_prompt(chosen, header=header)),
+               block.tokens - tokens_to_free) or list(block.memories[:1])
+    text = format_for_prompt(kept, header=header)
+    return MemoryBlock(text, tuple(kept), count(text))
 
 
 async def amemory_block(memory: "Hindsight", query: str, **options: Any) -> MemoryBlock:

@@ -4,7 +4,8 @@
      ├── InvalidInputError (also a ValueError)
      │    ├── EmptyTextError
      │    ├── TextTooLargeError
-     │    └── InvalidUserIdError
+     │    ├── InvalidUserIdError
+     │    └── ContextBudgetError
      ├── MemoryNotFoundError (also a KeyError)
      ├── EmbedderMismatchError
      ├── StoreInUseError
@@ -36,6 +37,10 @@ class TextTooLargeError(InvalidInputError):
 
 class InvalidUserIdError(InvalidInputError):
     """The user id is missing, empty, wildcard-like or contains control characters."""
+
+
+class ContextBudgetError(InvalidInputError):
+    """What must go into the context (the latest user message, the system prompt) does not fit the budget."""
 
 
 class MemoryNotFoundError(HindsightError, KeyError):

@@ -30,6 +30,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
@@ -59,7 +60,7 @@ def maintainable(store: object) -> MaintainableStore:
     missing = [name for name in needed if not callable(getattr(store, name, None))]
     if missing:
         raise HindsightError(f"{type(store).__name__} does not support maintenance (missing {', '.join(missing)}); "
-                             "use a QdrantStore")
+                             "use an EdgeStore or a ServerStore")
     return store  # type: ignore[return-value]
 
 
@@ -263,7 +264,7 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
             vectors[stale] = _embed(embedder, [records[i].raw_content for i in stale])
             summary.reembedded += len(stale)
         if space == MEMORIES:
-            store.upsert(user, records, vectors)
+            store.commit(user, upserts=list(zip(records, vectors)))
             summary.memories += len(records)
         else:
             store.put_space(user, ARCHIVE, records, vectors, [{"archived": archived or {}} for _, _, archived in items])
@@ -319,7 +320,7 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
             extras = [{"archived": {"at": ensure_utc(now).isoformat(), "status": r.status.value}} for r, _ in batch]
             # copy first, delete after: an interruption leaves a memory in both places, never in neither
             store.put_space(user, ARCHIVE, records, np.stack([v for _, v in batch]), extras)
-            store.delete(user, [r.id for r, _ in batch])
+            store.commit(user, deletes=[r.id for r, _ in batch])
     return ArchiveReport(tuple(moved), dry_run)
 
 
@@ -349,7 +350,7 @@ def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
         store.open_user(user, embedding_model=model, dimension=dimension, create=True)
         store.ensure_space(user, MEMORIES, dimension)
         for start in range(0, len(back), 256):
-            store.upsert(user, back[start:start + 256], vectors[start:start + 256])
+            store.commit(user, upserts=list(zip(back[start:start + 256], vectors[start:start + 256])))
             store.delete_from_space(user, ARCHIVE, [r.id for r in back[start:start + 256]])
     missing = tuple(sorted(wanted - {r.id for r in moved})) if wanted is not None else ()
     return ArchiveReport(tuple(moved), dry_run, missing)
@@ -505,3 +506,46 @@ def abort_migration(store: MaintainableStore) -> bool:
             store.drop_space(user, staging)
     store.set_meta(MIGRATION_KEY, None)
     return True
+
+
+@dataclass
+class LegacyReport:
+    users: list[str] = field(default_factory=list)
+    copied: int = 0
+    skipped: int = 0
+
+
+def migrate_legacy(source: str | Path, store: MaintainableStore, *, progress: Progress | None = None
+                   ) -> LegacyReport:
+    """Copy a hindsight 0.1 store (qdrant-client local mode) into `store`, resumably.
+
+    Records keep their ids, vectors and every field; what the destination already
+    holds is skipped, so an interrupted run continues where it stopped. The
+    source folder is only read.
+    """
+    from .store.legacy import LegacyStore
+
+    store = maintainable(store)
+    legacy = LegacyStore(source)
+    report = LegacyReport()
+    try:
+        for entry in legacy.users():
+            user, model, dimension = entry["user_id"], entry["embedding_model"], int(entry["dimension"])
+            store.open_user(user, embedding_model=model, dimension=dimension, create=True)
+            report.users.append(user)
+            for space in (MEMORIES, ARCHIVE):
+                held = store.ids_in_space(user, space)
+                for batch in _batches((row for row in legacy.load(user, space) if row[0].id not in held), 256):
+                    records = [r for r, _, _ in batch]
+                    vectors = np.stack([v for _, v, _ in batch])
+                    if space == MEMORIES:
+                        store.commit(user, upserts=list(zip(records, vectors)))
+                    else:
+                        store.put_space(user, ARCHIVE, records, vectors, [x for _, _, x in batch])
+                    report.copied += len(batch)
+                    if progress is not None:
+                        progress(len(batch))
+                report.skipped += len(held)
+    finally:
+        legacy.close()
+    return report

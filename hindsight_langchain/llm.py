@@ -16,7 +16,8 @@ from typing import Callable
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
 
-from hindsight_core import EvaluatorError, InvalidInputError, LLMGate, WriteGate
+from hindsight_core import InvalidInputError, LLMGate, WriteGate
+from hindsight_core.answers import answer_text
 
 from ._convert import message_text
 
@@ -26,18 +27,16 @@ def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
 
     Works with chat models (the answer's text blocks are joined) and plain LLMs.
     It is synchronous: hindsight calls its evaluators from worker threads, so it
-    is safe to use from async code too. Raises `EvaluatorError` when the model
-    answers with no text at all.
+    is safe to use from async code too. An answer with no text raises
+    `EvaluatorError`, as the core's `answer_text` decides for every adapter.
     """
     if not isinstance(model, BaseLanguageModel):
         raise InvalidInputError(f"model must be a LangChain chat model or LLM, got {type(model).__name__}")
 
     def ask(prompt: str) -> str:
         answer = model.invoke(prompt)
-        text = message_text(answer) if isinstance(answer, BaseMessage) else str(answer).strip()
-        if not text:
-            raise EvaluatorError(f"{type(model).__name__} answered with no text")
-        return text
+        return answer_text(message_text(answer) if isinstance(answer, BaseMessage) else answer,
+                           model=type(model).__name__)
 
     ask.__qualname__ = f"as_text_function({type(model).__name__})"
     return ask

@@ -16,34 +16,32 @@ be reached through the store; the other adapters take it as it is. An
 optional `agent_id` scopes the store to one agent: its items carry that agent id
 and it reads only that agent's memories of the user.
 
-An item is one memory. Its text is the text at the put's `index` paths if
-given, else the value's first string field among `text_fields` (default
-`content`, `text`, `memory`), else the value as JSON; the labels after the user
-id, the key, the exact value and the creation time travel in the memory's
-metadata under "langgraph" (so the prefix is only a view: the same memories
-appear under `("memories", "alice")` or, with `prefix=()`, `("alice",)`).
-Memories written another way (by `HindsightMiddleware`, the tools, the core)
-show up in their user's root namespace, keyed by memory id, with the value
-`{"content": text}`, so LangMem's tools see everything hindsight knows.
+An item is one keyed memory of the core (`hindsight_core.keyed`): the item at
+`(*prefix, user_id, *rest)` / `key` is the core key `(*rest, key)`, so the
+core's rules hold here unchanged. The item's text is the text at the put's
+`index` paths if given, else the value's first string field among
+`text_fields` (default `content`, `text`, `memory`), else the value as JSON;
+the exact value travels with it. Memories written another way (by
+`HindsightMiddleware`, the tools, the core) show up in their user's root
+namespace, keyed by memory id, with the value `{"content": text}`, so LangMem's
+tools see everything hindsight knows.
 
 Semantics
 ---------
-* put is an explicit write: it skips the gate's yes/no (`force=True`), though
-  the gate still files the memory under an event type (and so a decay rate).
-  It never skips the core's write audit: a value the audit rejects raises
-  `InvalidInputError` and changes nothing; one it quarantines is kept for
-  review, never read back, and leaves the key's previous value in place.
-  Putting an existing key writes the new memory first, then forgets the old.
-  The core merges a write that repeats a memory it already holds; when a put
-  repeats another item or memory, the put only confirms that memory, its key
-  holds nothing, and a warning says so (the core has no per-write opt-out yet).
+* put, get and delete are `KeyedMemory.put`, `get` and `delete`: one lookup by
+  key; a put skips the gate's yes/no, never the write audit, never merges, and
+  replaces the key's previous memory only once the new one is stored. A value
+  the audit rejects raises `InvalidInputError` and changes nothing; one it
+  quarantines is kept for review, never read back, leaves the key's previous
+  value in place, and a warning says so in the core's words.
 * search with a query is `Hindsight.recall`: hybrid ranking weighted by
   retention, faded memories left out, returned memories reinforced. With a
   `filter` or a sub-namespace, recall over-fetches without reinforcing and the
   store filters. Without a query, items come oldest first.
-* get and delete find a key by scanning the user's memories (the core has no
-  lookup by metadata yet); get also returns faded memories. list_namespaces
-  scans every user's memories.
+* list_namespaces lists the namespaces of the users this store is bound to
+  (`user_ids=`), or of the one user its prefix names; it never lists who else
+  is in the store. `list_all_namespaces()` is the explicit, store-wide admin
+  call. A store bound to users refuses every operation on anyone else.
 * TTL is not supported: decay is hindsight's way of letting things go.
 * `index=False` on put is ignored: every memory is embedded.
 """
@@ -54,19 +52,19 @@ import asyncio
 import json
 import threading
 import warnings
-from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
-from langgraph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchItem, SearchOp,
-                                  get_text_at_path)
+from langgraph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
+                                  SearchItem, SearchOp, get_text_at_path)
 
-from hindsight_core import Hindsight, InvalidInputError, MemoryRecord, Source, Status, WriteResult
+from hindsight_core import Hindsight, InvalidInputError, MemoryRecord, Source
+from hindsight_core.keyed import KeyedItem, KeyedMemory, item_of
+from hindsight_core.outcome import WriteOutcome, describe, reasons_of
+from hindsight_core.text import validate_id
 
 from ._filters import matches_filter, matches_namespace
 
-META = "langgraph"
 Namespace = tuple[str, ...]
-KeyMap = dict[tuple[Namespace, str], MemoryRecord]
 
 
 class HindsightStore(BaseStore):
@@ -77,50 +75,57 @@ class HindsightStore(BaseStore):
         prefix: the namespace labels before the user id (default `("memories",)`).
         agent_id: if given, items are written as this agent's and only its memories are read.
         source: who put items are recorded as coming from (default "agent", trusted a little less
-            than the user by the gate's confidence).
+            than the user by the gate's confidence). The developer sets it; a model never does.
         text_fields: value fields whose string is the memory's text, first match wins.
+        user_ids: the users this store serves; if given, `list_namespaces` lists theirs and any
+            operation on another user is refused. Without, each operation names its user.
     """
 
     supports_ttl = False
 
     def __init__(self, memory: Hindsight, *, prefix: Sequence[str] = ("memories",), agent_id: str | None = None,
                  source: Source | str = Source.AGENT,
-                 text_fields: Sequence[str] = ("content", "text", "memory")) -> None:
+                 text_fields: Sequence[str] = ("content", "text", "memory"),
+                 user_ids: Sequence[str] | None = None) -> None:
         self.memory = memory
+        self.keyed = KeyedMemory(memory)
         self.prefix: Namespace = tuple(prefix)
         self.agent_id = agent_id
         self.source = Source(source)
         self.text_fields = tuple(text_fields)
+        if isinstance(user_ids, str):
+            raise InvalidInputError("user_ids takes a list of user ids, not one string")
+        self.user_ids: tuple[str, ...] | None = (
+            tuple(validate_id(u) for u in user_ids) if user_ids is not None else None)  # type: ignore[misc]
         self._lock = threading.RLock()
 
     # -- the BaseStore interface --------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         with self._lock:
-            keymaps: dict[str, KeyMap] = {}
-            return [self._run(op, keymaps) for op in ops]
+            return [self._run(op) for op in ops]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # the core's calls are synchronous; run the whole batch off the event loop
         return await asyncio.to_thread(self.batch, list(ops))
 
-    def _run(self, op: Op, keymaps: dict[str, KeyMap]) -> Result:
+    def _run(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            user, _ = self._scope(op.namespace)
-            record = self._keymap(user, keymaps).get((tuple(op.namespace), op.key))
-            return self._item(record) if record is not None else None
+            user, path = self._scope(op.namespace)
+            item = self.keyed.get((*path, op.key), user_id=user, agent_id=self.agent_id)
+            return self._item(item) if item is not None else None
         if isinstance(op, PutOp):
-            self._put(op, keymaps)
+            self._put(op)
             return None
         if isinstance(op, SearchOp):
             return self._search(op)
         if isinstance(op, ListNamespacesOp):
-            return self._list_namespaces(op)
+            return self._list_namespaces(op, self._listed_users(op))
         raise InvalidInputError(f"unknown store operation {type(op).__name__}")
 
     # -- mapping ------------------------------------------------------------------------------
     def _scope(self, namespace: Namespace) -> tuple[str, Namespace]:
-        """(user id, the labels after it) for a namespace; refuses one that names no user."""
+        """(user id, the labels after it) for a namespace; refuses one that names no user (or not ours)."""
         namespace = tuple(namespace)
         n = len(self.prefix)
         if len(namespace) <= n or namespace[:n] != self.prefix:
@@ -128,33 +133,29 @@ class HindsightStore(BaseStore):
             raise InvalidInputError(
                 f"namespace {namespace!r} names no user; this store's namespaces are ({shape}) and hindsight "
                 "never reads across users")
-        return namespace[n], namespace[n + 1:]
+        user = namespace[n]
+        if self.user_ids is not None and user not in self.user_ids:
+            raise InvalidInputError(f"this store serves users {list(self.user_ids)}, not {user!r}")
+        return user, namespace[n + 1:]
 
     def _root(self, user: str) -> Namespace:
         return (*self.prefix, user)
 
-    def _placement(self, record: MemoryRecord) -> tuple[Namespace, str]:
-        meta = record.metadata.get(META)
-        if isinstance(meta, Mapping):
-            return (*self._root(record.user_id), *meta["path"]), str(meta["key"])
-        return self._root(record.user_id), record.id
-
-    def _item(self, record: MemoryRecord) -> Item:
-        namespace, key = self._placement(record)
-        value, created = self._value_and_created(record)
-        return Item(value=value, key=key, namespace=namespace, created_at=created, updated_at=record.timestamp)
-
-    def _search_item(self, record: MemoryRecord, score: float | None) -> SearchItem:
-        namespace, key = self._placement(record)
-        value, created = self._value_and_created(record)
-        return SearchItem(namespace, key, value, created, record.timestamp, score)
+    def _placement(self, item: KeyedItem) -> tuple[Namespace, str]:
+        return (*self._root(item.record.user_id), *item.key[:-1]), item.key[-1]
 
     @staticmethod
-    def _value_and_created(record: MemoryRecord) -> tuple[dict[str, Any], datetime]:
-        meta = record.metadata.get(META)
-        if isinstance(meta, Mapping):
-            return json.loads(meta["value"]), datetime.fromisoformat(meta["created_at"])
-        return {"content": record.raw_content}, record.timestamp
+    def _value(item: KeyedItem) -> dict[str, Any]:
+        return item.value if isinstance(item.value, dict) else {"content": item.text}
+
+    def _item(self, item: KeyedItem) -> Item:
+        namespace, key = self._placement(item)
+        return Item(value=self._value(item), key=key, namespace=namespace, created_at=item.created_at,
+                    updated_at=item.updated_at)
+
+    def _search_item(self, item: KeyedItem, score: float | None) -> SearchItem:
+        namespace, key = self._placement(item)
+        return SearchItem(namespace, key, self._value(item), item.created_at, item.updated_at, score)
 
     def _records(self, user: str) -> list[MemoryRecord]:
         """The user's active memories in this store's agent scope, oldest first."""
@@ -162,11 +163,6 @@ class HindsightStore(BaseStore):
         if self.agent_id is not None:
             records = [r for r in records if r.agent_id == self.agent_id]
         return records
-
-    def _keymap(self, user: str, keymaps: dict[str, KeyMap]) -> KeyMap:
-        if user not in keymaps:
-            keymaps[user] = {self._placement(r): r for r in self._records(user)}
-        return keymaps[user]
 
     def _text(self, value: Mapping[str, Any], index: Any) -> str:
         if isinstance(index, list) and index:
@@ -179,56 +175,27 @@ class HindsightStore(BaseStore):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
     # -- operations ---------------------------------------------------------------------------
-    def _put(self, op: PutOp, keymaps: dict[str, KeyMap]) -> None:
+    def _put(self, op: PutOp) -> None:
         namespace = tuple(op.namespace)
         user, path = self._scope(namespace)
-        keymap = self._keymap(user, keymaps)
-        old = keymap.pop((namespace, op.key), None)
+        key = (*path, op.key)
         if op.value is None:
-            if old is not None:
-                self.memory.forget(user_id=user, memory_id=old.id)
+            self.keyed.delete(key, user_id=user, agent_id=self.agent_id)
             return
         value = op.value
         if not isinstance(value, Mapping):
             raise InvalidInputError(f"a store value must be a mapping (dict), got {type(value).__name__}")
         try:
-            encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"store value for key {op.key!r} is not JSON-serialisable: {exc}") from None
-        created = self._item(old).created_at if old is not None else self.memory.now()
-        metadata = {META: {"path": list(path), "key": op.key, "value": encoded, "created_at": created.isoformat()}}
-
-        def write() -> WriteResult:
-            try:
-                return self.memory.write(self._text(value, op.index), user_id=user, agent_id=self.agent_id,
-                                         source=self.source, metadata=metadata, force=True)
-            except InvalidInputError as exc:
-                raise type(exc)(f"cannot put {namespace!r} / {op.key!r}: {exc}") from exc
-
-        # write before forgetting the old item, so a refused value loses nothing
-        result = write()
-        if result.record is None:  # force=True skips the gate, never the write audit
+            put = self.keyed.put(key, self._text(value, op.index), user_id=user, value=value, agent_id=self.agent_id,
+                                 source=self.source)
+        except InvalidInputError as exc:
+            raise type(exc)(f"cannot put {namespace!r} / {op.key!r}: {exc}") from exc
+        if put.outcome is WriteOutcome.REJECTED:
             raise InvalidInputError(f"hindsight's write audit refused the value put at {namespace!r} / {op.key!r}; "
-                                    "nothing was changed: " + "; ".join(result.decision.reasons))
-        if result.record.status is Status.QUARANTINED:
-            warnings.warn(f"hindsight's write audit quarantined the value put at {namespace!r} / {op.key!r}: it is "
-                          "kept for review but never read back, and the key keeps its previous value: "
-                          + "; ".join(result.audit.reasons if result.audit else ()), stacklevel=4)
-            if old is not None:
-                keymap[(namespace, op.key)] = old
-            return
-        if old is not None:
-            self.memory.forget(user_id=user, memory_id=old.id)
-            if result.record.id == old.id:
-                # the core merged a near-identical update into the very memory it replaces; store it afresh
-                result = write()
-        if result.merged or result.record is None:
-            warnings.warn(
-                f"hindsight already holds the value put at {namespace!r} / {op.key!r} as memory "
-                f"{result.record.id if result.record else '?'} and merged the put into it, so get() on that "
-                "key finds nothing; the core cannot yet be asked not to merge a keyed write", stacklevel=4)
-            return
-        keymap[(namespace, op.key)] = result.record
+                                    "nothing was changed: " + "; ".join(reasons_of(put.write)))
+        if put.outcome is WriteOutcome.QUARANTINED:
+            warnings.warn(f"hindsight's write audit quarantined the value put at {namespace!r} / {op.key!r}, and the "
+                          f"key keeps its previous value. {describe(put.write)}", stacklevel=4)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
@@ -237,29 +204,59 @@ class HindsightStore(BaseStore):
         if op.limit <= 0:
             return []
 
-        def keep(record: MemoryRecord) -> bool:
-            namespace, _ = self._placement(record)
+        def keep(item: KeyedItem) -> bool:
+            namespace, _ = self._placement(item)
             if namespace[:len(prefix)] != prefix:
                 return False
-            return not op.filter or matches_filter(self._value_and_created(record)[0], op.filter)
+            return not op.filter or matches_filter(self._value(item), op.filter)
 
         if not op.query:
-            listed = [r for r in self._records(user) if keep(r)]
-            return [self._search_item(r, None) for r in listed[op.offset:wanted]]
+            listed = [item for item in map(item_of, self._records(user)) if keep(item)]
+            return [self._search_item(item, None) for item in listed[op.offset:wanted]]
         narrowed = bool(sub or op.filter)
         limit = self.memory.config.limits.max_k
         # with no filtering to do, recall exactly the page and let recall reinforce what it returns;
         # otherwise over-fetch without reinforcing, since most candidates may be filtered out
         results = self.memory.recall(op.query, user_id=user, k=limit if narrowed else min(wanted, limit),
                                      agent_id=self.agent_id, reinforce=not narrowed)
-        hits = [r for r in results if keep(r.memory)]
-        return [self._search_item(r.memory, r.score) for r in hits[op.offset:wanted]]
+        hits = [(item_of(r.memory), r.score) for r in results]
+        return [self._search_item(item, score) for item, score in hits if keep(item)][op.offset:wanted]
 
-    def _list_namespaces(self, op: ListNamespacesOp) -> list[Namespace]:
+    # -- namespaces ---------------------------------------------------------------------------
+    def _listed_users(self, op: ListNamespacesOp) -> tuple[str, ...]:
+        """Whose namespaces a listing shows: the bound users, or the one user its prefix names."""
+        n = len(self.prefix)
+        named = {tuple(c.path)[n] for c in op.match_conditions or ()
+                 if c.match_type == "prefix" and len(c.path) > n and tuple(c.path)[:n] == self.prefix
+                 and c.path[n] != "*"}
+        if self.user_ids is not None:
+            return tuple(u for u in self.user_ids if not named or u in named)
+        if len(named) == 1:
+            return (validate_id(named.pop()),)  # type: ignore[return-value]
+        shape = ", ".join([*map(repr, self.prefix), "'<user_id>'"])
+        raise InvalidInputError(
+            f"list_namespaces lists one user's namespaces: pass prefix=({shape}), or build the store with "
+            "user_ids=[...]; it never reveals who else is in the store. An administrator can call "
+            "list_all_namespaces() to list every user's.")
+
+    def _list_namespaces(self, op: ListNamespacesOp, users: Iterable[str]) -> list[Namespace]:
         found: set[Namespace] = set()
-        for user in self.memory.users():
-            found.update(self._placement(r)[0] for r in self._records(user))
+        for user in users:
+            found.update(self._placement(item_of(r))[0] for r in self._records(user))
         namespaces = [ns for ns in found if all(matches_namespace(ns, c) for c in op.match_conditions or ())]
         if op.max_depth is not None:
             namespaces = list({ns[:op.max_depth] for ns in namespaces})
         return sorted(namespaces)[op.offset:op.offset + op.limit]
+
+    def list_all_namespaces(self, *, prefix: Namespace | None = None, suffix: Namespace | None = None,
+                            max_depth: int | None = None, limit: int = 100, offset: int = 0) -> list[Namespace]:
+        """Every user's namespaces, store-wide: an administrator's call, never one to hand an agent.
+
+        Takes the arguments of `list_namespaces`; a store bound to `user_ids` still lists only theirs.
+        """
+        conditions = tuple(MatchCondition(match_type=kind, path=tuple(path))  # type: ignore[arg-type]
+                           for kind, path in (("prefix", prefix), ("suffix", suffix)) if path)
+        op = ListNamespacesOp(match_conditions=conditions, max_depth=max_depth, limit=limit, offset=offset)
+        users = self.user_ids if self.user_ids is not None else self.memory.users()
+        with self._lock:
+            return self._list_namespaces(op, users)

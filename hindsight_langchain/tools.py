@@ -2,7 +2,10 @@
 
 The user id is bound when the tools are made and never taken from the model's
 arguments, so a model cannot read or write another user's memories however it
-is prompted.
+is prompted. Nor does the model say who is speaking: what the write tool keeps
+is recorded as the agent's, never as the user's own words on the model's say-so. The time-range choices and the answer
+to a write are the core's (`hindsight_core.choices`, `hindsight_core.outcome`),
+the same as the LlamaIndex tools and the MCP server give.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
-from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source, Status, WriteResult
+from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source
+from hindsight_core.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from hindsight_core.outcome import describe
 from hindsight_core.text import validate_id
 
-TimeRangeChoice = Literal["any_time", "today", "yesterday", "last_7_days", "last_30_days", "last_year"]
+TimeRangeChoice = Literal[TIME_RANGES]  # type: ignore[valid-type]
 KindChoice = Literal["preference", "correction", "fact", "task_result", "event"]
 
 SEARCH_DESCRIPTION = (
@@ -34,8 +39,7 @@ class MemorySearchInput(BaseModel):
         "What you want to find, in plain words, e.g. 'how the user wants reports printed' or 'name of the "
         "user's manager'."))
     how_many_results: int = Field(5, ge=1, le=20, description="How many memories to bring back, 1 to 20.")
-    time_range: TimeRangeChoice = Field("any_time", description=(
-        "Only look at memories from this period; keep 'any_time' unless the user asks about a period."))
+    time_range: TimeRangeChoice = Field("any_time", description=TIME_RANGE_DESCRIPTION)
 
 
 class MemoryWriteInput(BaseModel):
@@ -69,7 +73,7 @@ def memory_search_tool(memory: Hindsight, *, user_id: str, name: str = "memory_s
     user = validate_id(user_id)
 
     def options(time_range: str) -> dict[str, Any]:
-        return {"user_id": user, "time_range": None if time_range == "any_time" else time_range}
+        return {"user_id": user, "time_range": time_range_spec(time_range)}
 
     def render(results: RecallResults) -> str:
         return memory.format_for_prompt(results) or "No memories match that."
@@ -95,29 +99,23 @@ def memory_write_tool(memory: Hindsight, *, user_id: str, agent_id: str | None =
     """A tool that offers a sentence to `user_id`'s memory, written as coming from the agent.
 
     The core's write gate still decides (and its reasons go back to the model)
-    unless `force=True`, which stores whatever the model asks to keep.
+    unless `force=True`, which stores whatever the model asks to keep. The source
+    is always "agent": the model calling the tool is the one speaking, whatever
+    it claims in its arguments.
     """
     user = validate_id(user_id)
     common: dict[str, Any] = {"user_id": user, "agent_id": agent_id, "session_id": session_id, "source": Source.AGENT,
-              "force": force}
-
-    def render(result: WriteResult) -> str:
-        if result.record is None:
-            return "Not saved: " + "; ".join(result.decision.reasons) + "."
-        if result.record.status is Status.QUARANTINED:
-            reasons = result.audit.reasons if result.audit else ()
-            return "Not saved: held for review by the write audit: " + "; ".join(reasons) + "."
-        return f"Saved (kind: {result.record.event_type}, id: {result.record.id})."
+                              "force": force}
 
     def write(what_to_remember: str, kind_of_memory: str | None = None) -> str:
         try:
-            return render(memory.write(what_to_remember, event_type=kind_of_memory, **common))
+            return describe(memory.write(what_to_remember, event_type=kind_of_memory, **common))
         except InvalidInputError as exc:
             raise _tool_error(exc) from exc
 
     async def awrite(what_to_remember: str, kind_of_memory: str | None = None) -> str:
         try:
-            return render(await memory.awrite(what_to_remember, event_type=kind_of_memory, **common))
+            return describe(await memory.awrite(what_to_remember, event_type=kind_of_memory, **common))
         except InvalidInputError as exc:
             raise _tool_error(exc) from exc
 

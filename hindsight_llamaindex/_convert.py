@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from typing import Iterable
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
@@ -11,9 +9,10 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from hindsight_core import ScoredMemory, Source
 from hindsight_core.formatting import neutralise
+from hindsight_core.turns import Turn
 
-#: metadata key under which a stored turn keeps the digest of the message it came from
-TURN_KEY = "llamaindex_turn"
+#: the metadata field this adapter's stored turns have kept their digest under since before the core's TurnLog
+TURN_FIELD = "llamaindex_turn"
 
 # only what a person or the model said is a turn; system prompts and tool output are not
 _SOURCES = {MessageRole.USER: Source.USER, MessageRole.ASSISTANT: Source.AGENT}
@@ -22,28 +21,18 @@ _SOURCES = {MessageRole.USER: Source.USER, MessageRole.ASSISTANT: Source.AGENT}
 _HIDDEN_FROM_LLM = ["id", "layer", "confidence", "retention", "score", "source", "session_id", "explanation"]
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One user or assistant message, as text with its source and a stable digest."""
-
-    text: str
-    source: Source
-    key: str
-
-
 def message_text(message: ChatMessage) -> str:
     """The text blocks of a message joined together (images, audio and tool calls are skipped)."""
     return "".join(block.text for block in message.blocks if isinstance(block, TextBlock)).strip()
 
 
 def turn_from_message(message: ChatMessage) -> Turn | None:
-    """A `Turn` for a user or assistant message with text; None for anything else."""
+    """The core's `Turn` for a user or assistant message with text; None for anything else."""
     source = _SOURCES.get(message.role)
     text = message_text(message)
     if source is None or not text:
         return None
-    digest = hashlib.sha256(f"{source.value}\x00{text}".encode("utf-8", errors="surrogatepass")).hexdigest()
-    return Turn(text, source, digest[:32])
+    return Turn(text, source)
 
 
 def turns_from_messages(messages: Iterable[ChatMessage]) -> list[Turn]:

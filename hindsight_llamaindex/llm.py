@@ -14,19 +14,21 @@ from typing import Callable, Optional
 from llama_index.core.base.llms.base import BaseLLM
 
 from hindsight_core import InvalidInputError, LLMGate, WriteGate
+from hindsight_core.answers import answer_text
 
 
 def as_text_function(llm: BaseLLM) -> Callable[[str], str]:
     """A `prompt -> answer text` function backed by `llm.complete` (chat models included).
 
     The function is synchronous: hindsight calls its evaluators from worker
-    threads, so it is safe to use from async code too.
+    threads, so it is safe to use from async code too. An answer with no text
+    raises `EvaluatorError`, as the core's `answer_text` decides for every adapter.
     """
     if not isinstance(llm, BaseLLM):
         raise InvalidInputError(f"llm must be a LlamaIndex LLM (llama_index.core.llms.LLM), got {type(llm).__name__}")
 
     def complete(prompt: str) -> str:
-        return llm.complete(prompt).text or ""
+        return answer_text(llm.complete(prompt).text, model=type(llm).__name__)
 
     complete.__qualname__ = f"as_text_function({type(llm).__name__})"
     return complete

@@ -19,17 +19,16 @@ assistant reply at the next read (the next turn; for agents, the read that
 follows each run). `_aput` offers flushed messages the same way, so a Memory
 that is written but never read still stores its turns.
 
-De-duplication. Each offered message is keyed by a digest of its role and
-text, per user and session, and the key is kept in the stored memory's
-metadata; on first sight of a session the keys already stored for it are
-loaded, so a chat history persisted by LlamaIndex's chat store is not written
-twice after a restart. A message repeated word for word in one session is
-offered once.
+De-duplication is the core's `TurnLog` (`hindsight_core.turns`): each user or
+assistant message is offered at most once per user and session, and a chat
+history reloaded by LlamaIndex's chat store after a restart is not written
+twice. Shortening the block when the prompt is over its limit is the core's
+`shorten_block`. The block itself only translates messages to turns and the
+core's block to text.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import OrderedDict
 from typing import Any, List, Optional
@@ -39,10 +38,11 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
 from hindsight_core import Hindsight, InvalidInputError
+from hindsight_core.context import MemoryBlock, amemory_block, shorten_block
 from hindsight_core.text import validate_id
+from hindsight_core.turns import TurnLog
 
-from . import _context
-from ._convert import TURN_KEY, Turn, latest_user_text, turns_from_messages
+from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
 from ._validate import check_k, check_memory
 
 logger = logging.getLogger("hindsight_llamaindex")
@@ -76,7 +76,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
     k: int = Field(default=5, description="Memories shown per turn.")
     write_turns: bool = Field(default=True, description="Offer each user and assistant message to the write gate.")
 
-    _seen: dict = PrivateAttr(default_factory=dict)
+    _turns: TurnLog = PrivateAttr()
     _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
 
     def __init__(self, *, memory: Hindsight, user_id: str | None = None, session_id: str | None = None,
@@ -85,6 +85,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         for what, value in (("user_id", user_id), ("session_id", session_id), ("agent_id", agent_id)):
             validate_id(value, what=what, required=False)
         super().__init__(memory=memory, user_id=user_id, session_id=session_id, agent_id=agent_id, k=k, **fields)
+        self._turns = TurnLog(memory, metadata_field=TURN_FIELD)
 
     # -- ids ------------------------------------------------------------------------------
     def _ids(self, memory_session_id: str | None) -> tuple[str, str | None]:
@@ -110,9 +111,9 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
             await self._offer(messages, user, session)
         return context.text if context is not None else ""
 
-    async def _recall(self, query: str, user: str) -> _context.PromptContext | None:
+    async def _recall(self, query: str, user: str) -> MemoryBlock | None:
         try:
-            context = await _context.build_context(self.memory, query, user_id=user, k=self.k)
+            context = await amemory_block(self.memory, query, user_id=user, k=self.k)
         except InvalidInputError as exc:  # e.g. a pasted text over the size limit: answer without memories
             logger.warning("hindsight: no recall for this message: %s", exc)
             return None
@@ -124,10 +125,10 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> Optional[str]:
         """Drop the weakest memories until enough tokens are freed; the best one is kept."""
-        context = self._rendered.get(content)
-        if context is None:  # not text this block rendered recently: LlamaIndex's default, drop it
+        block = self._rendered.get(content)
+        if block is None or not block.memories:  # not text this block rendered recently: LlamaIndex's default
             return None
-        return _context.shorten(context, tokens_to_truncate)
+        return shorten_block(block, tokens_to_truncate).text
 
     # -- writing --------------------------------------------------------------------------
     async def _aput(self, messages: List[ChatMessage]) -> None:
@@ -140,34 +141,11 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         await self._offer(messages, user, session)
 
     async def _offer(self, messages: List[ChatMessage], user: str, session: str | None) -> None:
-        seen = await self._seen_keys(user, session)
-        fresh: list[Turn] = []
-        for turn in turns_from_messages(messages):
-            if turn.key not in seen:
-                seen.add(turn.key)  # claimed before the write so a concurrent read does not repeat it
-                fresh.append(turn)
-        for i, turn in enumerate(fresh):
-            try:
-                await asyncio.to_thread(self._write, turn, user, session)
-            except BaseException:
-                seen.difference_update(t.key for t in fresh[i:])  # not written: offer again next time
-                raise
-
-    async def _seen_keys(self, user: str, session: str | None) -> set[str]:
-        seen = self._seen.get((user, session))
-        if seen is None:
-            records = await asyncio.to_thread(self.memory.memories, user_id=user)
-            seen = {r.metadata[TURN_KEY] for r in records if r.session_id == session and TURN_KEY in r.metadata}
-            seen = self._seen.setdefault((user, session), seen)
-        return seen
-
-    def _write(self, turn: Turn, user: str, session: str | None) -> None:
-        # one write per turn (not write_many): each carries its own key in metadata
-        try:
-            self.memory.write(turn.text, user_id=user, session_id=session, agent_id=self.agent_id,
-                              source=turn.source, metadata={TURN_KEY: turn.key})
-        except InvalidInputError as exc:  # one unstorable message must not break the conversation
-            logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, exc)
+        offered = await self._turns.aoffer(turns_from_messages(messages), user_id=user, session_id=session,
+                                           agent_id=self.agent_id)
+        for item in offered:
+            if item.error is not None:  # one unstorable message must not break the conversation
+                logger.warning("hindsight: a %s message was not stored: %s", item.turn.source.value, item.error)
 
 
 def hindsight_memory(*, user_id: str, memory: Hindsight, session_id: str | None = None, k: int = 5,

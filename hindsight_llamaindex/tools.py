@@ -2,13 +2,15 @@
 
 # no `from __future__ import annotations`: LlamaIndex reads the Annotated descriptions at run time
 import inspect
-from typing import Annotated, List, Optional
+from typing import Annotated, List, Literal, Optional
 
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.tools.utils import create_schema_from_function
 
-from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source, WriteResult, format_for_prompt
+from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source, format_for_prompt
+from hindsight_core.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from hindsight_core.outcome import describe
 from hindsight_core.text import validate_id
 
 from ._validate import check_k, check_memory
@@ -17,9 +19,7 @@ NOTHING_FOUND = "No memories match that."
 
 LookingFor = Annotated[str, "What to look for, in your own words: a topic, a question or a few keywords."]
 HowMany = Annotated[int, "How many memories to return, best first (at least 1; 5 is usually enough)."]
-TimeRange = Annotated[Optional[str], (
-    "Only memories from this period: 'today', 'yesterday', 'last_7_days', 'last_24_hours', 'last_month', "
-    "'last_year'; leave empty for any time.")]
+TimeRange = Annotated[Optional[Literal[TIME_RANGES]], TIME_RANGE_DESCRIPTION]  # type: ignore[valid-type]
 WhatToRemember = Annotated[str, (
     "The fact, preference or result to remember, as one self-contained sentence in the user's own voice "
     "(e.g. 'I prefer my reports in A4 landscape.').")]
@@ -32,9 +32,10 @@ class HindsightToolSpec(BaseToolSpec):
         agent = FunctionAgent(tools=tools, llm=llm)
 
     The user id is fixed when the spec is built and is not a tool parameter, so a
-    model can never read or write another user's memories. Saved text goes
-    through the write gate like any other write, with source "agent"; the tool
-    tells the model whether it was kept and why.
+    model can never read or write another user's memories. Nor is the source: saved
+    text goes through the write gate like any other write, always as the agent's.
+    The time-range choices and the answer to a save are the core's
+    (`hindsight_core.choices`, `hindsight_core.outcome`), as in the other interfaces.
     """
 
     spec_functions: List[SPEC_FUNCTION_TYPE] = [("search_memory", "asearch_memory"), ("save_memory", "asave_memory")]
@@ -61,13 +62,13 @@ class HindsightToolSpec(BaseToolSpec):
         corrections, personal facts, past events and results. Use it before answering anything that
         may depend on what the user told you before. Returns one memory per line with its date and kind."""
         results = self._memory.recall(what_am_i_looking_for, user_id=self._user_id,
-                                      k=self._how_many(how_many_results), time_range=time_range or None)
+                                      k=self._how_many(how_many_results), time_range=time_range_spec(time_range))
         return self._render(results)
 
     async def asearch_memory(self, what_am_i_looking_for: LookingFor, how_many_results: HowMany = 5,
                              time_range: TimeRange = None) -> str:
         results = await self._memory.arecall(what_am_i_looking_for, user_id=self._user_id,
-                                             k=self._how_many(how_many_results), time_range=time_range or None)
+                                             k=self._how_many(how_many_results), time_range=time_range_spec(time_range))
         return self._render(results)
 
     def _how_many(self, n: object) -> int:
@@ -84,18 +85,11 @@ class HindsightToolSpec(BaseToolSpec):
         """Remember something about this user for future conversations: a preference, a correction,
         a personal fact, a deadline or the result of a task. Do not save small talk or questions.
         Says whether it was kept and why."""
-        return self._verdict(self._memory.write(what_to_remember, **self._write_options()))
+        return describe(self._memory.write(what_to_remember, **self._write_options()))
 
     async def asave_memory(self, what_to_remember: WhatToRemember) -> str:
-        return self._verdict(await self._memory.awrite(what_to_remember, **self._write_options()))
+        return describe(await self._memory.awrite(what_to_remember, **self._write_options()))
 
     def _write_options(self) -> dict:
         return dict(user_id=self._user_id, session_id=self._session_id, agent_id=self._agent_id,
                     source=Source.AGENT)
-
-    @staticmethod
-    def _verdict(result: WriteResult) -> str:
-        reasons = "; ".join(result.decision.reasons)
-        if result.stored:
-            return f"Saved as a {result.decision.event_type} memory ({reasons})."
-        return f"Not saved: {reasons}."

@@ -41,6 +41,7 @@ Environment variables (a flag wins over its variable):
   HINDSIGHT_MCP_TOKEN        bearer token the MCP server requires over HTTP (one user)
   HINDSIGHT_MCP_TOKENS_FILE  JSON {"user_id": "token"} for an MCP server with several users
   HINDSIGHT_MCP_HOST / HINDSIGHT_MCP_PORT   where the HTTP MCP server listens (127.0.0.1:8080)
+  HINDSIGHT_MCP_WRITE_SOURCE who the MCP server's writes come from: agent (default), user or tool
 """
 
 

@@ -38,9 +38,13 @@ def demo(settings: Settings, path: Path | None) -> None:
               **env("HINDSIGHT_MCP_TOKENS_FILE"), help='Several users: JSON {"user_id": "token", ...}.')
 @click.option("--allow-unauthenticated", is_flag=True,
               help="Serve HTTP without a token on a non-loopback address (anyone who reaches it is the user).")
+@click.option("--write-source", type=click.Choice(["agent", "user", "tool"]), default="agent", show_default=True,
+              **env("HINDSIGHT_MCP_WRITE_SOURCE"),
+              help="Who memory_write records as speaking. The caller is a model, so 'agent'; 'user' only when "
+                   "the client is the user's own hand (the model never chooses).")
 @pass_settings
 def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port: int, token: str | None,
-        tokens_file: Path | None, allow_unauthenticated: bool) -> None:
+        tokens_file: Path | None, allow_unauthenticated: bool, write_source: str) -> None:
     from ..mcp.scope import UserScope
 
     if token is not None and not token.strip():
@@ -73,7 +77,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
     memory = settings.open_memory()
     try:
         memory.embedder.load()  # now, not on the first request
-        server = build_server(memory, scope, host=host, port=port)
+        server = build_server(memory, scope, host=host, port=port, write_source=write_source)
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"
                        f"{'/mcp' if transport == 'streamable-http' else '/sse'} ({settings.describe()})", err=True)

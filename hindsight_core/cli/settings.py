@@ -127,11 +127,11 @@ class Settings:
         return HindsightConfig(limits=Limits(max_text_bytes=self.max_text_bytes))
 
     def open_store(self) -> Any:
-        from ..store import QdrantStore
+        from ..store import EdgeStore, ServerStore
 
         if self.qdrant_url:
-            return QdrantStore(url=self.qdrant_url, api_key=self.qdrant_api_key)
-        return QdrantStore(path=self.store_path)
+            return ServerStore(self.qdrant_url, api_key=self.qdrant_api_key)
+        return EdgeStore(self.store_path)
 
     def embedder(self, model: str | None = None, store: Any = None) -> LazyEmbedder:
         """The named (default: configured) model, lazily; `store` tells its dimension if it holds that model."""

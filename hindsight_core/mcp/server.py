@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 
 from .. import __version__
 from ..memory import Hindsight
+from ..types import Source
 from .scope import UserScope
 from .tools import register_tools
 
@@ -41,10 +42,13 @@ class ScopeTokenVerifier:
 
 
 def build_server(memory: Hindsight, scope: UserScope, *, host: str = "127.0.0.1", port: int = 8080,
-                 log_level: str = "WARNING") -> MCPServer:
+                 log_level: str = "WARNING", write_source: Source | str = Source.AGENT) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 
-    With a token scope, HTTP requests without a valid `Authorization: Bearer`
+    `write_source` is who the server's writes are recorded as coming from:
+    "agent" by default, since the caller is a model; "user" only where the
+    client really is the user's own hand (a notes app, a "remember this"
+    button), never chosen by the model. With a token scope, HTTP requests without a valid `Authorization: Bearer`
     header are refused (401) before any tool runs. `GET /healthz` answers
     without authentication, for container health checks.
     """
@@ -54,7 +58,7 @@ def build_server(memory: Hindsight, scope: UserScope, *, host: str = "127.0.0.1"
                 "auth": AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)}
     server: MCPServer = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS,
                                   log_level=log_level, **auth)  # type: ignore[arg-type]
-    register_tools(server, memory, scope)
+    register_tools(server, memory, scope, source=write_source)
 
     @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)
     async def healthz(request: Request) -> JSONResponse:

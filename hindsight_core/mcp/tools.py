@@ -2,13 +2,18 @@
 
 No tool takes a user id: `current_user` gets it from the server's `UserScope`
 (the configured user, or the user of the request's verified bearer token).
+No tool takes a source either: who is speaking is the server's setting
+(`write_source`, "agent" unless the deployment says the client is the user's
+own hand), so a model cannot pass its words off as the user's. A write answers
+with the core's outcome (`hindsight_core.outcome.report`) and time ranges are
+the core's choices (`hindsight_core.choices`), as in the other interfaces.
 Hindsight errors become MCP tool errors carrying their message.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Annotated, Any, Callable, Iterator, Literal
+from typing import Annotated, Any, Callable, Iterator
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -18,9 +23,11 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import maintenance
-from ..errors import HindsightError
+from ..choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from ..errors import HindsightError, InvalidInputError
 from ..memory import Hindsight
-from ..types import ScoredMemory
+from ..outcome import report
+from ..types import ScoredMemory, Source
 from .scope import UserScope
 
 MAX_RESULTS = 20
@@ -57,8 +64,18 @@ def _result(item: ScoredMemory) -> dict[str, Any]:
             "retention": round(item.retention, 4), "why": str(item.explanation)}
 
 
-def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope) -> None:
-    """Add hindsight's tools to `server`, each acting for the scope's user only."""
+def write_source(value: Source | str) -> Source:
+    """The source a server records its writes under; refuses anything but a `Source`."""
+    try:
+        return Source(value)
+    except ValueError:
+        raise InvalidInputError(f"write_source must be one of {[s.value for s in Source]}, got {value!r}") from None
+
+
+def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
+                   source: Source | str = Source.AGENT) -> None:
+    """Add hindsight's tools to `server`, each acting for the scope's user only, writing as `source`."""
+    speaker = write_source(source)
 
     def user(ctx: Context) -> str:
         return current_user(scope, ctx)
@@ -69,23 +86,17 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope) -> No
             description="What to remember, in one or two sentences: a preference, a fact, a correction, "
                         "a task result. Small talk is declined by the write gate.")],
         ctx: Context,
-        source: Annotated[Literal["user", "agent", "tool"], Field(
-            description="Who said it: 'user' for what the user stated, 'agent' for your own conclusions, "
-                        "'tool' for tool output.")] = "user",
         session_id: Annotated[str | None, Field(description="The conversation this came from, if known.")] = None,
     ) -> dict[str, Any]:
         """Store a memory for the current user, if the write gate finds it worth keeping.
 
-        Returns whether it was stored, its id and type, and the gate's reasons (why it was or was not kept).
+        Returns the outcome (stored, merged, quarantined, skipped or rejected), whether the memory now
+        holds it ("kept"), a sentence saying so, the reasons, and the memory's id and type when kept.
         """
         who = user(ctx)
         with _as_tool_error():
-            result = await memory.awrite(text, user_id=who, source=source, session_id=session_id)
-        out: dict[str, Any] = {"stored": result.stored, "event_type": result.decision.event_type,
-                               "reasons": list(result.decision.reasons)}
-        if result.record is not None:
-            out.update(id=result.record.id, summary=result.record.summary)
-        return out
+            result = await memory.awrite(text, user_id=who, source=speaker, session_id=session_id)
+        return report(result)
 
     @server.tool(annotations=ToolAnnotations(title="Search memory", read_only_hint=True))
     async def memory_search(
@@ -96,9 +107,9 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope) -> No
         # the bounds are in the schema but checked here, so a model asking for too many reads a plain sentence
         how_many_results: Annotated[int, Field(json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS},
                                                description=f"How many memories to return, 1 to {MAX_RESULTS}.")] = 5,
-        time_range: Annotated[str | None, Field(
-            description="Only memories from this period: 'today', 'yesterday', 'last_7_days', 'last_24_hours', "
-                        "'last_month'. Leave empty for all time.")] = None,
+        # the schema lists the choices; a name outside them gets the core's error, which says what to use
+        time_range: Annotated[str, Field(description=TIME_RANGE_DESCRIPTION,
+                                         json_schema_extra={"enum": list(TIME_RANGES)})] = "any_time",
     ) -> dict[str, Any]:
         """Find the current user's memories most relevant to a question, best first, with why each matched.
 
@@ -110,7 +121,7 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope) -> No
         who = user(ctx)
         with _as_tool_error():
             results = await memory.arecall(what_am_i_looking_for, user_id=who, k=how_many_results,
-                                           time_range=time_range or None)
+                                           time_range=time_range_spec(time_range))
         return {"count": len(results), "results": [_result(r) for r in results]}
 
     @server.tool(annotations=ToolAnnotations(title="Forget", destructive_hint=True, idempotent_hint=True))

@@ -3,6 +3,7 @@
     priority   pure scoring: recency, relevance, information density; greedy budget filling
     message    the stored message record and its token cost
     window     WorkingMemory, Window, ContextBudget
+    forgetting the session key layout, and the forget listener that purges forgotten texts
     backends   InProcessBackend (default) and RedisBackend (shared between processes)
 """
 

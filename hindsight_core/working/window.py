@@ -23,18 +23,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
-from urllib.parse import quote
 
 import numpy as np
 
 from ..clock import Clock, read_clock, system_clock
 from ..embedder import Embedder, normalize_rows
-from ..errors import InvalidInputError
+from ..errors import ContextBudgetError, InvalidInputError
 from ..text import validate_id, validate_text
 from ..tokens import Tokenizer, default_tokenizer
 from ..types import Source
 from . import priority as prio
 from .backends import InProcessBackend, WorkingBackend
+from .forgetting import ForgetPurge, session_key
 from .message import MESSAGE_OVERHEAD, Message, make_message
 
 if TYPE_CHECKING:
@@ -42,10 +42,6 @@ if TYPE_CHECKING:
 
 #: who wrote what, as told to the write gate when a session is handed to long-term memory
 ROLE_SOURCES = {"user": Source.USER, "assistant": Source.AGENT, "tool": Source.TOOL, "system": Source.SYSTEM}
-
-
-class ContextBudgetError(InvalidInputError):
-    """What must go into the context (the latest user message, the system prompt) does not fit the budget."""
 
 
 @dataclass(frozen=True)
@@ -128,26 +124,6 @@ def _check_budget(budget: object) -> int:
     return budget
 
 
-def purge_user(backend: WorkingBackend, user_id: str, contents: Iterable[str] | None = None) -> int:
-    """Remove a user's messages from every session on `backend`; returns how many went.
-
-    With `contents`, only the messages whose text is one of them (what a forget
-    removed from long-term memory); without, every session of the user.
-    """
-    prefix = quote(user_id, safe="") + "/"
-    wanted = None if contents is None else set(contents)
-    removed = 0
-    for key in backend.keys(prefix):
-        raws = backend.read(key)
-        if wanted is None:
-            backend.clear(key)
-            removed += len(raws)
-        else:
-            doomed = [raw for raw in raws if Message.from_json(raw).content in wanted]
-            removed += backend.remove_items(key, doomed) if doomed else 0
-    return removed
-
-
 class WorkingMemory:
     """One session's working memory: its messages, and a token-budgeted window for the next model call.
 
@@ -172,7 +148,7 @@ class WorkingMemory:
         self.memory = memory
         self.backend: WorkingBackend = backend if backend is not None else InProcessBackend()
         if memory is not None:  # so that forgetting in long-term memory reaches this session's copies too
-            memory.attach_working_backend(self.backend)
+            memory.on_forget(ForgetPurge(self.backend))
         self._embedder = embedder if embedder is not None else (memory.embedder if memory is not None else None)
         self.tokenizer: Tokenizer = tokenizer if tokenizer is not None else default_tokenizer()
         self.clock: Clock = clock or (memory.clock if memory is not None else system_clock)
@@ -182,7 +158,7 @@ class WorkingMemory:
             raise InvalidInputError("message_overhead must be an integer >= 0")
         self.message_overhead = message_overhead
         self.max_message_bytes = max_message_bytes
-        self.key = quote(self.user_id or "", safe="") + "/" + quote(self.session_id, safe="")
+        self.key = session_key(self.user_id, self.session_id)
         self._lock = threading.Lock()
         self._parsed: dict[str, Message] = {}
         self._features: dict[str, tuple[int, prio.Density, float]] = {}

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from hindsight_core import EmbedderMismatchError, Hindsight, QdrantStore, Status, maintenance
+from hindsight_core import EdgeStore, EmbedderMismatchError, Hindsight, Status, maintenance
 from hindsight_core.config import HindsightConfig, SemanticConfig
 from hindsight_core.store.base import ARCHIVE, MEMORIES
 from hindsight_core.testing import FakeEmbedder
@@ -28,7 +28,7 @@ def fill(path, n: int = 120, archived: int = 5) -> dict[str, object]:
                           timestamps=[start - timedelta(days=200 if i < archived else 0, minutes=i) for i in range(n)])
         originals = {m.id: m for m in memory.memories(user_id="alice")}
     assert len(originals) == n
-    store = QdrantStore(path=path)
+    store = EdgeStore(path)
     try:
         assert maintenance.archive(store, now=datetime.now(timezone.utc), older_than_days=90).count == archived
     finally:
@@ -41,7 +41,7 @@ class Interrupt(KeyboardInterrupt):
 
 
 def interrupted_migration(path, embedder, after_batches: int, batch_size: int) -> None:
-    store = QdrantStore(path=path)
+    store = EdgeStore(path)
     batches = 0
 
     def progress(n: int) -> None:
@@ -71,7 +71,7 @@ def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
     assert "migrated 1 users to all-MiniLM-L6-v2 (48 memories embedded now, 32 earlier)" in out
     assert "HINDSIGHT_EMBEDDING_MODEL=all-MiniLM-L6-v2" in out
 
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     try:
         assert store.registered_embedding("alice") == ("all-MiniLM-L6-v2", 384)
         assert maintenance.migration_in_progress(store) is None
@@ -105,7 +105,7 @@ def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
     assert "already embedded with all-MiniLM-L6-v2" in hs("migrate", "--to", "all-MiniLM-L6-v2").stdout
 
 
-class CrashOnce(QdrantStore):
+class CrashOnce(EdgeStore):
     """A real store that fails once, mid-swap, after the old collection was dropped: the worst moment."""
 
     crashed = False
@@ -121,7 +121,7 @@ class CrashOnce(QdrantStore):
 def test_a_migration_interrupted_while_swapping_completes_on_the_next_run(hs):
     originals = fill(hs.store, n=40, archived=0)
     target = FakeEmbedder(dimension=48, name="fake-48")
-    store = CrashOnce(path=hs.store)
+    store = CrashOnce(hs.store)
     try:
         with pytest.raises(RuntimeError, match="power cut"):
             maintenance.migrate(store, target, batch_size=64)
@@ -130,7 +130,7 @@ def test_a_migration_interrupted_while_swapping_completes_on_the_next_run(hs):
             maintenance.abort_migration(store)  # the old vectors are gone: only resuming is safe
     finally:
         store.close()
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     try:
         plan = maintenance.plan_migration(store, target)
         assert plan.resumed and plan.remaining == 0 and plan.done == 40
@@ -148,7 +148,7 @@ def test_migrate_refuses_another_target_while_one_is_unfinished_and_can_abort(hs
     result = hs("migrate", "--to", "fake-hash-embedder", ok=False)
     assert result.exit_code == 1 and "a migration to fake-48 is in progress" in result.output
     assert "abandoned" in hs("migrate", "--abort").stdout
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     try:
         assert maintenance.migration_in_progress(store) is None
         assert not store.space_exists("alice", "staging")
@@ -172,7 +172,7 @@ def test_archive_then_restore(hs):
         other = memory.write("Bob's old note about the Berlin office move.", user_id="bob", force=True,
                              timestamp=now - timedelta(days=300)).record
     # a recall 20 days ago keeps the Orion memory active, however old it is
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     store.update_fields("alice", recalled.id, {"last_accessed": (now - timedelta(days=20)).isoformat()})
     store.close()
 
@@ -196,7 +196,7 @@ def test_archive_then_restore(hs):
         assert old.id in [r.memory.id for r in memory.recall("staging server restart", user_id="alice",
                                                              include_faded=True, k=10)]
     assert hs("archive", "--restore").stdout.startswith("restored 1 memory")  # the rest: bob's
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     try:
         assert store.count_space("alice", ARCHIVE) == 0 and store.count_space("bob", ARCHIVE) == 0
     finally:
@@ -210,7 +210,7 @@ def test_forget_everything_also_empties_the_archive(hs):
         memory.write("I am allergic to peanuts, so never suggest dishes with peanuts.", user_id="alice")
     hs("archive")
     assert "forgot 1 memory and 1 archived" in hs("forget", "-u", "alice", "--everything", "--yes").stdout
-    store = QdrantStore(path=hs.store)
+    store = EdgeStore(hs.store)
     try:
         assert store.count_space("alice", ARCHIVE) == 0 and store.users() == []
     finally:

@@ -9,7 +9,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from hindsight_core import Hindsight, MemoryRecord, QdrantStore, maintenance
+from hindsight_core import EdgeStore, Hindsight, MemoryRecord, maintenance
 from hindsight_core.store.base import ARCHIVE, MEMORIES
 from hindsight_core.testing import FakeEmbedder
 
@@ -31,7 +31,7 @@ def build_store(path, clock) -> None:
         memory.recall("print reports", user_id="alice")  # access counts and last_accessed move
         clock.advance(days=1)
         memory.recall("print reports", user_id="alice")
-    store = QdrantStore(path=path)
+    store = EdgeStore(path)
     try:
         report = maintenance.archive(store, now=clock(), older_than_days=100)
         assert report.count == 1  # bob's old restart
@@ -41,7 +41,7 @@ def build_store(path, clock) -> None:
 
 def snapshot(path) -> dict:
     """Every (user, space, id) -> (record, vector, extra payload) in a store."""
-    store = QdrantStore(path=path)
+    store = EdgeStore(path)
     try:
         return {(user, space, record.id): (record, vector, extra)
                 for user in store.users() for space in (MEMORIES, ARCHIVE)

@@ -93,13 +93,13 @@ def test_huge_batches_are_refused_fast(clock):
             memory.write_many(["note"] * 101, user_id="u")
 
 
-def test_a_failing_store_write_leaves_the_index_untouched(fake_memory, monkeypatch):
+def test_a_failing_store_write_stores_nothing(fake_memory, monkeypatch):
     fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
 
     def broken(*args, **kwargs):
         raise HindsightError("disk full")
 
-    monkeypatch.setattr(fake_memory.store, "upsert", broken)
+    monkeypatch.setattr(fake_memory.store, "commit", broken)
     with pytest.raises(HindsightError, match="disk full"):
         fake_memory.remember("Project Orion uses the red theme.", user_id="u", force=True)
     assert count(fake_memory) == 1

@@ -20,20 +20,33 @@ def files_containing(root: Path, needle: str) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
 
 
-def test_forgotten_text_is_nowhere_in_the_files_after_compaction(tmp_path, clock):
+def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp_path, clock):
     with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
         keep = memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
         secret = memory.remember(f"My locker code is {CANARY}.", user_id="u", force=True)
-        memory.remember(f"Reminder: {CANARY} opens the gym locker.", user_id="other", force=True)
-        assert files_containing(tmp_path, CANARY)
+        other = memory.remember(f"Reminder: {CANARY} opens the gym locker.", user_id="other", force=True)
+        # sealed: the text is stored, recallable, and in no file in the clear (WAL and segments included)
+        assert memory.recall("locker code", user_id="u", k=1)[0].memory.raw_content.endswith(f"{CANARY}.")
+        assert files_containing(tmp_path, CANARY) == []
+        sealed = [p for p in tmp_path.rglob("*") if p.is_file() and secret.id.encode() in p.read_bytes()]
+        assert sealed  # the point (id and ciphertext) is on disk ...
         memory.forget(user_id="u", memory_id=secret.id)
         memory.forget(user_id="other", everything=True)
-        assert memory.compact() >= 1
+        # ... and once forget returns, its key is gone: nothing left on disk can be opened
+        store = memory.store
+        assert store._keystore("u").unseal.__self__._key(secret.id, create=False) is None
+        assert not (tmp_path / "users" / store_folder(other.user_id)).exists()
         assert files_containing(tmp_path, CANARY) == []
         assert memory.get(keep.id, user_id="u").id == keep.id
     with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
         assert [m.id for m in memory.memories(user_id="u")] == [keep.id]
         assert memory.users() == ["u"]
+
+
+def store_folder(user_id):
+    from hindsight_core.store.edge import user_dir_name
+
+    return user_dir_name(user_id)
 
 
 def test_forgetting_a_topic_takes_the_knowledge_drawn_from_it(tmp_path, clock):

@@ -21,10 +21,11 @@ def test_public_api_is_pinned():
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
         "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",
-        "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "QdrantStore", "RecallConfig", "RecallResults",
+        "EdgeStore", "LegacyStoreError", "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults",
         "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
         "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",
-        "count_tokens", "format_for_prompt", "system_clock"])
+        "count_tokens", "format_for_prompt", "system_clock",
+        "KeyedItem", "KeyedMemory", "TimeRangeChoice", "Turn", "TurnLog", "WriteOutcome"])
     for name in hindsight_core.__all__:
         assert hasattr(hindsight_core, name), name
 
@@ -42,6 +43,12 @@ def test_py_typed_is_shipped():
     import pathlib
 
     assert (pathlib.Path(hindsight_core.__file__).parent / "py.typed").exists()
+
+
+def test_the_shipped_fakes_are_pinned():
+    from hindsight_core import testing
+
+    assert sorted(testing.__all__) == ["FakeEmbedder", "FrozenClock", "RecordingGate"]
 
 
 def test_the_project_metadata_reads_without_deprecation_warnings():

@@ -86,7 +86,7 @@ def test_retention_path_matches_what_the_store_records(clock):
         for day in moments:
             clock.set(start + timedelta(days=day))
             if day in recalls:
-                memory.recall("alpha bravo charlie", user_id="u", k=2)
+                memory.recall("alpha zulu yankee xray", user_id="u", k=2)  # a weak cue: one word of four
             for record_id, by_day in seen.items():
                 by_day[day] = memory.retention_of(memory.get(record_id, user_id="u"))
         flash_after = memory.get(flash.id, user_id="u")

@@ -35,7 +35,7 @@ def test_dense_channel_finds_a_paraphrase(memory):
 
 
 def test_keyword_channel_finds_a_rare_code(real_embedder, clock):
-    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, recency_weight=0.0))
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         seed(memory)
         results = memory.recall("XJ-99210", user_id="alice", k=1)
@@ -51,15 +51,15 @@ def test_keyword_channel_handles_chinese(fake_memory):
     assert results[0].explanation.keyword_rank == 1
 
 
-def test_recency_channel_breaks_ties_towards_newer(clock):
-    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, keyword_weight=1.0, recency_weight=1.0))
+def test_retention_breaks_ties_towards_newer(clock):
+    config = HindsightConfig(recall=RecallConfig(dense_weight=0.0, keyword_weight=1.0))
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
         old = memory.remember("The weekly report lists open tickets.", user_id="u", force=True)
         clock.advance(hours=1)
         new = memory.remember("The weekly report lists closed tickets.", user_id="u", force=True)
         results = memory.recall("weekly report", user_id="u", k=2, reinforce=False)
-        assert [r.memory.id for r in results] == [new.id, old.id]
-        assert results[0].explanation.recency_rank == 1 and results[1].explanation.recency_rank == 2
+        assert [r.memory.id for r in results] == [new.id, old.id]  # same keyword match, the older one has faded more
+        assert results[0].retention > results[1].retention
 
 
 def test_fusion_by_hand():
@@ -78,7 +78,9 @@ def test_fused_recall_prefers_memories_both_channels_agree_on(memory):
     top = results[0]
     assert top.memory.raw_content == NOTES[2]
     assert top.explanation.dense_rank == 1 and top.explanation.keyword_rank == 1
-    assert top.score == pytest.approx(top.explanation.fused * top.retention)
+    # first in both channels: fused = 1/(60 + 0) + 1/(60 + 0) (Qdrant counts ranks from 0); rho = 0.3
+    assert top.explanation.fused == pytest.approx(2 / 60, rel=1e-5)
+    assert top.score == pytest.approx(2 / 60 * (0.7 + 0.3 * top.retention), rel=1e-5)
     assert "dense #1" in str(top.explanation)
 
 

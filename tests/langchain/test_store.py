@@ -10,9 +10,11 @@ import pytest
 from langchain.agents import create_agent
 from langchain.tools import ToolRuntime
 from langchain_core.tools import tool
-from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, PutOp, SearchItem, SearchOp
+from langgraph.store.base import (GetOp, InvalidNamespaceError, ListNamespacesOp, MatchCondition, PutOp, SearchItem,
+                                  SearchOp)
 
 from hindsight_core import Hindsight, InvalidInputError, InvalidUserIdError, Source
+from hindsight_core.keyed import key_of
 from hindsight_langchain import HindsightStore, HindsightMiddleware
 from hindsight_langchain.testing import RecordingChatModel
 
@@ -64,13 +66,14 @@ def test_a_near_identical_update_replaces_the_value_rather_than_losing_the_key(s
     assert [r.raw_content for r in fake_memory.memories(user_id="alice")] == ["I like A4 paper for my reports!"]
 
 
-def test_a_put_that_repeats_another_item_confirms_it_and_says_so(store, fake_memory):
+def test_a_put_that_repeats_another_item_is_its_own_item(store, fake_memory, recwarn):
     store.put(ALICE, "paper", {"content": "I like A4 paper for my reports."})
-    with pytest.warns(UserWarning, match="merged the put"):
-        store.put(ALICE, "paper-again", {"content": "I like A4 paper for my reports."})
-    assert store.get(ALICE, "paper-again") is None
-    [record] = fake_memory.memories(user_id="alice")
-    assert record.confirmations == 2 and store.get(ALICE, "paper").value["content"] == record.raw_content
+    store.put(ALICE, "paper-again", {"content": "I like A4 paper for my reports."})
+    assert store.get(ALICE, "paper-again").value == store.get(ALICE, "paper").value  # a key never loses its put
+    assert [r.confirmations for r in fake_memory.memories(user_id="alice")] == [1, 1]
+    store.delete(ALICE, "paper")
+    assert store.get(ALICE, "paper-again").value == {"content": "I like A4 paper for my reports."}
+    assert not recwarn.list
 
 
 def test_the_write_audit_still_screens_puts_and_a_refused_put_changes_nothing(store, fake_memory):
@@ -99,7 +102,7 @@ def test_text_comes_from_content_text_fields_or_the_index_paths(store, fake_memo
     store.put(ALICE, "a", {"text": "Alice works at Initech."})
     store.put(ALICE, "b", {"profile": {"city": "Lyon"}, "note": "skip me"}, index=["profile.city"])
     store.put(ALICE, "c", {"age": 41, "name": "Alice"})
-    texts = {r.metadata["langgraph"]["key"]: r.raw_content for r in fake_memory.memories(user_id="alice")}
+    texts = {key_of(r)[-1]: r.raw_content for r in fake_memory.memories(user_id="alice")}
     assert texts == {"a": "Alice works at Initech.", "b": "Lyon", "c": '{"age": 41, "name": "Alice"}'}
 
 
@@ -152,7 +155,8 @@ def test_search_pages_filters_and_lists_without_a_query(store, clock):
 def test_search_leaves_out_faded_memories_but_get_still_finds_them(store, clock):
     store.put(ALICE, "old", {"content": "The build of release 1.0 passed yesterday."})  # a task result, fast decay
     clock.advance(days=120)
-    assert store.search(ALICE, query="release build passed") == []
+    assert store.search(ALICE, query="are the tests green on the new branch?") == []  # faded, weakly cued
+    assert [i.key for i in store.search(ALICE, query="release build passed")] == ["old"]  # a strong cue still works
     assert store.get(ALICE, "old").value["content"].startswith("The build")
 
 
@@ -174,14 +178,36 @@ def test_list_namespaces_with_prefix_suffix_depth_and_paging(store, fake_memory)
     store.put((*ALICE, "profile", "work"), "k", {"content": "I work at Initech."})
     store.put(("memories", "bob", "profile"), "k", {"content": "I live in Oslo."})
 
-    assert store.list_namespaces() == [
+    assert store.list_all_namespaces() == [
         ALICE, (*ALICE, "profile"), (*ALICE, "profile", "work"), ("memories", "bob", "profile"),
         ("memories", "carol")]
     assert store.list_namespaces(prefix=ALICE, max_depth=3) == [ALICE, (*ALICE, "profile")]
-    assert store.list_namespaces(suffix=("profile",)) == [(*ALICE, "profile"), ("memories", "bob", "profile")]
-    assert store.list_namespaces(prefix=("memories", "*", "profile")) == [
+    assert store.list_all_namespaces(suffix=("profile",)) == [(*ALICE, "profile"), ("memories", "bob", "profile")]
+    assert store.list_all_namespaces(prefix=("memories", "*", "profile")) == [
         (*ALICE, "profile"), (*ALICE, "profile", "work"), ("memories", "bob", "profile")]
-    assert store.list_namespaces(limit=2, offset=1) == [(*ALICE, "profile"), (*ALICE, "profile", "work")]
+    assert store.list_all_namespaces(limit=2, offset=1) == [(*ALICE, "profile"), (*ALICE, "profile", "work")]
+
+
+def test_list_namespaces_never_reveals_other_users(store, fake_memory):
+    fake_memory.remember("My dog is called Rex.", user_id="carol")
+    store.put(ALICE, "k", {"content": "I like tea."})
+    store.put((*ALICE, "profile"), "k", {"content": "I live in Lyon."})
+    store.put(("memories", "bob", "profile"), "k", {"content": "I live in Oslo."})
+
+    for unscoped in ({}, {"suffix": ("profile",)}, {"prefix": ("memories", "*", "profile")}):
+        with pytest.raises(InvalidInputError, match="never reveals who else"):
+            store.list_namespaces(**unscoped)
+    assert store.list_namespaces(prefix=ALICE) == [ALICE, (*ALICE, "profile")]
+
+    alices = HindsightStore(fake_memory, user_ids=["alice"])
+    assert alices.list_namespaces() == [ALICE, (*ALICE, "profile")]
+    assert alices.list_namespaces(suffix=("profile",)) == [(*ALICE, "profile")]
+    assert alices.list_namespaces(prefix=("memories", "bob")) == []
+    assert alices.list_all_namespaces() == [ALICE, (*ALICE, "profile")]  # bound means bound, even for admins
+    with pytest.raises(InvalidInputError, match="serves users"):
+        alices.get(("memories", "bob", "profile"), "k")
+    with pytest.raises(InvalidInputError, match="serves users"):
+        alices.put(("memories", "carol"), "k", {"content": "I am Alice, honestly."})
 
 
 def test_batch_runs_every_kind_of_operation_in_order(store):
@@ -191,7 +217,7 @@ def test_batch_runs_every_kind_of_operation_in_order(store):
         PutOp(ALICE, "a", {"content": "I like black tea."}),
         GetOp(ALICE, "a"),
         SearchOp(ALICE, query="tea"),
-        ListNamespacesOp(),
+        ListNamespacesOp(match_conditions=(MatchCondition("prefix", ALICE),)),
         PutOp(ALICE, "a", None),
         GetOp(ALICE, "a"),
     ])
@@ -207,7 +233,7 @@ def test_abatch_and_the_async_methods(store):
         await store.aput(ALICE, "a", {"content": "I like green tea."})
         got = await store.aget(ALICE, "a")
         found = await store.asearch(ALICE, query="green tea")
-        spaces = await store.alist_namespaces()
+        spaces = await store.alist_namespaces(prefix=ALICE)
         await store.adelete(ALICE, "a")
         batch = await store.abatch([GetOp(ALICE, "a"), SearchOp(ALICE)])
         return got, found, spaces, batch
@@ -285,3 +311,19 @@ def test_create_agent_with_the_store_lets_tools_use_it(fake_memory):
     assert store.get(("memories", "alice", "profile"), "city").value == {"content": "I live in Lyon."}
     agent.invoke(says("Which city do I live in?"), context=Context("alice"))
     assert "I live in Lyon." in model.system_prompts()[-1]  # what the tool stored, recalled by the middleware
+
+
+def test_get_put_and_delete_look_the_key_up_and_never_scan(fake_memory):
+    class NoScan:
+        def memories(self, **kwargs):
+            raise AssertionError("the store scanned the user's memories for a key")
+
+        def __getattr__(self, name):
+            return getattr(fake_memory, name)
+
+    store = HindsightStore(NoScan())  # type: ignore[arg-type]
+    store.put(ALICE, "paper", {"content": "I like A4 paper."})
+    store.put(ALICE, "paper", {"content": "I like A3 paper now."})
+    assert store.get(ALICE, "paper").value == {"content": "I like A3 paper now."}
+    store.delete(ALICE, "paper")
+    assert store.get(ALICE, "paper") is None and fake_memory.memories(user_id="alice") == []

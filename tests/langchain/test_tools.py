@@ -8,7 +8,8 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 
-from hindsight_core import InvalidUserIdError
+from hindsight_core import InvalidUserIdError, Source
+from hindsight_core.choices import TIME_RANGES
 from hindsight_langchain import memory_search_tool, memory_tools, memory_write_tool
 from hindsight_langchain.testing import RecordingChatModel
 
@@ -21,21 +22,21 @@ def test_the_schemas_use_natural_names_and_no_user_id(fake_memory):
     assert set(search.args) == {"what_am_i_looking_for", "how_many_results", "time_range"}
     assert set(write.args) == {"what_to_remember", "kind_of_memory"}
     assert search.args["how_many_results"]["maximum"] == 20
-    assert "last_7_days" in search.args["time_range"]["enum"]
+    assert tuple(search.args["time_range"]["enum"]) == TIME_RANGES  # the core's vocabulary, as in every interface
     assert all(arg.get("description") for tool in (search, write) for arg in tool.args.values())
 
 
 def test_write_goes_through_the_gate_and_says_why(fake_memory):
     write = memory_write_tool(fake_memory, user_id="alice", agent_id="helper", session_id="s1")
     saved = write.invoke({"what_to_remember": PREFERENCE})
-    assert saved.startswith("Saved (kind: preference")
+    assert saved.startswith("Saved as a preference memory (id: ")
     assert write.invoke({"what_to_remember": "ok"}) == "Not saved: small talk or a trivial request."
     [record] = fake_memory.memories(user_id="alice")
     assert (record.source.value, record.agent_id, record.session_id) == ("agent", "helper", "s1")
 
     kind = write.invoke({"what_to_remember": "The user wants weekly reports on Mondays.",
                          "kind_of_memory": "preference"})
-    assert "kind: preference" in kind
+    assert "preference memory" in kind
 
     forced = memory_write_tool(fake_memory, user_id="alice", force=True)
     assert forced.invoke({"what_to_remember": "ok"}).startswith("Saved")
@@ -104,5 +105,13 @@ def test_a_model_uses_the_tools_in_an_agent(fake_memory):
     agent = create_agent(model, memory_tools(fake_memory, user_id="alice"))
     result = agent.invoke(says("Keep my reports in A4 landscape from now on, and check what you know."))
     tool_answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert tool_answers[0].startswith("Saved (kind: preference")
+    assert tool_answers[0].startswith("Saved as a preference memory")
     assert PREFERENCE in tool_answers[1]
+
+
+def test_the_model_cannot_say_who_is_speaking(fake_memory):
+    search, write = memory_tools(fake_memory, user_id="alice")
+    assert not any("source" in name or "speaker" in name for name in write.args)
+    write.invoke({"what_to_remember": PREFERENCE, "source": "user"})
+    [record] = fake_memory.memories(user_id="alice")
+    assert record.source is Source.AGENT

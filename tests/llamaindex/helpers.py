@@ -8,6 +8,8 @@ from typing import Any, Sequence
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
 
+from hindsight_core.testing import RecordingGate  # noqa: F401  (the shipped fake; the tests import it from here)
+
 
 def system_text(messages: Sequence[ChatMessage]) -> str:
     """All system messages an LLM received, joined."""
@@ -42,18 +44,3 @@ def run_agent(agent: Any, user_msg: str, memory: Any) -> Any:
         return await agent.run(user_msg=user_msg, memory=memory)
 
     return asyncio.run(go())
-
-
-class RecordingGate:
-    """The default rule-based gate, keeping a list of every (source, text) it was offered."""
-
-    def __init__(self) -> None:
-        from hindsight_core import RuleBasedGate
-
-        self.rules = RuleBasedGate()
-        self.offered: list[tuple[str, str]] = []
-
-    def __call__(self, text: str, source: Any) -> Any:
-        decision = self.rules(text, source)
-        self.offered.append((getattr(source, "value", str(source)), text))
-        return decision

@@ -11,7 +11,8 @@ pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 
-from hindsight_core import Hindsight  # noqa: E402
+from hindsight_core import Hindsight, InvalidInputError, Source  # noqa: E402
+from hindsight_core.choices import TIME_RANGES  # noqa: E402
 from hindsight_core.mcp import UserScope, build_server  # noqa: E402
 from hindsight_core.testing import FakeEmbedder  # noqa: E402
 
@@ -19,12 +20,12 @@ PREFERENCE = "From now on, print all my reports in A4 landscape."
 ALLERGY = "I am allergic to peanuts, so never suggest dishes with peanuts."
 
 
-def call(memory: Hindsight, scope: UserScope, *steps: tuple[str, dict]) -> list:
+def call(memory: Hindsight, scope: UserScope, *steps: tuple[str, dict], **server_options) -> list:
     """Connect one client to a fresh server over `memory` and run the tool calls in order."""
 
     async def run() -> list:
         out = []
-        async with Client(build_server(memory, scope)) as client:
+        async with Client(build_server(memory, scope, **server_options)) as client:
             for name, arguments in steps:
                 out.append(await client.call_tool(name, arguments))
         return out
@@ -52,7 +53,8 @@ def test_tools_and_their_schemas(fake_memory):
     assert (how_many["type"], how_many["default"], how_many["minimum"], how_many["maximum"]) == ("integer", 5, 1, 20)
     assert "last_7_days" in search["properties"]["time_range"]["description"]
     write = tools["memory_write"].input_schema
-    assert write["required"] == ["text"] and write["properties"]["source"]["enum"] == ["user", "agent", "tool"]
+    assert write["required"] == ["text"] and "source" not in write["properties"]  # the server decides who speaks
+    assert tuple(search["properties"]["time_range"]["enum"]) == TIME_RANGES
     forget = tools["memory_forget"].input_schema
     assert {"memory_id", "topic", "dry_run"} <= set(forget["properties"]) and not forget.get("required")
     assert tools["memory_forget"].annotations.destructive_hint is True
@@ -75,9 +77,11 @@ def test_write_search_forget_with_the_real_model(memory):
         ("memory_forget", {"topic": "how reports are printed"}),
         ("memory_search", {"what_am_i_looking_for": "how should reports be printed?"}),
     )
-    assert stored.structured_content["stored"] is True and stored.structured_content["event_type"] == "preference"
+    assert stored.structured_content["outcome"] == "stored" and stored.structured_content["kept"] is True
+    assert stored.structured_content["event_type"] == "preference"
     memory_id = stored.structured_content["id"]
-    assert skipped.structured_content["stored"] is False and skipped.structured_content["reasons"]
+    assert skipped.structured_content["outcome"] == "skipped" and skipped.structured_content["kept"] is False
+    assert skipped.structured_content["reasons"] and "id" not in skipped.structured_content
     hits = found.structured_content["results"]
     assert hits[0]["id"] == memory_id and hits[0]["memory"] == PREFERENCE
     assert hits[0]["score"] > 0 and "dense" in hits[0]["why"]
@@ -153,6 +157,32 @@ def test_extra_user_arguments_are_ignored_not_obeyed(fake_memory):
     [result] = call(fake_memory, UserScope(user_id="bob"),
                     ("memory_search", {"what_am_i_looking_for": "peanuts", "user_id": "alice"}))
     assert result.is_error or result.structured_content == {"count": 0, "results": []}
+
+
+def test_the_server_decides_who_is_speaking_never_the_model(fake_memory):
+    scope = UserScope(user_id="alice")
+    [claimed] = call(fake_memory, scope, ("memory_write", {"text": PREFERENCE, "source": "user"}))
+    assert claimed.is_error or claimed.structured_content["kept"]
+    assert {r.source for r in fake_memory.memories(user_id="alice")} <= {Source.AGENT}
+
+    # a deployment whose client is the user's own hand says so on the server side
+    [own] = call(fake_memory, UserScope(user_id="bob"), ("memory_write", {"text": ALLERGY}), write_source="user")
+    assert own.structured_content["kept"]
+    assert [r.source for r in fake_memory.memories(user_id="bob")] == [Source.USER]
+    with pytest.raises(InvalidInputError, match="write_source"):
+        build_server(fake_memory, scope, write_source="the user, honestly")
+
+
+#: kept by the gate, and quarantined by the audit when an agent writes it (a user's own words are trusted more)
+PLANTED = "From now on, print all my reports in A4 landscape. Encoded note for the assistant: {payload}"
+
+
+def test_a_quarantined_write_is_held_for_review_not_stored(fake_memory):
+    [held] = call(fake_memory, UserScope(user_id="alice"), ("memory_write", {"text": PLANTED, "source": "user"}))
+    data = held.structured_content
+    assert (data["outcome"], data["kept"]) == ("quarantined", False) and "id" not in data
+    assert data["message"].startswith("Not saved: held for review by the write audit")
+    assert "stored" not in data
 
 
 def test_a_token_scoped_server_refuses_a_request_without_an_authenticated_user(fake_memory):

@@ -43,7 +43,7 @@ def test_stdio_with_the_real_model(tmp_path):
 
     tools, written, found, bad, forgotten, after = anyio.run(session)
     assert {"memory_write", "memory_search", "memory_forget", "memory_summarize"} <= tools
-    assert written.structured_content["stored"] is True
+    assert written.structured_content["outcome"] == "stored" and written.structured_content["kept"] is True
     assert found.structured_content["results"][0]["memory"] == EDITOR
     assert bad.is_error and "unknown time range" in bad.content[0].text
     assert forgotten.structured_content["count"] == 1

@@ -156,7 +156,7 @@ CRASH_SCRIPT = textwrap.dedent("""
     from datetime import datetime, timezone
     from hindsight_core import Hindsight, HindsightConfig
     from hindsight_core.config import SemanticConfig
-    from hindsight_core.store.qdrant import QdrantStore
+    from hindsight_core.store.edge import EdgeStore
     from hindsight_core.testing import FakeEmbedder, FrozenClock
 
     path, kill_at = sys.argv[1], int(sys.argv[2])
@@ -166,14 +166,14 @@ CRASH_SCRIPT = textwrap.dedent("""
     for i in range(6):
         memory.write(f"Print the Orion report number {i} on A4 paper in landscape.", user_id="u", force=True)
         clock.advance(days=1)
-    calls = {"n": 0}
-    original = QdrantStore.update_fields
-    def dying(self, *args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == kill_at:
+    original = EdgeStore._set_fields
+    def dying(self, shard, updates):  # apply the first kill_at - 1 field updates of the change, then die
+        updates = list(updates)
+        if len(updates) >= kill_at:
+            original(self, shard, updates[:kill_at - 1])
             os.kill(os.getpid(), signal.SIGKILL)
-        return original(self, *args, **kwargs)
-    QdrantStore.update_fields = dying
+        return original(self, shard, updates)
+    EdgeStore._set_fields = dying
     print("consolidating", flush=True)
     memory.consolidate(user_id="u")
     print("done", flush=True)

@@ -1,0 +1,1 @@
+"""Recall: the plan the engine runs (`plan`) and its ranking formula (`formula`)."""

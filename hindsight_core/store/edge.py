@@ -1,0 +1,684 @@
+"""The embedded store: Qdrant Edge shards on disk, one per user and space.
+
+Layout under the store's root:
+
+    LOCK                       held by the one process that has the store open
+    meta/<key>.json            store metadata (e.g. a migration in progress)
+    users/<sha256(user)[:32]>/
+        user.json              the user id, embedding model and dimension
+        keys.sqlite            per-memory keys of the sealed text (see `sealing`)
+        journal/<id>.json      a multi-step change, written before it is applied
+        memories/ archive/ staging/ staging_archive/   one Edge shard each
+
+One shard per user keeps users apart by construction (no filter can leak) and
+makes forgetting a user a directory removal. Open shards are kept in an LRU
+(`max_open`), so serving many users does not hold every shard open.
+Durability: Edge writes every update to its write-ahead log before the call
+returns, so an acknowledged write survives a killed process; `sync="full"`
+also flushes segments after every change (against power loss, slower).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import EmbedderMismatchError, HindsightError, StoreInUseError, StoreUnavailableError
+from ..types import MemoryRecord
+from . import points as pts
+from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult
+from .sealing import KeyStore
+
+_FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
+
+
+class LegacyStoreError(HindsightError):
+    """The folder holds a store written by hindsight 0.1 (qdrant-client local mode)."""
+
+
+def user_dir_name(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def _write_json_atomic(path: Path, value: Any) -> None:
+    """Write, fsync, rename, fsync the folder: a reader sees the old file or the new one."""
+    tmp = path.with_name(path.name + f".{uuid.uuid4().hex}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def is_legacy_store(root: Path) -> bool:
+    """Whether `root` holds hindsight 0.1's layout (qdrant-client local mode: collection/ + meta.json)."""
+    return (root / "collection").is_dir() and (root / "meta.json").is_file()
+
+
+class EdgeStore:
+    """Memories in Qdrant Edge shards under `path` (or a temporary folder for `location=":memory:"`)."""
+
+    embedded = True
+
+    def __init__(self, path: str | Path | None = None, *, location: str | None = None, max_open: int = 64,
+                 sync: str = "normal", seal: bool = True) -> None:
+        if (path is None) == (location is None):
+            raise HindsightError('give exactly one of path= or location=":memory:" to EdgeStore')
+        if location is not None and location != ":memory:":
+            raise HindsightError(f'location must be ":memory:", not {location!r}; use path= for a folder')
+        if sync not in ("normal", "full"):
+            raise HindsightError('sync must be "normal" or "full"')
+        self._temporary = location == ":memory:"
+        root = Path(tempfile.mkdtemp(prefix="hindsight-mem-")) if self._temporary else Path(path)
+        self.description = ":memory:" if self._temporary else str(root)
+        self.root = root
+        self.sync, self.max_open, self.seal = sync, max_open, seal
+        self._open_root(root)
+        self._lock = threading.RLock()
+        self._shards: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._keys: dict[str, KeyStore] = {}
+        self._users: dict[str, dict[str, Any]] = {}
+        self._reports: dict[str, LoadReport] = {}
+        self._closed = False
+
+    def _open_root(self, root: Path) -> None:
+        if root.exists() and not root.is_dir():
+            raise StoreUnavailableError(f"{root} is a file, not a folder; give the folder for the store")
+        if is_legacy_store(root):
+            raise LegacyStoreError(
+                f"{root} holds a store written by hindsight 0.1 (Qdrant local mode). Move it to the new engine "
+                f"with `hindsight migrate --from-legacy {root} --to NEW_FOLDER`; nothing has been changed.")
+        try:
+            (root / "users").mkdir(parents=True, exist_ok=True)
+            (root / "meta").mkdir(exist_ok=True)
+            self._lock_file = open(root / "LOCK", "a+")
+        except OSError as exc:
+            raise StoreUnavailableError(f"cannot use {root} for the store ({exc.strerror}); "
+                                        "give a folder this process can write") from exc
+        try:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.close()
+            raise StoreInUseError(
+                f"the embedded store at {root} is in use by another process. One process at a time can open an "
+                "embedded store; for several processes run a Qdrant server and pass url=...") from None
+        format_file = root / "FORMAT"
+        if not format_file.exists():
+            format_file.write_text(f"{_FORMAT}\n")
+
+    # -- folders and shards -------------------------------------------------------------------
+    def _user_path(self, user_id: str) -> Path:
+        return self.root / "users" / user_dir_name(user_id)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailableError("the store is closed")
+
+    def _shard(self, user_id: str, space: str, *, dimension: int | None = None) -> Any:
+        """The open shard of one space (created when `dimension` is given); None if it does not exist."""
+        from qdrant_edge import EdgeShard
+
+        self._check_open()
+        key = (user_id, space)
+        shard = self._shards.get(key)
+        if shard is not None:
+            self._shards.move_to_end(key)
+            return shard
+        folder = self._user_path(user_id) / space
+        try:
+            if (folder / "edge_config.json").exists() or (folder / "segments").exists():
+                shard = EdgeShard.load(str(folder))
+            elif dimension is not None:
+                shard = EdgeShard.create(str(folder), self._config(dimension))
+                self._create_indexes(shard)
+            else:
+                return None
+        except HindsightError:
+            raise
+        except Exception as exc:
+            if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
+                raise StoreInUseError(f"a shard of this store is open in another process ({exc})") from exc
+            raise StoreUnavailableError(f"cannot open the shard at {folder}: {exc}") from exc
+        self._shards[key] = shard
+        while len(self._shards) > self.max_open:
+            _, old = self._shards.popitem(last=False)
+            with contextlib.suppress(Exception):
+                old.flush()
+                old.close()
+        return shard
+
+    @staticmethod
+    def _config(dimension: int) -> Any:
+        from qdrant_edge import (Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams,
+                                 EdgeVectorParams, Modifier)
+
+        return EdgeConfig(
+            vectors={pts.DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},
+            sparse_vectors={pts.SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+            # vacuum on optimize() as soon as anything was deleted: forgotten vectors leave the segments
+            optimizers=EdgeOptimizersConfig(deleted_threshold=0.0001, vacuum_min_vector_number=1),
+        )
+
+    @staticmethod
+    def _create_indexes(shard: Any) -> None:
+        from qdrant_edge import PayloadSchemaType, UpdateOperation
+
+        for name in ("status", "layer", "event_type", "session_id", "agent_id", "meta_keys"):
+            shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Keyword))
+        for name in ("ts_days", "is_consolidated"):
+            shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Float))
+
+    def _keystore(self, user_id: str) -> KeyStore:
+        keys = self._keys.get(user_id)
+        if keys is None:
+            folder = self._user_path(user_id)
+            folder.mkdir(parents=True, exist_ok=True)
+            keys = self._keys[user_id] = KeyStore(folder / "keys.sqlite")
+        return keys
+
+    def _after_change(self, shard: Any) -> None:
+        if self.sync == "full":
+            shard.flush()
+
+    # -- users ----------------------------------------------------------------------------------
+    def _entry(self, user_id: str) -> dict[str, Any] | None:
+        if user_id in self._users:
+            return self._users[user_id]
+        path = self._user_path(user_id) / "user.json"
+        if not path.exists():
+            return None
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreUnavailableError(f"cannot read {path}: {exc}") from exc
+        if entry.get("user_id") != user_id:  # a hash collision or tampering: never serve it
+            return None
+        self._users[user_id] = entry
+        return entry
+
+    def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
+        with self._lock:
+            self._check_open()
+            entry = self._entry(user_id)
+            if entry is not None:
+                if entry["dimension"] != dimension or entry["embedding_model"] != embedding_model:
+                    raise EmbedderMismatchError(
+                        f"the memories of this user were embedded with {entry['embedding_model']} "
+                        f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
+                        f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
+                return True
+            if not create:
+                return False
+            self.set_registered_embedding(user_id, embedding_model, dimension)
+            self._shard(user_id, MEMORIES, dimension=dimension)
+            return True
+
+    def users(self) -> list[str]:
+        out = []
+        for folder in (self.root / "users").iterdir():
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                out.append(json.loads((folder / "user.json").read_text(encoding="utf-8"))["user_id"])
+        return sorted(out)
+
+    def drop_user(self, user_id: str) -> None:
+        """Every trace of a user: shards, keys, journal, registry entry (the folder goes)."""
+        with self._lock:
+            for space in SPACES:
+                shard = self._shards.pop((user_id, space), None)
+                if shard is not None:
+                    with contextlib.suppress(Exception):
+                        shard.close()
+            keys = self._keys.pop(user_id, None)
+            if keys is not None:
+                keys.close()
+            self._users.pop(user_id, None)
+            folder = self._user_path(user_id)
+            if folder.exists():
+                shutil.rmtree(folder)
+
+    # -- writing ------------------------------------------------------------------------------------
+    def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None) -> dict:
+        seal = self._keystore(user_id).seal if self.seal else None
+        indices, values = pts.document_terms(pts.keyword_text(record))
+        return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
+                "sparse": [indices, values], "payload": pts.to_payload(record, seal=seal, extra=extra)}
+
+    def _upsert_points(self, shard: Any, points: list[dict]) -> None:
+        from qdrant_edge import Point, SparseVector, UpdateOperation
+
+        for start in range(0, len(points), 1024):
+            shard.update(UpdateOperation.upsert_points([
+                Point(id=p["id"], vector={pts.DENSE: p["dense"], pts.SPARSE: SparseVector(*p["sparse"])},
+                      payload=p["payload"]) for p in points[start:start + 1024]]))
+
+    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        from qdrant_edge import UpdateOperation
+
+        for memory_id, fields in updates:
+            fields = dict(fields)
+            if any(name in pts.TEXT_FIELDS for name in fields):
+                raise HindsightError("text fields change only by writing the record again")
+            fields.update(pts.derived_fields(fields))
+            shard.update(UpdateOperation.set_payload([memory_id], fields))
+
+    def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str]) -> None:
+        from qdrant_edge import UpdateOperation
+
+        if memory_ids:
+            shard.update(UpdateOperation.delete_points(list(memory_ids)))
+            if self.seal:
+                self._keystore(user_id).destroy(memory_ids)
+
+    def commit(self, user_id: str, *, upserts: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
+               updates: Sequence[tuple[str, dict[str, Any]]] = (), deletes: Sequence[str] = (),
+               space: str = MEMORIES) -> None:
+        """All of the changes or (after a crash, on the next open) all of them.
+
+        The change is written as one journal file (with sealed text only) before it
+        is applied, and removed after; `recover` replays a journal a crash left
+        behind. Every step is idempotent, so replaying a half-applied change completes it.
+        """
+        with self._lock:
+            dimension = len(upserts[0][1]) if upserts else None
+            shard = self._shard(user_id, space, dimension=dimension or self._dimension(user_id))
+            if self.seal and upserts:
+                self._keystore(user_id).prepare(r.id for r, _ in upserts)
+            entry = {"space": space, "upserts": [self._point(user_id, r, v) for r, v in upserts],
+                     "updates": [[m, f] for m, f in updates], "deletes": list(deletes)}
+            if not entry["updates"] and not entry["deletes"]:
+                self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own
+                return
+            journal = self._user_path(user_id) / "journal"
+            journal.mkdir(exist_ok=True)
+            path = journal / f"{uuid.uuid4().hex}.json"
+            _write_json_atomic(path, entry)
+            self._apply(user_id, shard, entry)
+            path.unlink()
+
+    def _dimension(self, user_id: str) -> int | None:
+        entry = self._entry(user_id)
+        return int(entry["dimension"]) if entry else None
+
+    def _apply(self, user_id: str, shard: Any, entry: dict[str, Any]) -> None:
+        if entry["upserts"]:
+            self._upsert_points(shard, entry["upserts"])
+        if entry["updates"]:
+            self._set_fields(shard, [(m, f) for m, f in entry["updates"]])
+        self._delete(user_id, shard, entry["deletes"])
+        self._after_change(shard)
+
+    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            if shard is not None and updates:
+                self._set_fields(shard, updates)
+                self._after_change(shard)
+
+    def recover(self, user_id: str) -> int:
+        with self._lock:
+            journal = self._user_path(user_id) / "journal"
+            if not journal.is_dir():
+                return 0
+            done = 0
+            for path in sorted(journal.glob("*.json")):
+                try:
+                    entry = json.loads(path.read_text(encoding="utf-8"))
+                except ValueError:  # a journal torn before its rename never became visible: nothing was applied
+                    path.unlink()
+                    continue
+                shard = self._shard(user_id, entry.get("space", MEMORIES), dimension=self._dimension(user_id))
+                self._apply(user_id, shard, entry)
+                path.unlink()
+                done += 1
+            for stale in journal.glob("*.tmp"):
+                stale.unlink()
+            return done
+
+    # -- reading ------------------------------------------------------------------------------------
+    def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None) -> Hit | None:
+        payload = point.payload or {}
+        if payload.get("user_id") != user_id:
+            return None
+        try:
+            record, _ = pts.from_payload(payload, unseal=self._keystore(user_id).unseal if self.seal else None)
+        except pts.UnreadableRecord as exc:
+            if report is not None:
+                report.unreadable.append((str(point.id), str(exc)))
+            return None
+        vector = None
+        terms: frozenset[int] = frozenset()
+        vectors = getattr(point, "vector", None)
+        if with_vectors and isinstance(vectors, dict):
+            if pts.DENSE in vectors:
+                vector = np.asarray(vectors[pts.DENSE], dtype=np.float32)
+            if pts.SPARSE in vectors:
+                terms = frozenset(vectors[pts.SPARSE].indices)
+        return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+
+    def _report(self, user_id: str) -> LoadReport:
+        return self._reports.setdefault(user_id, LoadReport())
+
+    def load_report(self, user_id: str) -> LoadReport:
+        return self._report(user_id)
+
+    def get(self, user_id: str, memory_ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            ids = [m for m in memory_ids if _is_uuid(m)]
+            if shard is None or not ids:
+                return []
+            found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False)
+            hits = [self._hit(user_id, p, with_vectors, self._report(user_id)) for p in found]
+            order = {m: i for i, m in enumerate(ids)}
+            return sorted((h for h in hits if h is not None), key=lambda h: order.get(h.record.id, 0))
+
+    def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
+             space: str = MEMORIES) -> Iterator[Hit]:
+        for point in self._scroll(user_id, space, scope, with_vectors):
+            hit = self._hit(user_id, point, with_vectors, self._report(user_id) if space == MEMORIES else None)
+            if hit is not None:
+                yield hit
+
+    def _scroll(self, user_id: str, space: str, scope: Scope, with_vectors: bool) -> Iterator[Any]:
+        from qdrant_edge import ScrollRequest
+
+        offset = None
+        while True:
+            with self._lock:
+                shard = self._shard(user_id, space)
+                if shard is None:
+                    return
+                batch, offset = shard.scroll(ScrollRequest(
+                    offset=offset, limit=1024, filter=edge_filter(scope), with_payload=True,
+                    with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False))
+            yield from batch
+            if offset is None:
+                return
+
+    def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int:
+        from qdrant_edge import CountRequest
+
+        with self._lock:
+            shard = self._shard(user_id, space)
+            return 0 if shard is None else int(shard.count(CountRequest(filter=edge_filter(scope), exact=True)))
+
+    def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
+                   scope: Scope) -> list[list[Hit]]:
+        from qdrant_edge import Query, QueryBatchRequest, QueryRequest
+
+        vectors = np.asarray(vectors, dtype=np.float32)
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            if shard is None or not len(vectors):
+                return [[] for _ in vectors]
+            flt = edge_filter(scope)
+            batch = shard.query_batch(QueryBatchRequest([
+                QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
+                             score_threshold=min_score, with_payload=True, with_vector=[pts.DENSE])
+                for v in vectors]))
+            report = self._report(user_id)
+            return [[h for h in (self._hit(user_id, p, True, report) for p in found) if h is not None]
+                    for found in batch]
+
+    def search(self, user_id: str, request: SearchRequest) -> SearchResult:
+        from qdrant_edge import Formula, Fusion, Prefetch, QueryBatchRequest, QueryRequest
+
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            if shard is None:
+                return SearchResult([], [[] for _ in request.probes])
+            flt = edge_filter(request.scope)
+            channels = [Prefetch(limit=c.limit, query=_edge_query(c), filter=flt, score_threshold=c.score_threshold)
+                        for c in request.channels]
+            fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
+                             query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
+            main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
+                                with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
+            probes = [QueryRequest(limit=p.limit, query=_edge_query(p), filter=flt, score_threshold=p.score_threshold,
+                                   with_payload=False, with_vector=False) for p in request.probes]
+            found = shard.query_batch(QueryBatchRequest([main, *probes]))
+            report = self._report(user_id)
+            hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
+            return SearchResult(hits, [[str(p.id) for p in ranked] for ranked in found[1:]])
+
+    # -- upkeep ---------------------------------------------------------------------------------------
+    def optimize(self, user_id: str) -> bool:
+        """Build the user's HNSW index and vacuum deleted points (blocking; never on the write path)."""
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            return bool(shard is not None and shard.optimize())
+
+    def compact(self) -> int:
+        """Vacuum every user's shards so deleted vectors leave the segment files.
+
+        Deleted *text* is unreadable at once (its key is destroyed by the delete
+        itself); this also removes the deleted points' vectors from the segments.
+        """
+        done = 0
+        for user_id in self.users():
+            for space in SPACES:
+                with self._lock:
+                    shard = self._shard(user_id, space)
+                    if shard is not None:
+                        shard.optimize()
+                        shard.flush()
+                        done += 1
+        return done
+
+    def flush(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                shard.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            for shard in self._shards.values():
+                with contextlib.suppress(Exception):
+                    shard.flush()
+                    shard.close()
+            self._shards.clear()
+            for keys in self._keys.values():
+                keys.close()
+            self._keys.clear()
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
+                self._lock_file.close()
+            if self._temporary:
+                shutil.rmtree(self.root, ignore_errors=True)
+
+    def disk_usage(self) -> int | None:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+    # -- maintenance spaces -----------------------------------------------------------------------------
+    def registered_embedding(self, user_id: str) -> tuple[str, int] | None:
+        entry = self._entry(user_id)
+        return (entry["embedding_model"], int(entry["dimension"])) if entry else None
+
+    def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
+        with self._lock:
+            folder = self._user_path(user_id)
+            folder.mkdir(parents=True, exist_ok=True)
+            entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension), "format": _FORMAT}
+            _write_json_atomic(folder / "user.json", entry)
+            self._users[user_id] = entry
+
+    def space_exists(self, user_id: str, space: str) -> bool:
+        _check_space(space)
+        return (self._user_path(user_id) / space / "edge_config.json").exists() or \
+            (self._user_path(user_id) / space / "segments").exists()
+
+    def put_space(self, user_id: str, space: str, records: Sequence[MemoryRecord], vectors: np.ndarray,
+                  extras: Sequence[dict[str, Any]] | None = None) -> None:
+        _check_space(space)
+        if not records:
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(records):
+            raise HindsightError("put_space needs one vector per record")
+        with self._lock:
+            shard = self._shard(user_id, space, dimension=int(vectors.shape[1]))
+            if self.seal:
+                self._keystore(user_id).prepare(r.id for r in records)
+            self._upsert_points(shard, [self._point(user_id, r, v, extras[i] if extras else None)
+                                        for i, (r, v) in enumerate(zip(records, vectors))])
+            self._after_change(shard)
+
+    def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
+        _check_space(space)
+        unseal = self._keystore(user_id).unseal if self.seal else None
+        for point in self._scroll(user_id, space, ALL, True):
+            payload = point.payload or {}
+            if payload.get("user_id") != user_id:
+                continue
+            try:
+                record, extra = pts.from_payload(payload, unseal=unseal)
+            except pts.UnreadableRecord as exc:
+                self._report(user_id).unreadable.append((str(point.id), str(exc)))
+                continue
+            yield record, np.asarray(point.vector[pts.DENSE], dtype=np.float32), extra
+
+    def ids_in_space(self, user_id: str, space: str) -> set[str]:
+        _check_space(space)
+        return {str(p.id) for p in self._scroll(user_id, space, ALL, False)}
+
+    def count_space(self, user_id: str, space: str) -> int:
+        _check_space(space)
+        return self.count(user_id, ALL, space=space)
+
+    def ensure_space(self, user_id: str, space: str, dimension: int) -> None:
+        _check_space(space)
+        with self._lock:
+            self._shard(user_id, space, dimension=int(dimension))
+
+    def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
+        _check_space(space)
+        with self._lock:
+            shard = self._shard(user_id, space)
+            if shard is not None:
+                from qdrant_edge import UpdateOperation
+
+                ids = [m for m in memory_ids if _is_uuid(m)]
+                if ids:
+                    shard.update(UpdateOperation.delete_points(ids))
+                    self._after_change(shard)
+
+    def drop_space(self, user_id: str, space: str) -> None:
+        _check_space(space)
+        with self._lock:
+            shard = self._shards.pop((user_id, space), None)
+            if shard is not None:
+                with contextlib.suppress(Exception):
+                    shard.close()
+            folder = self._user_path(user_id) / space
+            if folder.exists():
+                shutil.rmtree(folder)
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        path = self.root / "meta" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+        if not path.exists():
+            return None
+        value = json.loads(path.read_text(encoding="utf-8"))
+        return dict(value.get("value") or {}) if value.get("key") == key else None
+
+    def set_meta(self, key: str, value: dict[str, Any] | None) -> None:
+        path = self.root / "meta" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+        if value is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write_json_atomic(path, {"key": key, "value": value})
+
+
+def _check_space(space: str) -> None:
+    if space not in SPACES:
+        raise HindsightError(f"unknown store space {space!r}; spaces are {SPACES}")
+
+
+def _is_uuid(value: object) -> bool:
+    try:
+        uuid.UUID(str(value))
+        return True
+    except ValueError:
+        return False
+
+
+def _edge_query(channel: Any) -> Any:
+    from qdrant_edge import Query, SparseVector
+
+    if channel.using == pts.SPARSE:
+        return Query.Nearest(SparseVector(*channel.vector), using=pts.SPARSE)
+    return Query.Nearest(list(channel.vector), using=pts.DENSE)
+
+
+def edge_filter(scope: Scope) -> Any:
+    """A `Scope` as a Qdrant Edge filter (None when it narrows nothing)."""
+    from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
+
+    must: list[Any] = []
+
+    def any_of(key: str, values: Any) -> None:
+        values = sorted(v.value if hasattr(v, "value") else str(v) for v in values)
+        must.append(FieldCondition(key=key, match=MatchAny(values)))
+
+    if scope.statuses is not None:
+        any_of("status", scope.statuses)
+    if scope.layers is not None:
+        any_of("layer", scope.layers)
+    if scope.event_types is not None:
+        any_of("event_type", scope.event_types)
+    if scope.session_id is not None:
+        must.append(FieldCondition(key="session_id", match=MatchValue(scope.session_id)))
+    if scope.agent_id is not None:
+        must.append(FieldCondition(key="agent_id", match=MatchValue(scope.agent_id)))
+    if scope.start is not None or scope.end is not None:
+        must.append(FieldCondition(key="ts_days", range=RangeFloat(
+            gte=pts.epoch_days(scope.start) if scope.start else None,
+            lt=pts.epoch_days(scope.end) if scope.end else None)))
+    if scope.unconsolidated:
+        must.append(FieldCondition(key="is_consolidated", range=RangeFloat(lt=0.5)))
+    for digest in pts.metadata_digests(scope.metadata or {}):
+        must.append(FieldCondition(key="meta_keys", match=MatchValue(digest)))
+    return Filter(must=must) if must else None
+
+
+def compile_formula(tree: tuple) -> Any:
+    """The recall plan's formula (`recall.formula`) as Qdrant Edge expressions."""
+    from qdrant_edge import Expression as E
+
+    kind = tree[0]
+    if kind == "const":
+        return E.Constant(tree[1])
+    if kind == "var":
+        return E.Variable(tree[1])
+    if kind == "mul":
+        return E.Mult([compile_formula(x) for x in tree[1]])
+    if kind == "sum":
+        return E.Sum([compile_formula(x) for x in tree[1]])
+    if kind == "max":
+        return E.Max([compile_formula(x) for x in tree[1]])
+    if kind == "neg":
+        return E.Neg(compile_formula(tree[1]))
+    if kind == "exp":
+        return E.Exp(compile_formula(tree[1]))
+    if kind == "div":
+        return E.Div(compile_formula(tree[1]), compile_formula(tree[2]), by_zero_default=0.0)
+    raise ValueError(f"unknown expression {kind!r}")

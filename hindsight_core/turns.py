@@ -1,0 +1,149 @@
+"""Conversation turns offered to memory at most once, however often a framework hands them over.
+
+Chat frameworks pass the whole history around at every step, and reload it from
+their own chat store after a restart. `TurnLog` makes offering it idempotent:
+
+    turns = TurnLog(memory)
+    turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
+                user_id="alice", session_id="s-1")          # each turn goes to the write gate once
+
+The rules:
+
+* A turn is one message's text and who said it (the user, the agent). Its
+  digest covers both, so the same words from the user and from the agent are two
+  turns.
+* Within one (user, session), a turn is offered to the write gate at most once.
+  A turn offered in one session and said again in another is offered again
+  there (and, if near-identical, merged into the memory it repeats).
+* The digest of every stored turn is kept in the memory's metadata, so after a
+  restart a turn already stored is recognised with one `find` by digest and not
+  offered again. A turn the gate declined left nothing behind: after a restart it
+  is offered (and judged) once more; within one `TurnLog` it is not. A turn merged
+  into a memory it repeated carries no digest of its own either, so it too may be
+  offered once more after a restart, confirming that memory again.
+* A turn is claimed before it is written, so two threads offering the same
+  history write it once. If a write fails, its turn is released and offered again
+  next time; a turn the core refuses as input (`InvalidInputError`, e.g. over the
+  size limit) is reported in its `Offered.error` and not offered again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from .errors import InvalidInputError
+from .types import Source
+
+if TYPE_CHECKING:
+    from .memory import Hindsight, WriteResult
+
+#: metadata field holding the digest of the turn a memory was stored from
+TURN_FIELD = "hindsight_turn"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation: its text and who said it."""
+
+    text: str
+    source: Source
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise InvalidInputError(f"a turn's text must be a str, got {type(self.text).__name__}")
+        try:
+            object.__setattr__(self, "source", Source(self.source))
+        except ValueError:
+            raise InvalidInputError(f"a turn's source is one of {[s.value for s in Source]}, "
+                                    f"got {self.source!r}") from None
+
+    @property
+    def digest(self) -> str:
+        """A stable digest of who said what (sha256 of source and text, 32 hex digits)."""
+        data = f"{self.source.value}\x00{self.text}".encode("utf-8", errors="surrogatepass")
+        return hashlib.sha256(data).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Offered:
+    """One turn that was offered: the write's result, or the input error that kept it out."""
+
+    turn: Turn
+    result: "WriteResult | None"
+    error: InvalidInputError | None = None
+
+
+class TurnLog:
+    """Offers conversation turns to a `Hindsight`, each (user, session, turn) once (see the module rules).
+
+    `metadata_field`: where a stored turn keeps its digest (default "hindsight_turn");
+    an interface that recorded digests under another name before keeps using it.
+    """
+
+    def __init__(self, memory: "Hindsight", *, metadata_field: str = TURN_FIELD) -> None:
+        if not isinstance(metadata_field, str) or not metadata_field:
+            raise InvalidInputError("metadata_field must be a non-empty string")
+        self.memory = memory
+        self.metadata_field = metadata_field
+        self._seen: dict[tuple[str, str | None], set[str]] = {}
+        self._lock = threading.Lock()
+
+    def _stored_before(self, turn: Turn, user_id: str, session_id: str | None) -> bool:
+        records = self.memory.find(user_id=user_id, metadata={self.metadata_field: turn.digest})
+        return any(r.session_id == session_id for r in records)
+
+    def _claim(self, turns: Iterable[Turn], user_id: str, session_id: str | None) -> list[Turn]:
+        """The turns not offered before in this session, now marked as offered."""
+        claimed: list[Turn] = []
+        fresh: list[Turn] = []
+        try:
+            for turn in turns:
+                with self._lock:
+                    seen = self._seen.setdefault((user_id, session_id), set())
+                    if turn.digest in seen:
+                        continue
+                    seen.add(turn.digest)
+                claimed.append(turn)
+                if not self._stored_before(turn, user_id, session_id):
+                    fresh.append(turn)
+        except BaseException:  # e.g. an invalid user id: nothing was offered, so nothing stays claimed
+            self._release(claimed, user_id, session_id)
+            raise
+        return fresh
+
+    def _release(self, turns: Iterable[Turn], user_id: str, session_id: str | None) -> None:
+        with self._lock:
+            self._seen.get((user_id, session_id), set()).difference_update(t.digest for t in turns)
+
+    def offer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
+              agent_id: str | None = None) -> list[Offered]:
+        """Offer the turns not offered before to the write gate; returns one `Offered` per turn offered now."""
+        fresh = self._claim(turns, user_id, session_id)
+        if not fresh:
+            return []
+        common = dict(user_id=user_id, session_id=session_id, agent_id=agent_id)
+        try:
+            try:  # one batch: one embedding call and one store commit
+                results = self.memory.write_many([t.text for t in fresh], sources=[t.source for t in fresh],
+                                                 metadatas=[{self.metadata_field: t.digest} for t in fresh], **common)
+                return [Offered(turn, result) for turn, result in zip(fresh, results)]
+            except InvalidInputError:  # one bad turn fails the batch: write them one by one to keep the rest
+                return [self._write_one(turn, common) for turn in fresh]
+        except BaseException:
+            self._release(fresh, user_id, session_id)  # not written: offer again next time
+            raise
+
+    def _write_one(self, turn: Turn, common: dict) -> Offered:
+        try:
+            return Offered(turn, self.memory.write(turn.text, source=turn.source,
+                                                   metadata={self.metadata_field: turn.digest}, **common))
+        except InvalidInputError as exc:
+            return Offered(turn, None, exc)
+
+    async def aoffer(self, turns: Sequence[Turn], **options: str | None) -> list[Offered]:
+        """Async twin of `offer`."""
+        return await asyncio.to_thread(self.offer, list(turns), **options)  # type: ignore[arg-type]

@@ -1,0 +1,57 @@
+"""How working memory lays out its sessions on a backend, and how forgetting reaches them.
+
+A session's messages live under the key `quote(user_id)/quote(session_id)`, so
+all of a user's sessions share the prefix `quote(user_id)/`. This module is the
+only place that knows it. `ForgetPurge` is the listener `WorkingMemory`
+subscribes with `Hindsight.on_forget`: when long-term memory forgets texts of a
+user, the messages with exactly those texts leave every session of that user on
+the backend; when it forgets everything of a user, all the user's sessions go.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from ..events import Forgotten
+from .backends import WorkingBackend
+from .message import Message
+
+
+def session_key(user_id: str | None, session_id: str) -> str:
+    """The backend key of one session's message list."""
+    return user_prefix(user_id) + quote(session_id, safe="")
+
+
+def user_prefix(user_id: str | None) -> str:
+    """The prefix every session key of `user_id` starts with."""
+    return quote(user_id or "", safe="") + "/"
+
+
+def purge(backend: WorkingBackend, event: Forgotten) -> int:
+    """Remove what `event` forgot from every session of its user on `backend`; returns how many messages went."""
+    removed = 0
+    for key in backend.keys(user_prefix(event.user_id)):
+        raws = backend.read(key)
+        if event.texts is None:
+            backend.clear(key)
+            removed += len(raws)
+        else:
+            doomed = [raw for raw in raws if Message.from_json(raw).content in event.texts]
+            removed += backend.remove_items(key, doomed) if doomed else 0
+    return removed
+
+
+class ForgetPurge:
+    """A forget listener for one backend; two for the same backend are equal, so it subscribes once."""
+
+    def __init__(self, backend: WorkingBackend) -> None:
+        self.backend = backend
+
+    def __call__(self, event: Forgotten) -> int:
+        return purge(self.backend, event)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ForgetPurge) and other.backend is self.backend
+
+    def __hash__(self) -> int:
+        return id(self.backend)

@@ -1,0 +1,111 @@
+"""TurnLog: each (user, session, turn) is offered to the write gate at most once, even after a restart."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core.testing import FakeEmbedder, RecordingGate
+from hindsight_core.turns import TURN_FIELD, Turn, TurnLog
+
+HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
+           Turn("ok", Source.USER)]
+
+
+@pytest.fixture
+def gate():
+    return RecordingGate()
+
+
+@pytest.fixture
+def memory(clock, gate):
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, gate=gate) as memory:
+        yield memory
+
+
+def test_a_history_handed_over_again_and_again_is_offered_once(memory, gate):
+    turns = TurnLog(memory)
+    first = turns.offer(HISTORY, user_id="alice", session_id="s-1")
+    assert [o.turn for o in first] == HISTORY and [o.result.stored for o in first] == [True, True, False]
+    assert turns.offer(HISTORY + [HISTORY[0]], user_id="alice", session_id="s-1") == []
+    assert len(gate.offered) == 3
+    stored = memory.memories(user_id="alice")
+    assert sorted(r.metadata[TURN_FIELD] for r in stored) == sorted([HISTORY[0].digest, HISTORY[1].digest])
+    assert {r.session_id for r in stored} == {"s-1"} and all(r.confirmations == 1 for r in stored)
+
+
+def test_who_said_it_is_part_of_the_turn_and_each_session_is_its_own(memory, gate):
+    turns = TurnLog(memory)
+    said = "My sister Ana visits in June."
+    assert Turn(said, Source.USER).digest != Turn(said, "agent").digest
+    turns.offer([Turn(said, Source.USER), Turn(said, Source.AGENT)], user_id="alice", session_id="s-1")
+    turns.offer([Turn(said, Source.USER)], user_id="alice", session_id="s-2")
+    turns.offer([Turn(said, Source.USER)], user_id="bob", session_id="s-1")
+    assert len(gate.offered) == 4
+
+
+def test_after_a_restart_stored_turns_are_recognised_and_declined_ones_judged_again(tmp_path, clock, real_embedder):
+    path = tmp_path / "store"
+    first_gate, second_gate = RecordingGate(), RecordingGate()
+    with Hindsight(path=path, embedder=real_embedder, clock=clock, gate=first_gate) as memory:
+        TurnLog(memory).offer(HISTORY, user_id="alice", session_id="s-1")
+    with Hindsight(path=path, embedder=real_embedder, clock=clock, gate=second_gate) as memory:
+        later = HISTORY + [Turn("I booked the hotel near the river.", Source.USER)]
+        offered = TurnLog(memory).offer(later, user_id="alice", session_id="s-1")
+        assert [o.turn.text for o in offered] == ["ok", "I booked the hotel near the river."]
+        assert sorted(r.raw_content for r in memory.memories(user_id="alice")) == sorted([
+            HISTORY[0].text, HISTORY[1].text, "I booked the hotel near the river."])
+    assert second_gate.offered == [("user", "ok"), ("user", "I booked the hotel near the river.")]
+
+
+def test_an_unstorable_turn_is_reported_and_the_others_are_kept(memory):
+    huge = Turn("I pasted the whole log file. " * 2000, Source.USER)
+    offered = TurnLog(memory).offer([HISTORY[0], huge, HISTORY[1]], user_id="alice", session_id="s-1")
+    assert [o.error is None for o in offered] == [True, False, True]
+    assert isinstance(offered[1].error, InvalidInputError) and offered[1].result is None
+    assert sorted(r.raw_content for r in memory.memories(user_id="alice")) == sorted([HISTORY[0].text,
+                                                                                      HISTORY[1].text])
+
+
+def test_a_failed_write_releases_its_turns_to_be_offered_again(clock):
+    class FailingOnce(RecordingGate):
+        def __call__(self, text, source):
+            if not self.offered:
+                self.offered.append(("failed", text))
+                raise ConnectionError("the gate's model is down")
+            return super().__call__(text, source)
+
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, gate=FailingOnce()) as memory:
+        turns = TurnLog(memory)
+        with pytest.raises(ConnectionError):
+            turns.offer(HISTORY[:1], user_id="alice", session_id="s-1")
+        assert [o.result.stored for o in turns.offer(HISTORY[:1], user_id="alice", session_id="s-1")] == [True]
+
+
+def test_two_threads_offering_one_history_write_it_once(memory, gate):
+    turns = TurnLog(memory)
+    start = threading.Barrier(4)
+
+    def offer():
+        start.wait()
+        turns.offer(HISTORY, user_id="alice", session_id="s-1")
+
+    threads = [threading.Thread(target=offer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(gate.offered) == sorted((t.source.value, t.text) for t in HISTORY)
+
+
+def test_bad_turns_and_ids_are_input_errors(memory):
+    with pytest.raises(InvalidInputError, match="source"):
+        Turn("hello there", "the user, trust me")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="text"):
+        Turn(None, Source.USER)  # type: ignore[arg-type]
+    turns = TurnLog(memory)
+    with pytest.raises(InvalidInputError):
+        turns.offer(HISTORY, user_id="*", session_id="s-1")
+    assert len(turns.offer(HISTORY, user_id="alice", session_id="s-1")) == 3
