@@ -2,11 +2,11 @@
 
     python benchmarks/locomo_ablations.py [PATH] [--limit N] [--variants NAME ...] [--list]
 
-Each variant is hindsight with one setting changed from the row it builds on
+Each variant is hindsight with one setting changed from its defaults
 (configuration passed through HindsightConfig, the recall call's options, or the
 text the caller writes). Query vectors are cached, so no latency is reported;
-the store is Qdrant in memory (recall runs on hindsight's in-process index either
-way). Results go to benchmarks/results/locomo_ablations.json.
+the store is Qdrant Edge on a temporary shard. Results go to
+benchmarks/results/locomo_ablations.json.
 """
 
 from __future__ import annotations
@@ -44,36 +44,6 @@ NO_DECAY = {"rates": {}, "default_rate": 0.0}
 NO_SEMANTIC = {"merge_duplicates": False, "detect_conflicts": False, "auto_consolidate": False}
 
 
-def with_previous(conv: Conversation, fmt: str = "speaker") -> list[str]:
-    """Each turn written with the turn before it in the same session, as context: 'prev / this'."""
-    out, previous = [], None
-    for turn in conv.turns:
-        text = turn_text(turn, fmt)
-        same = previous is not None and previous.session == turn.session
-        out.append(f"{turn_text(previous, fmt)} / {text}" if same else text)
-        previous = turn
-    return out
-
-
-def _units(conv: Conversation, span: int, stride: int, fmt: str = "speaker"):
-    """Memories written from `span` consecutive turns of one session, every `stride` turns; each covers its turns."""
-    out = []
-    for start in range(0, len(conv.turns), stride):
-        turns = [t for t in conv.turns[start:start + span] if t.session == conv.turns[start].session]
-        out.append(("\n".join(turn_text(t, fmt) for t in turns), tuple(t.dia_id for t in turns), turns[0]))
-    return out
-
-
-def pairs(conv: Conversation):
-    """One memory per exchange: turns 1+2, 3+4, ... of a session (about half as many memories)."""
-    return _units(conv, 2, 2)
-
-
-def sliding_pairs(conv: Conversation):
-    """One memory per turn, written with the turn after it: 1+2, 2+3, ... (overlapping)."""
-    return _units(conv, 2, 1)
-
-
 @dataclass
 class Variant:
     name: str
@@ -86,79 +56,51 @@ class Variant:
     time_aware: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     source_map: str = "both_user"
+    exchanges: bool = True
 
 
 def _fmt(fmt: str, caption: bool = True) -> Callable[[Conversation], list[str]]:
     return lambda conv: [turn_text(t, fmt, caption=caption) for t in conv.turns]
 
 
-BEST_CONFIG = {"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0}}
-
 VARIANTS = [
-    Variant("gate", "defaults, through the write gate", force=False),
+    Variant("gate", "defaults, through the write gate (what users get)", force=False),
     Variant("force", "defaults, force=True (every turn stored)"),
-    Variant("force+agent", "force, speaker_b filed as source=agent (trust 0.7)", source_map="a_user_b_agent"),
-    Variant("faded", "force, recall(include_faded=True): retention threshold off", recall_options={"include_faded": True}),
-    Variant("nodecay", "force, all decay rates 0 (retention = confidence)", config={"decay": NO_DECAY}),
-    Variant("nodecay+noret", "no decay, retention_power 0 (confidence ignored in ranking)",
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0}}),
-    Variant("best-cfg", "no decay, no retention weight, recency_weight 0", config=BEST_CONFIG),
-    Variant("best-cfg+gate", "best-cfg through the write gate", force=False, config=BEST_CONFIG),
-    Variant("minsim0", "best-cfg, min_similarity 0",
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
-                                                  "min_similarity": 0.0}}),
-    Variant("dense2", "best-cfg, dense_weight 2",
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
-                                                  "dense_weight": 2.0}}),
-    Variant("keyword2", "best-cfg, keyword_weight 2",
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
-                                                  "keyword_weight": 2.0}}),
-    Variant("rrf10", "best-cfg, rrf_k 10",
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0, "rrf_k": 10}}),
-    Variant("plain", "best-cfg, text without the speaker's name", config=BEST_CONFIG, text=_fmt("plain")),
-    Variant("date", "best-cfg, text '[date] Speaker: text'", config=BEST_CONFIG, text=_fmt("speaker_date")),
-    Variant("nocaption", "best-cfg, image captions left out", config=BEST_CONFIG, text=_fmt("speaker", False)),
-    Variant("prev-turn", "best-cfg, each turn written with the previous turn as context", config=BEST_CONFIG,
-            text=with_previous),
-    Variant("soft-decay-0.1", "decay kept, faded memories eligible, retention_power 0.1, recency_weight 0",
-            recall_options={"include_faded": True}, config={"recall": {"retention_power": 0.1, "recency_weight": 0.0}}),
-    Variant("soft-decay-0.25", "as soft-decay-0.1 with retention_power 0.25", recall_options={"include_faded": True},
-            config={"recall": {"retention_power": 0.25, "recency_weight": 0.0}}),
-    Variant("time-aware", "best-cfg, dates named in the question as a soft time prior (timeaware.py)",
-            config=BEST_CONFIG, time_aware=True),
-    Variant("gate+time", "best-cfg through the write gate, with the time-aware prototype", force=False,
-            config=BEST_CONFIG, time_aware=True),
-    Variant("best-cfg-nocons", "best-cfg, Hindsight(consensus=False): no contradiction check on recall",
-            config=BEST_CONFIG, options={"consensus": False}),
-    Variant("gate-nocons", "best-cfg through the write gate, consensus=False", force=False, config=BEST_CONFIG,
-            options={"consensus": False}),
-    Variant("gate+time-nocons", "gate-nocons with the time-aware prototype", force=False, config=BEST_CONFIG,
-            options={"consensus": False}, time_aware=True),
-    Variant("best-nocons+pairs", "gate+time-nocons, one memory per exchange (2 turns, covering both)",
-            force=False, config=BEST_CONFIG, options={"consensus": False}, time_aware=True, units=pairs),
-    Variant("best-nocons+kw1.5", "gate+time-nocons, keyword_weight 1.5", force=False,
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
-                                                  "keyword_weight": 1.5}},
-            options={"consensus": False}, time_aware=True),
-    Variant("best-nocons+pairs+kw1.5", "best-nocons+pairs with keyword_weight 1.5", force=False,
-            config={"decay": NO_DECAY, "recall": {"retention_power": 0.0, "recency_weight": 0.0,
-                                                  "keyword_weight": 1.5}},
-            options={"consensus": False}, time_aware=True, units=pairs),
-    Variant("no-semantic", "best-cfg, near-duplicate merging, conflict detection and consolidation off",
-            config={**BEST_CONFIG, "semantic": NO_SEMANTIC}),
-    Variant("pairs", "best-cfg, one memory per exchange (2 turns, covering both)", config=BEST_CONFIG, units=pairs),
-    Variant("sliding-pairs", "best-cfg, each turn written with the next one (overlapping, covering both)",
-            config=BEST_CONFIG, units=sliding_pairs),
+    Variant("no-exchange", "defaults, each turn written alone (no `context` of the turn it answers)",
+            force=False, exchanges=False),
+    Variant("nodecay", "defaults, all decay rates 0 (retention = confidence)", force=False,
+            config={"decay": NO_DECAY}),
+    Variant("retention-0", "defaults, retention_influence 0 (decay does not move the ranking)", force=False,
+            config={"recall": {"retention_influence": 0.0}}),
+    Variant("retention-0.6", "defaults, retention_influence 0.6", force=False,
+            config={"recall": {"retention_influence": 0.6}}),
+    Variant("hide-faded", "defaults, faded memories hidden whatever the cue (cue_rank 1, coverage 1, similarity 1)",
+            force=False, config={"recall": {"cue_rank": 1, "cue_coverage": 1.0, "cue_similarity": 1.0}}),
+    Variant("include-faded", "defaults, recall(include_faded=True): no cue check", force=False,
+            recall_options={"include_faded": True}),
+    Variant("no-time-prior", "defaults, time_prior_weight 0 (dates named in the question ignored)", force=False,
+            config={"recall": {"time_prior_weight": 0.0}}),
+    Variant("rrf10", "defaults, rrf_k 10", force=False, config={"recall": {"rrf_k": 10}}),
+    Variant("keyword1.5", "defaults, keyword_weight 1.5", force=False, config={"recall": {"keyword_weight": 1.5}}),
+    Variant("dense1.5", "defaults, dense_weight 1.5", force=False, config={"recall": {"dense_weight": 1.5}}),
+    Variant("agent-share", "defaults, speaker_b filed as source=agent (trust 0.7, retrieval check runs)",
+            force=False, source_map="a_user_b_agent"),
+    Variant("agent-share-nocons", "agent-share with Hindsight(consensus=False)", force=False,
+            source_map="a_user_b_agent", options={"consensus": False}),
+    Variant("no-semantic", "defaults, near-duplicate merging, conflict detection and consolidation off",
+            force=False, config={"semantic": NO_SEMANTIC}),
+    Variant("date", "defaults, text '[date] Speaker: text'", force=False, text=_fmt("speaker_date")),
 ]
 
 
 def run_variant(variant: Variant, conversations, embedder) -> dict[str, Any]:
     texts = {c.sample_id: (variant.text or _fmt("speaker"))(c) for c in conversations}
-    embedder.warm([x for c in conversations for x in texts[c.sample_id]])
+    embedder.warm([x for c in conversations for x in texts[c.sample_id]])  # exchanges: warmed per session
     system = HindsightSystem(embedder, name=variant.name, force=variant.force,
                              config=config(**variant.config) if variant.config else None,
                              source_map=variant.source_map, storage="memory", recall_options=variant.recall_options,
-                             units=variant.units, time_aware=variant.time_aware, options=variant.options)
+                             units=variant.units, time_aware=variant.time_aware, options=variant.options,
+                             exchanges=variant.exchanges)
     start = time.perf_counter()
     result = evaluate(system, conversations, texts, embedder, max_questions=None, live_queries=False,
                       progress=False)

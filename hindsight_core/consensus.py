@@ -45,6 +45,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .cues import exclusive_clash, polarity, value_slots
 from .errors import InvalidInputError
 from .formatting import neutralise
 from .gate import SOURCE_TRUST
@@ -126,101 +127,7 @@ class ConsensusReport:
                            for c in self.checks]}
 
 
-# -- conflict cues ----------------------------------------------------------------------------------
-_NEGATION_EN = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|hate|hates|dislike|dislikes|avoid|"
-    r"forbid|forbidden|refuse|refuses|stop|stopped)\b|n't\b", re.I)
-_NEGATION_ZH = re.compile(r"不|没|别|勿|无|非|未|讨厌|拒绝|禁止|停止")
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.I)
-_ZH_TIME = re.compile(r"(上午|早上|中午|下午|晚上)?\s*([零一二两三四五六七八九十\d]{1,3})\s*点(半)?")
-_WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
-                      r"(?:周|星期|礼拜)([一二三四五六日天])", re.I)
-_MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|"
-                    r"december)\b|([一二三四五六七八九十]{1,2}|\d{1,2})月", re.I)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_URL = re.compile(r"https?://\S+|www\.\S+")
-_MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur|gbp|元|美元|欧元|块))", re.I)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_WEEKDAY_ZH = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday", "五": "friday",
-               "六": "saturday", "日": "sunday", "天": "sunday"}
-
-#: groups of terms that exclude each other: two related memories using different members disagree
-EXCLUSIVE: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
-    {"landscape", "portrait"}, {"横向", "纵向", "竖向"}, {"window", "aisle"}, {"靠窗", "靠过道"},
-    {"morning", "afternoon", "evening", "night"}, {"上午", "下午", "晚上"}, {"a4", "a3", "letter"},
-    {"metric", "imperial"}, {"celsius", "fahrenheit"}, {"vegetarian", "vegan", "pescatarian"},
-))
-# a sentence opening "No," or "不对，" marks a correction, not a negated statement
-_LEADING_INTERJECTION = re.compile(
-    r"(?:^|(?<=[.!?。！？]))\s*(?:(?:no|nope|not quite|not really)\b[,.!:]?|(?:不对|不是的|错了)[，,。！!]?)", re.I)
-
-
-def _zh_number(token: str) -> int | None:
-    if token.isdigit():
-        return int(token)
-    if token == "十":
-        return 10
-    if "十" in token:
-        tens, _, ones = token.partition("十")
-        return _ZH_DIGITS.get(tens, 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
-    return _ZH_DIGITS.get(token)
-
-
-def polarity(text: str) -> int:
-    """1 if the statement is negated an odd number of times (EN cues + ZH characters), else 0."""
-    body = _LEADING_INTERJECTION.sub("", text)
-    return (len(_NEGATION_EN.findall(body)) + len(_NEGATION_ZH.findall(body))) % 2
-
-
-def value_slots(text: str) -> dict[str, frozenset[str]]:
-    """The values a statement pins down, by kind: time, weekday, month, email, url, money, number."""
-    slots: dict[str, set[str]] = {}
-    rest = text
-    for kind, pattern in (("email", _EMAIL), ("url", _URL), ("money", _MONEY)):
-        for m in pattern.finditer(rest):
-            slots.setdefault(kind, set()).add(re.sub(r"\s", "", m.group(0).lower()).rstrip(".,;"))
-        rest = pattern.sub(" ", rest)
-    for m in _TIME.finditer(rest):
-        if m.group(3):
-            hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
-            minute = int(m.group(2) or 0)
-        else:
-            hour, minute = int(m.group(4)), int(m.group(5))
-        slots.setdefault("time", set()).add(f"{hour:02d}:{minute:02d}")
-    rest = _TIME.sub(" ", rest)
-    for m in _ZH_TIME.finditer(rest):
-        hour = _zh_number(m.group(2))
-        if hour is not None:
-            hour += 12 if m.group(1) in ("下午", "晚上") and hour < 12 else 0
-            slots.setdefault("time", set()).add(f"{hour:02d}:{30 if m.group(3) else 0:02d}")
-    rest = _ZH_TIME.sub(" ", rest)
-    for m in _WEEKDAY.finditer(rest):
-        slots.setdefault("weekday", set()).add(m.group(1).lower() if m.group(1) else _WEEKDAY_ZH[m.group(2)])
-    rest = _WEEKDAY.sub(" ", rest)
-    for m in _MONTH.finditer(rest):
-        if m.group(1):
-            slots.setdefault("month", set()).add(m.group(1).lower())
-        else:
-            number = _zh_number(m.group(2))
-            if number:
-                slots.setdefault("month", set()).add(str(number))
-    rest = _MONTH.sub(" ", rest)
-    for m in _NUMBER.finditer(rest):
-        slots.setdefault("number", set()).add(m.group(0).replace(",", ""))
-    return {kind: frozenset(values) for kind, values in slots.items()}
-
-
-def _exclusive_terms(text: str) -> dict[int, set[str]]:
-    lowered = text.lower()
-    words = set(re.findall(r"[a-z0-9]+", lowered))
-    found: dict[int, set[str]] = {}
-    for i, group in enumerate(EXCLUSIVE):
-        for term in group:
-            if (term in words) if term.isascii() else (term in lowered):
-                found.setdefault(i, set()).add(term)
-    return found
-
+# -- conflict cues live in `cues`; this module weighs them ----------------------------------------
 
 def _content(text: str) -> set[str]:
     return {t for t in keyword_tokens(text) if not any(ch.isdigit() for ch in t)}
@@ -243,11 +150,9 @@ def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | Non
             continue
         if kind in slots_a and kind in slots_b and not (slots_a[kind] & slots_b[kind]):
             return f"different {kind}: {', '.join(sorted(slots_a[kind]))} vs {', '.join(sorted(slots_b[kind]))}"
-    terms_a, terms_b = _exclusive_terms(a), _exclusive_terms(b)
-    for group in terms_a.keys() & terms_b.keys():
-        only_a, only_b = terms_a[group] - terms_b[group], terms_b[group] - terms_a[group]
-        if only_a and only_b:
-            return f"exclusive terms: {', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))}"
+    clash = exclusive_clash(a, b)
+    if clash:
+        return clash
     if cosine >= config.polarity_at and polarity(a) != polarity(b):
         return "one is negated, the other is not"
     return None

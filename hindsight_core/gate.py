@@ -1,11 +1,16 @@
 """The write gate: decides whether a turn is worth remembering, and says why.
 
-`RuleBasedGate` needs no model. It looks, in English and Chinese, for
-preferences ("from now on…", "以后都…"), corrections ("no, it should be…",
-"不对，应该是…"), task results, personal facts, and entities (names, codes,
-dates, amounts, deadlines); it skips greetings, acknowledgements and bare
-questions such as "what time is it". Substantial statements with none of those
-signals are kept as dialogue, which decays fastest.
+`RuleBasedGate` needs no model. Its first rule is that only content-free turns
+are skipped: greetings, thanks, acknowledgements ("ok", "sounds good", "好的"),
+laughter ("haha", "哈哈"), emoji, and questions about the present moment ("what
+time is it", "今天星期几"). Anything else that carries content is kept, and the
+gate says what kind of memory it is, in English and Chinese: a preference
+("from now on…", "以后都…"), a correction ("no, it should be…", "不对，应该是…"),
+a request that carries a parameter ("print it in landscape", "用Python写",
+"send it to Maria"), a task result, a personal fact, an event (it names
+entities: names, codes, dates, amounts), or plain dialogue. The kind sets the
+decay rate: requests and dialogue fade fastest, and repeated requests are
+consolidated into a preference.
 
 `LLMGate` asks any text-in/text-out callable (the LangChain and LlamaIndex
 adapters pass their chat models) for a JSON verdict, and falls back to the
@@ -21,7 +26,7 @@ import re
 from typing import Callable, Protocol
 
 from .entities import extract_entities
-from .text import keyword_tokens
+from .text import STOP_WORDS
 from .types import EventType, GateDecision, Source
 
 
@@ -72,79 +77,172 @@ FACT = _rx(
     r"我叫", r"我的(?:名字|生日|地址|电话|邮箱|老板|项目|公司|工作|孩子|女儿|儿子|妻子|丈夫|狗|猫)",
     r"我(?:住在|在.{1,10}工作|是|有|去了|搬到|买了|参加了|学习|毕业)", r"截止", r"期限", r"会议", r"生日", r"预约",
 )
+#: questions about the present moment: their answer is stale within the hour
 TRIVIAL = _rx(
     r"^\s*(?:hi|hello|hey|yo|thanks|thank you|thx|ok|okay|k|sure|cool|great|nice|lol|haha|yes|no|yep|nope|"
     r"bye|good (?:morning|night|evening|afternoon)|how are you|what'?s up)\W*$",
-    r"^\s*what(?:'s| is) the (?:time|date|weather)\b", r"^\s*what time is it\b", r"^\s*what day is (?:it|today)\b",
+    r"^\s*what(?:'s| is) the (?:time|date|weather)(?: like)?(?: today| now| outside)?\W*$",
+    r"^\s*what time is it(?: now)?\W*$", r"^\s*what day is (?:it|today)\W*$",
     r"^\s*(?:你好|您好|嗨|谢谢|多谢|好的|好|嗯|哦|行|可以|再见|早上好|晚安|哈哈)+[。！!.～~]*$",
-    r"^\s*(?:现在)?几点了", r"^\s*今天(?:星期|周)几", r"^\s*今天天气",
+    r"^\s*(?:现在)?几点了?[？?。]*$", r"^\s*今天(?:星期|周|礼拜)几[？?。]*$", r"^\s*今天天气(?:怎么样|如何)?[？?。]*$",
 )
+#: words that carry no content on their own: greetings, thanks, acknowledgements, interjections, laughter
+FILLER_WORDS = frozenset("""
+    hi hello hey heya hiya yo howdy greetings thanks thank thx ty tysm cheers ok okay okey k kk alright sure
+    cool great nice awesome amazing wonderful lovely fantastic perfect fine good wow whoa yay oh ah aw aww ooh
+    hmm hm um uh er eh lol lmao rofl xd xo xoxo yes yeah yep yup ya yea no nope nah bye goodbye cya later
+    night morning afternoon evening welcome np please pls plz sound sounds glad love totally absolutely
+    definitely exactly indeed right agreed agree true really well noted see soon care also hear heard know
+    mean guess bet course problem worries thing deal going doing happy help anytime same likewise congrats
+    congratulations omg gosh wish luck let go hope fun cute sweet take much lot lots haha hahaha hehe
+""".split())
+_LAUGHTER = re.compile(r"^(?:a?(?:ha|he|hi|ja|lo)+h?l?|l+o+l+|x+d+|m+|u+h+|a+h+|o+h+|h+m+|w+o+w+)$")
+_ZH_FILLER = re.compile(
+    r"你好|您好|大家好|哈喽|嗨|谢谢|多谢|感谢|不客气|不用谢|好的|好吧|好滴|好嘞|好啊|好呀|没问题|收到|明白|了解|知道了|"
+    r"再见|拜拜|早上好|早安|午安|下午好|晚上好|晚安|好主意|太棒了|真棒|厉害|真好|辛苦了|加油|是的|是啊|对的|对啊|"
+    r"你呢|您呢|怎么样|你好吗|最近好吗|哈+|呵+|嘿+|嘻+|嗯+|哦+|噢+|喔+|啊+|呀+|哇+|诶|欸|好|行|对|嗯|可以|"
+    r"了|吧|呢|吗|的|啦|嘛|呗|呐")
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# "Caroline: ..." in a transcript: the label names who spoke, it says nothing
+_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
+
+_REQUEST_VERBS = (
+    r"print|send|e-?mail|mail|write|use|make|format|save|export|convert|translate|book|schedule|set|put|draft|"
+    r"reply|respond|answer|call|text|message|share|forward|order|reserve|remind|add|create|generate|render|show|"
+    r"display|sort|list|summari[sz]e|rewrite|code|deploy|run|attach|upload|post|cc|sign|open|plot|chart|"
+    r"give|bring|pick|change|switch|keep|cut|copy|paste|file|move|name|label|color|colour|resize|scan|fax|ship|"
+    r"deliver|pay|transfer|invite|notify|ping|buy|get|find|look up|check|play|turn|read|spell|address")
+#: the shape of a request: an imperative opening, a polite ask, or "the same again"
+REQUEST = _rx(
+    rf"^\s*(?:(?:please|pls|plz|kindly)\s+|(?:can|could|would|will) you\s+(?:please\s+)?|"
+    rf"i(?:'d| would) like you to\s+|i need you to\s+|let'?s\s+)?(?:{_REQUEST_VERBS})\b",
+    r"\bplease\b", r"^(?!\s*(?:i|we|you|he|she|they|it|that|this|there|my|our)\b)[^.!?]{1,60}\bagain\b",
+    r"\bsame (?:\w+ )?as (?:last time|before|usual|always)\b", r"\bas usual\b",
+    r"^\s*(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)",
+    r"用\s*[^\s，。,.]{1,20}?\s*(?:写|打印|发|做|画|回复|翻译|实现|编|算|记|表示|格式)",
+    r"把.{1,20}?(?:发给|发到|寄给|交给|转给|传给|打印|改成|改为|翻译成|转成|存成|存为|做成|给)",
+    r"(?:发给|寄给|转给|抄送|交给)\s*\S", r"(?:再|还是|照旧|照样|跟上次一样|和上次一样|老样子)",
+    # a format named next to the action, with no one said to have done it: "季度总结也横向打印"
+    r"^(?!\s*(?:我|你|他|她|它|我们|你们|他们|她们|大家))[^。！？]{0,20}"
+    r"(?:(?:横向|纵向|竖向|双面|单面|彩色|黑白|加粗)\s*(?:打印|印|排版|显示|保存|导出)|"
+    r"(?:打印|印|排版|保存|导出)\S{0,3}(?:横向|纵向|竖向|双面|单面|彩色|黑白))",
+)
+#: what makes a request worth learning from: the parameter it sets ("in landscape", "to Maria", "用Python")
+_PARAMETER = _rx(
+    r"\b(?:in|as|to|on|with|using|via|into|onto|for|by|at|from|without|double-sided|single-sided)\s+\S",
+    r"\b(?:landscape|portrait|bold|italic|pdf|docx?|csv|json|markdown|a[345]|letter|legal|colou?r|"
+    r"black and white|grayscale|greyscale|duplex)\b",
+    r"用|按|以|成|给|到|横向|纵向|竖向|格式|双面|单面|彩色|黑白",
+)
+
 _WH_QUESTION = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why|do i|did i|am i)\b.*[?？]\s*$|"
                           r"(?:什么|哪|谁|几|怎么|为什么|吗|呢)[^。！!]*[?？]?\s*$", re.I | re.S)
+_WH_START = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why)\b|^\s*(?:什么|哪|谁|为什么|怎么)", re.I)
 _QUESTION = re.compile(r"[?？]\s*$|^\s*(?:what|when|where|who|how|why|which|is|are|do|does|can|could|would)\b", re.I)
 
 _CONFIDENCE = {
     EventType.PREFERENCE: 0.9, EventType.CORRECTION: 0.9, EventType.FACT: 0.8,
-    EventType.TASK_RESULT: 0.7, EventType.EVENT: 0.7, EventType.DIALOGUE: 0.6,
+    EventType.TASK_RESULT: 0.7, EventType.EVENT: 0.7, EventType.REQUEST: 0.7, EventType.DIALOGUE: 0.6,
 }
+#: a question is kept when it has content (it says what the user is thinking about), trusted a little less
+_QUESTION_CONFIDENCE = 0.5
 #: what the agent or a tool says is trusted less than what the user says
 SOURCE_TRUST = {Source.USER: 1.0, Source.SYSTEM: 1.0, Source.AGENT: 0.7, Source.TOOL: 0.6}
 
 
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+def strip_speaker(text: str) -> str:
+    """The text without a leading transcript label such as "Caroline: "."""
+    return _SPEAKER_LABEL.sub("", text, count=1)
 
 
 def content_words(text: str) -> int:
-    """Rough count of content words: Latin words (stop words out) plus one per two CJK characters."""
-    cjk = len(_CJK_CHAR.findall(text))
-    latin = [t for t in keyword_tokens(_CJK_CHAR.sub(" ", text))]
-    return len(latin) + cjk // 2
+    """How many words carry content: the rule the gate skips by.
+
+    Latin words count unless they are stop words (`text.STOP_WORDS`), filler
+    (`FILLER_WORDS`) or laughter ("hahaha", "lol"); numbers count. CJK text
+    counts one word per two characters (rounded up) that remain once filler
+    phrases (`你好`, `谢谢`, `好的`, `哈哈`, particles such as `吧` `呢`) are
+    removed. Emoji and punctuation count nothing.
+    """
+    cjk_rest = _CJK_CHAR.findall(_ZH_FILLER.sub("", text))
+    latin = 0
+    for word in _LATIN_WORD.findall(_CJK_CHAR.sub(" ", text).lower()):
+        word = word.split("'")[0]
+        if word in STOP_WORDS or word in FILLER_WORDS or _LAUGHTER.match(word):
+            continue
+        latin += 1
+    return latin + (len(cjk_rest) + 1) // 2
+
+
+def is_request(text: str) -> bool:
+    """A request that carries a parameter: the shape of an ask (`REQUEST`) and a parameter (`_PARAMETER`).
+
+    "Print the sales report in landscape, please.", "Landscape orientation again
+    for this invoice printout.", "send it to Maria", "用Python写", "把报告发给张伟"
+    are requests; "Print it." (no parameter) and "I printed it in landscape" (a
+    statement) are not. Questions are not requests unless they are polite asks
+    ("Could you send it to Maria?").
+    """
+    body = strip_speaker(text)
+    if not REQUEST.search(body):
+        return False
+    return bool(_PARAMETER.search(body) or extract_entities(body))
 
 
 class RuleBasedGate:
     """The default write gate: patterns and entities, English and Chinese, no model.
 
-    `min_content_tokens`: a statement with no signal is still kept as dialogue
-    when it has at least this many content words (stop words excluded).
+    The rules, in order:
+    1. skip a question about the present moment (`TRIVIAL`: "what time is it");
+    2. skip a turn with fewer than `min_content_tokens` content words
+       (`content_words`: greetings, thanks, "ok", "haha", emoji);
+    3. keep a correction, a preference, a request with a parameter, a task
+       result or a personal fact, as that kind (first match in this order;
+       questions state no preference, correction or fact);
+    4. keep a statement naming entities as an event;
+    5. keep anything else as dialogue (a question with a lower confidence).
     """
 
-    def __init__(self, min_content_tokens: int = 6) -> None:
+    def __init__(self, min_content_tokens: int = 1) -> None:
         self.min_content_tokens = min_content_tokens
 
     def __call__(self, text: str, source: Source = Source.USER) -> GateDecision:
         source = Source(source)
         trust = SOURCE_TRUST[source]
-        if TRIVIAL.search(text):
+        body = strip_speaker(text)
+        if TRIVIAL.search(body):
             return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a trivial request",), 0.0)
+        if content_words(body) < self.min_content_tokens:
+            return GateDecision(False, EventType.DIALOGUE.value,
+                                ("no content: a greeting, thanks, an acknowledgement or emoji",), 0.0)
         signals: list[tuple[EventType, str]] = []
-        asks = bool(_WH_QUESTION.search(text))  # "what do I like?" asks about a preference, states none
-        if CORRECTION.search(text) and not asks:
+        asks = bool(_WH_QUESTION.search(body))  # "what do I like?" asks about a preference, states none
+        if CORRECTION.search(body) and not asks:
             signals.append((EventType.CORRECTION, "a correction"))
-        if PREFERENCE.search(text) and not asks:
+        if PREFERENCE.search(body) and not asks:
             signals.append((EventType.PREFERENCE, "a stated preference"))
-        if TASK_RESULT.search(text):
+        if is_request(body) and (not asks or not _WH_START.search(body)):
+            signals.append((EventType.REQUEST, "a request with a parameter"))
+        if TASK_RESULT.search(body):
             signals.append((EventType.TASK_RESULT, "a task result"))
-        if FACT.search(text) and not asks:
+        if FACT.search(body) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
-        entities = extract_entities(text)
+        entities = extract_entities(body)
+        named = (f"entities: {', '.join(entities[:5])}",) if entities else ()
         if signals:
             kind = signals[0][0]
-            # a correction that restates a preference is best filed as the preference it sets
-            if kind is EventType.CORRECTION and any(k is EventType.PREFERENCE for k, _ in signals):
-                kind = EventType.CORRECTION
-            reasons = tuple(r for _, r in signals) + ((f"entities: {', '.join(entities[:5])}",) if entities else ())
+            reasons = tuple(r for _, r in signals) + named
             return GateDecision(True, kind.value, reasons, round(_CONFIDENCE[kind] * trust, 3))
-        content = content_words(text)
-        is_question = bool(_QUESTION.search(text))
+        is_question = bool(_QUESTION.search(body))
         if entities and not is_question:
             return GateDecision(True, EventType.EVENT.value, (f"mentions {', '.join(entities[:5])}",),
                                 round(_CONFIDENCE[EventType.EVENT] * trust, 3))
-        if is_question and content < 2 * self.min_content_tokens:
-            return GateDecision(False, EventType.DIALOGUE.value, ("a question with nothing to remember in it",), 0.0)
-        if content >= self.min_content_tokens or (entities and content >= 3):
-            return GateDecision(True, EventType.DIALOGUE.value, ("a substantial statement",),
-                                round(_CONFIDENCE[EventType.DIALOGUE] * trust, 3))
-        return GateDecision(False, EventType.DIALOGUE.value, ("too short to carry a preference, fact or result",), 0.0)
+        if is_question:
+            return GateDecision(True, EventType.DIALOGUE.value, ("a question with content",) + named,
+                                round(_QUESTION_CONFIDENCE * trust, 3))
+        return GateDecision(True, EventType.DIALOGUE.value, ("a statement with content",) + named,
+                            round(_CONFIDENCE[EventType.DIALOGUE] * trust, 3))
 
 
 LLM_GATE_PROMPT = """You decide whether a message is worth keeping in an assistant's long-term memory.

@@ -6,17 +6,18 @@ Nothing here touches storage; `Hindsight` applies the plans atomically.
   from a leader episode form a group; a group with at least `min_episodes`
   occurrences (a merged near-duplicate counts once per confirmation) spread
   over at least `min_span_days` becomes one semantic memory.
-- **Summary**: extractive by default: the group's medoid (the episode most
-  similar on average to the others), with the entities that at least half the
-  group mentions. A language model can write it instead; its answer is checked
-  (non-empty, short, one line, mentions the group's entities) before anything
-  is written.
+- **Summary**: extractive by default (`summary.extractive_summary`): what the
+  group shows, how often and when, e.g. "Prefers printing reports in A4
+  landscape (5 times, 2026-03-18 to 03-22)", with the entities that at least
+  half the group mentions. A language model can write it instead; its answer
+  is checked (non-empty, short, one line, mentions the group's entities)
+  before anything is written.
 - **Duplicates**: a new memory at least `duplicate_similarity` similar to an
   active one, or equal after normalisation, is merged into it (confirmations+1).
 - **Conflicts**: a new *exclusive* statement (a preference, a correction, an
   attribute such as an address) about the same thing as an older one, with a
   different value, supersedes it: the old one keeps living with lower
-  confidence and `superseded_by` set.
+  confidence and `superseded_by` set. The cues are in `hindsight_core.cues`.
 """
 
 from __future__ import annotations
@@ -32,30 +33,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .config import SemanticConfig
+from .cues import CHANGE_MARKER_TOKENS, CHANGE_MARKERS, EXCLUSIVE_STATEMENT, exclusive_clash
 from .gate import SOURCE_TRUST
+from .summary import extractive_summary
 from .text import keyword_tokens
 from .types import EventType, Layer, MemoryRecord, Status
-
-#: words that mark a change of mind; they are not part of the value being compared
-CHANGE_MARKERS = re.compile(
-    r"\b(?:actually|now|anymore|no longer|instead|from now on|these days|changed|switch(?:ed)?|moved)\b|"
-    r"现在|以后|不再|改成|改为|换成|以前|原来|其实|不对", re.I)
-#: statements of which only one can hold at a time
-EXCLUSIVE = re.compile(
-    r"\b(?:prefer|preferred|favou?rite|rather|always|never|from now on|instead)\b|"
-    r"\bmy [a-z ]{1,30}(?:is|are)\b|\bi live\b|\bi work (?:at|for|in)\b|\bi moved\b|"
-    r"\baddress\b|\bphone\b|\bemail\b|最喜欢|更喜欢|偏好|住在|地址|电话|邮箱|我的.{1,8}是|改成|改为|以后|始终|总是", re.I)
-_MARKER_TOKENS = frozenset(keyword_tokens(
-    "actually now anymore longer instead from changed switch switched moved these days really "
-    "现在 以后 不再 改成 改为 换成 以前 原来 其实 不对 了 的 是 我"))
-
 
 def normalise_for_duplicates(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
 
 
 def content_tokens(text: str) -> set[str]:
-    return set(keyword_tokens(text)) - _MARKER_TOKENS
+    return set(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
 
 
 def lexical_overlap(a: set[str], b: set[str]) -> float:
@@ -82,24 +71,73 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     ("from now on", "always") and single-valued attributes ("my address is",
     "住在"); a statement marked as a change ("actually", "now", "现在", "改成")
     or classed as a correction may supersede any older statement on the same
-    subject. Events ("I went to Paris") never supersede each other.
+    subject. Two statements using different members of one group of exclusive
+    terms (`cues.EXCLUSIVE_TERMS`: landscape / portrait, 横向 / 纵向) set the same
+    attribute to different values, whatever words they share: then the new one,
+    if exclusive or marked as a change, supersedes the old one (a preference or
+    a request alike) at `correction_similarity`. Events ("I went to Paris")
+    never supersede each other.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return False
     if SOURCE_TRUST[new.source] < SOURCE_TRUST[old.source]:  # a tool cannot overrule what the user said
         return False
     changed = bool(CHANGE_MARKERS.search(new.raw_content)) or new.event_type == EventType.CORRECTION.value
-    new_exclusive, old_exclusive = bool(EXCLUSIVE.search(new.raw_content)), bool(EXCLUSIVE.search(old.raw_content))
-    if not (new_exclusive or changed) or not (old_exclusive or changed):
+    new_exclusive = bool(EXCLUSIVE_STATEMENT.search(new.raw_content))
+    old_exclusive = bool(EXCLUSIVE_STATEMENT.search(old.raw_content))
+    clash = exclusive_clash(new.raw_content, old.raw_content) is not None
+    if not (new_exclusive or changed) or not (old_exclusive or changed or clash):
         return False
-    if similarity < (cfg.correction_similarity if changed else cfg.conflict_similarity):
+    if similarity < (cfg.correction_similarity if changed or clash else cfg.conflict_similarity):
         return False
     if is_duplicate(new.raw_content, old.raw_content, similarity, cfg):
         return False
+    if clash:
+        return True
     mine, theirs = content_tokens(new.raw_content), content_tokens(old.raw_content)
     # the same attribute (shared words) with a different value (words only one side has)
     shared = len(mine & theirs) / max(1, min(len(mine), len(theirs)))
     return shared >= cfg.conflict_overlap and bool(mine - theirs) and bool(theirs - mine)
+
+
+#: CJK characters too common to say what a group is about ("我", "的", "了" ...)
+_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+_CJK_TOKEN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
+#: words every diary uses: they date a memory, they do not say what it is about
+_NOT_TOPICS = frozenset(keyword_tokens(
+    "today yesterday tomorrow tonight morning evening night day days week weeks weekend month months year years "
+    "time times again also really still now new got get went go going one two") +
+    ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
+
+
+def _topic_tokens(text: str) -> set[str]:
+    """Keyword tokens that can name a topic: no change markers, no dates or numbers, CJK bigrams of content characters."""
+    out = set()
+    for token in keyword_tokens(text):
+        if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token.isdigit():
+            continue
+        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
+            continue
+        out.add(token)
+    return out
+
+
+def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
+    """The topic word the most records use (at least two; ties: the one said first), or None.
+
+    Embeddings alone over-group: an English model puts most Chinese sentences
+    at cosine > 0.95, and e5 puts unrelated sentences above 0.7. Episodes that
+    repeat a preference or a request repeat its words ("landscape", "横向"),
+    so a group is the members that use its topic word (see `_group`).
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for record in records:
+        for token in sorted(_topic_tokens(record.raw_content), key=record.raw_content.lower().find):
+            counts[token] += 1
+            first.setdefault(token, len(first))
+    best = min(((-c, first[t], t) for t, c in counts.items() if c >= 2), default=None)
+    return best[2] if best else None
 
 
 # -- groups ------------------------------------------------------------------------------------
@@ -111,6 +149,8 @@ class Group:
     members: tuple[int, ...]
     occurrences: int
     span_days: float
+    #: the word the members share (`shared_topic`); None when they share none
+    topic: str | None = ""
 
 
 def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
@@ -127,12 +167,18 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 
 
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
+    """The members of `indices` that use their topic word (`shared_topic`), in the same order."""
+    topic = shared_topic([records[i] for i in indices])
+    if topic is not None:
+        indices = np.asarray([i for i in indices if topic in _topic_tokens(records[i].raw_content)], dtype=np.int64)
     members = [records[i] for i in indices]
-    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members))
+    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members), topic)
 
 
 def qualifies(group: Group, cfg: SemanticConfig) -> bool:
-    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days
+    """Enough occurrences over enough days, and a shared topic word (`shared_topic`)."""
+    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days and \
+        group.topic is not None
 
 
 def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,
@@ -153,7 +199,7 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
         near = np.concatenate([[leader], near[near != leader]])
         group = _group(near, records)
         if qualifies(group, cfg):
-            taken[near] = True
+            taken[list(group.members)] = True
             groups.append(group)
     return groups
 
@@ -172,7 +218,8 @@ def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarr
         if member not in near:
             continue
         group = _group(np.concatenate([[leader], near[near != leader]]), records)
-        if qualifies(group, cfg) and (best is None or group.occurrences > best.occurrences):
+        if member in group.members and qualifies(group, cfg) and \
+                (best is None or group.occurrences > best.occurrences):
             best = group
     return best
 
@@ -189,13 +236,6 @@ def shared_entities(records: Sequence[MemoryRecord]) -> list[str]:
             spelling.setdefault(entity[0], entity[1])
     need = max(1, (len(records) + 1) // 2)
     return [spelling[key] for key, c in counts.most_common() if c >= need]
-
-
-def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> str:
-    """The medoid's text: the statement most representative of the group."""
-    similarity = vectors @ vectors.T
-    medoid = int(np.argmax(similarity.mean(axis=1)))
-    return records[medoid].summary
 
 
 SUMMARY_PROMPT = """These statements were made by one user on different days:

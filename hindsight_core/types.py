@@ -42,6 +42,8 @@ class EventType(str, enum.Enum):
     CORRECTION = "correction"
     DIALOGUE = "dialogue"
     EVENT = "event"
+    #: a request that carries a parameter ("print it in landscape"): fades fast, repetition consolidates it
+    REQUEST = "request"
 
 
 @dataclass

@@ -93,7 +93,7 @@ class EdgeStore:
         self._open_root(root)
         self._lock = threading.RLock()
         self._shards: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._keys: dict[str, KeyStore] = {}
+        self._keys: dict[tuple[str, str], KeyStore] = {}
         self._users: dict[str, dict[str, Any]] = {}
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
@@ -185,12 +185,14 @@ class EdgeStore:
         for name in ("ts_days", "is_consolidated"):
             shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Float))
 
-    def _keystore(self, user_id: str) -> KeyStore:
-        keys = self._keys.get(user_id)
+    def _keystore(self, user_id: str, space: str = MEMORIES) -> KeyStore:
+        """The keys of one space (an archived copy has its own key: forgetting the original leaves it readable)."""
+        keys = self._keys.get((user_id, space))
         if keys is None:
             folder = self._user_path(user_id)
             folder.mkdir(parents=True, exist_ok=True)
-            keys = self._keys[user_id] = KeyStore(folder / "keys.sqlite")
+            name = "keys.sqlite" if space == MEMORIES else f"keys-{space}.sqlite"
+            keys = self._keys[(user_id, space)] = KeyStore(folder / name)
         return keys
 
     def _after_change(self, shard: Any) -> None:
@@ -245,17 +247,19 @@ class EdgeStore:
                 if shard is not None:
                     with contextlib.suppress(Exception):
                         shard.close()
-            keys = self._keys.pop(user_id, None)
-            if keys is not None:
-                keys.close()
+            for space in SPACES:
+                keys = self._keys.pop((user_id, space), None)
+                if keys is not None:
+                    keys.close()
             self._users.pop(user_id, None)
             folder = self._user_path(user_id)
             if folder.exists():
                 shutil.rmtree(folder)
 
     # -- writing ------------------------------------------------------------------------------------
-    def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None) -> dict:
-        seal = self._keystore(user_id).seal if self.seal else None
+    def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None,
+               space: str = MEMORIES) -> dict:
+        seal = self._keystore(user_id, space).seal if self.seal else None
         indices, values = pts.document_terms(pts.keyword_text(record))
         return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
                 "sparse": [indices, values], "payload": pts.to_payload(record, seal=seal, extra=extra)}
@@ -278,13 +282,13 @@ class EdgeStore:
             fields.update(pts.derived_fields(fields))
             shard.update(UpdateOperation.set_payload([memory_id], fields))
 
-    def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str]) -> None:
+    def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str], space: str = MEMORIES) -> None:
         from qdrant_edge import UpdateOperation
 
         if memory_ids:
             shard.update(UpdateOperation.delete_points(list(memory_ids)))
             if self.seal:
-                self._keystore(user_id).destroy(memory_ids)
+                self._keystore(user_id, space).destroy(memory_ids)
 
     def commit(self, user_id: str, *, upserts: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
                updates: Sequence[tuple[str, dict[str, Any]]] = (), deletes: Sequence[str] = (),
@@ -299,8 +303,8 @@ class EdgeStore:
             dimension = len(upserts[0][1]) if upserts else None
             shard = self._shard(user_id, space, dimension=dimension or self._dimension(user_id))
             if self.seal and upserts:
-                self._keystore(user_id).prepare(r.id for r, _ in upserts)
-            entry = {"space": space, "upserts": [self._point(user_id, r, v) for r, v in upserts],
+                self._keystore(user_id, space).prepare(r.id for r, _ in upserts)
+            entry = {"space": space, "upserts": [self._point(user_id, r, v, space=space) for r, v in upserts],
                      "updates": [[m, f] for m, f in updates], "deletes": list(deletes)}
             if not entry["updates"] and not entry["deletes"]:
                 self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own
@@ -321,7 +325,7 @@ class EdgeStore:
             self._upsert_points(shard, entry["upserts"])
         if entry["updates"]:
             self._set_fields(shard, [(m, f) for m, f in entry["updates"]])
-        self._delete(user_id, shard, entry["deletes"])
+        self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -352,12 +356,13 @@ class EdgeStore:
             return done
 
     # -- reading ------------------------------------------------------------------------------------
-    def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None) -> Hit | None:
+    def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None,
+             space: str = MEMORIES) -> Hit | None:
         payload = point.payload or {}
         if payload.get("user_id") != user_id:
             return None
         try:
-            record, _ = pts.from_payload(payload, unseal=self._keystore(user_id).unseal if self.seal else None)
+            record, _ = pts.from_payload(payload, unseal=self._keystore(user_id, space).unseal if self.seal else None)
         except pts.UnreadableRecord as exc:
             if report is not None:
                 report.unreadable.append((str(point.id), str(exc)))
@@ -392,7 +397,7 @@ class EdgeStore:
     def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
              space: str = MEMORIES) -> Iterator[Hit]:
         for point in self._scroll(user_id, space, scope, with_vectors):
-            hit = self._hit(user_id, point, with_vectors, self._report(user_id) if space == MEMORIES else None)
+            hit = self._hit(user_id, point, with_vectors, self._report(user_id) if space == MEMORIES else None, space)
             if hit is not None:
                 yield hit
 
@@ -538,14 +543,14 @@ class EdgeStore:
         with self._lock:
             shard = self._shard(user_id, space, dimension=int(vectors.shape[1]))
             if self.seal:
-                self._keystore(user_id).prepare(r.id for r in records)
-            self._upsert_points(shard, [self._point(user_id, r, v, extras[i] if extras else None)
+                self._keystore(user_id, space).prepare(r.id for r in records)
+            self._upsert_points(shard, [self._point(user_id, r, v, extras[i] if extras else None, space)
                                         for i, (r, v) in enumerate(zip(records, vectors))])
             self._after_change(shard)
 
     def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
         _check_space(space)
-        unseal = self._keystore(user_id).unseal if self.seal else None
+        unseal = self._keystore(user_id, space).unseal if self.seal else None
         for point in self._scroll(user_id, space, ALL, True):
             payload = point.payload or {}
             if payload.get("user_id") != user_id:
@@ -580,6 +585,8 @@ class EdgeStore:
                 ids = [m for m in memory_ids if _is_uuid(m)]
                 if ids:
                     shard.update(UpdateOperation.delete_points(ids))
+                    if self.seal:
+                        self._keystore(user_id, space).destroy(ids)
                     self._after_change(shard)
 
     def drop_space(self, user_id: str, space: str) -> None:
@@ -589,9 +596,16 @@ class EdgeStore:
             if shard is not None:
                 with contextlib.suppress(Exception):
                     shard.close()
+            keys = self._keys.pop((user_id, space), None)
+            if keys is not None:
+                keys.close()
             folder = self._user_path(user_id) / space
             if folder.exists():
                 shutil.rmtree(folder)
+            if space != MEMORIES:
+                (self._user_path(user_id) / f"keys-{space}.sqlite").unlink(missing_ok=True)
+                for suffix in ("-wal", "-shm"):
+                    (self._user_path(user_id) / f"keys-{space}.sqlite{suffix}").unlink(missing_ok=True)
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         path = self.root / "meta" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"

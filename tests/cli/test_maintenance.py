@@ -173,7 +173,7 @@ def test_archive_then_restore(hs):
                              timestamp=now - timedelta(days=300)).record
     # a recall 20 days ago keeps the Orion memory active, however old it is
     store = EdgeStore(hs.store)
-    store.update_fields("alice", recalled.id, {"last_accessed": (now - timedelta(days=20)).isoformat()})
+    store.update_fields("alice", [(recalled.id, {"last_accessed": (now - timedelta(days=20)).isoformat()})])
     store.close()
 
     preview = hs("archive", "--dry-run").stdout

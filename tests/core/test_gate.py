@@ -67,3 +67,87 @@ def test_llm_gate_survives_a_failing_model():
 def test_third_person_preferences_from_tools_or_agents_are_recognised():
     assert gate("The user prefers aisle seats on short flights.", Source.AGENT).event_type == "preference"
     assert gate("用户喜欢靠窗的座位", Source.AGENT).event_type == "preference"
+
+
+# -- requests that carry a parameter are kept, to be consolidated when repeated ---------------------
+
+@pytest.mark.parametrize("text", [
+    "Print the sales report in landscape, please.",
+    "Landscape orientation again for this invoice printout.",
+    "Please print the quarterly summary in landscape.",
+    "send it to Maria",
+    "Could you send the minutes to Maria?",
+    "用Python写",
+    "把报告发给张伟",
+    "请用中文回复",
+    "季度总结也横向打印，谢谢",
+])
+def test_requests_with_a_parameter_are_stored_as_requests(text):
+    decision = gate(text, Source.USER)
+    assert decision.store and decision.event_type == "request", decision
+    assert "a request with a parameter" in decision.reasons
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Print it.", "dialogue"),                              # a request, but no parameter to learn
+    ("I printed it in landscape yesterday.", "dialogue"),   # a statement about a print, not a request
+    ("How should I print the new report?", "dialogue"),     # a question with content
+    ("From now on, portrait please.", "preference"),        # a standing rule outranks the request shape
+])
+def test_what_is_not_a_request(text, kind):
+    decision = gate(text, Source.USER)
+    assert decision.store and decision.event_type == kind, decision
+
+
+def test_is_request_needs_both_the_shape_and_a_parameter():
+    from hindsight_core.gate import is_request
+
+    assert is_request("Email the slides to Priya.")
+    assert not is_request("Email them.")
+    assert not is_request("We talked about the slides for an hour.")
+
+
+# -- only content-free turns are skipped -------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Sounds good, see you soon!", "Take care!", "Haha", "hahaha lol", "😂👍", ";)", "Love it!", "Bye!",
+    "Caroline: Thanks! Take care!", "好的，谢谢！", "哈哈哈", "嗯嗯", "晚安～", "Is it?",
+])
+def test_content_free_turns_are_skipped(text):
+    decision = gate(text, Source.USER)
+    assert not decision.store, decision
+    assert decision.reasons[0].startswith(("no content", "small talk"))
+
+
+@pytest.mark.parametrize("text", [
+    "Caroline: Wow! What got you into running?",   # a question, but about something: kept
+    "Joanna: Alright, see you tomorrow!",           # "tomorrow" dates a plan
+    "Any suggestions?",
+    "Great, the blue one.",
+    "猫呢？",
+    "我们team用PostgreSQL",
+])
+def test_turns_with_content_are_kept(text):
+    assert gate(text, Source.USER).store
+
+
+def test_content_words_counts_by_the_stated_rule():
+    from hindsight_core.gate import content_words
+
+    assert content_words("Thanks so much, haha!") == 0       # filler, stop words, laughter
+    assert content_words("Thanks, the blue one 42") == 3     # blue, one, 42
+    assert content_words("好的谢谢") == 0                      # filler phrases
+    assert content_words("好的，我家猫叫团子") == 3             # 我家猫叫团子: 6 characters / 2
+    assert content_words("猫") == 1                           # one character rounds up
+    assert content_words("🎉🎉 !!") == 0
+
+
+def test_a_transcript_label_is_not_content():
+    assert not gate("Maria: ok!", Source.USER).store
+    assert gate("Maria: send it to Priya", Source.USER).event_type == "request"
+
+
+def test_questions_with_content_are_kept_with_a_lower_confidence():
+    question = gate("What got you into running?", Source.USER)
+    statement = gate("Running got me through a hard winter.", Source.USER)
+    assert question.store and statement.store and question.confidence < statement.confidence

