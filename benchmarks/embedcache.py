@@ -38,6 +38,12 @@ class CachedEmbedder:
     def __init__(self, inner, path: Path | None = None) -> None:
         self.inner = inner
         self.name, self.dimension = inner.name, inner.dimension
+        # what hindsight reads off an embedder besides embed(): passed through unchanged
+        for attribute in ("multilingual", "similarity_baseline"):
+            if hasattr(inner, attribute):
+                setattr(self, attribute, getattr(inner, attribute))
+        if hasattr(inner, "embed_query"):
+            self.embed_query = self._embed_query
         self.path = path
         self.live = False
         self.model_calls = 0
@@ -79,6 +85,28 @@ class CachedEmbedder:
                 self._rows[_key(text)] = vector
             self._dirty = True
         return len(missing)
+
+    def warm_queries(self, texts: Sequence[str]) -> int:
+        """As `warm`, for the query side of embedders that embed queries apart (e5)."""
+        if not hasattr(self.inner, "embed_query"):
+            return self.warm(texts)
+        missing = list(dict.fromkeys(t for t in texts if _key("query: " + t) not in self._rows))
+        if missing:
+            self.model_calls += 1
+            for text, vector in zip(missing, np.asarray(self.inner.embed_query(missing), dtype=np.float32)):
+                self._rows[_key("query: " + text)] = vector
+            self._dirty = True
+        return len(missing)
+
+    def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if self.live:
+            self.model_calls += 1
+            return np.asarray(self.inner.embed_query(texts), dtype=np.float32)
+        self.warm_queries(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._rows[_key("query: " + t)] for t in texts])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)

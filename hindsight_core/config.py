@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -18,6 +18,9 @@ DEFAULT_DECAY_RATES: Mapping[str, float] = MappingProxyType(
         "event": 0.03,
         "dialogue": 0.04,
         "task_result": 0.05,
+        # a request that carries a parameter ("print it in landscape"): fades fast unless repeated,
+        # and repetition consolidates it into a preference
+        "request": 0.06,
     }
 )
 
@@ -70,7 +73,7 @@ class RecallConfig:
     cue_rank: int = 10
     #: ... and holds at least this share of the query's keywords, or is at least `cue_similarity` close to it
     cue_coverage: float = 0.5
-    cue_similarity: float = 0.5
+    cue_similarity: float = 0.6
     #: the dense channel only proposes memories at least this similar to the query;
     #: without a floor, a store of five memories returns all five for any query
     min_similarity: float = 0.18
@@ -150,3 +153,31 @@ class HindsightConfig:
     forget_similarity: float = 0.62
     #: ... or at least this similar when they also share an entity or keyword with it
     forget_similarity_with_overlap: float = 0.4
+
+
+def on_similarity_scale(value: float, baseline: float) -> float:
+    """A similarity threshold stated for a model whose unrelated texts sit near cosine 0, moved to a model
+    whose unrelated texts sit near `baseline`: t ↦ b + (1 − b)·t (0 ↦ b, 1 ↦ 1)."""
+    return baseline + (1.0 - baseline) * value
+
+
+def scaled_for_embedder(config: HindsightConfig, baseline: float) -> HindsightConfig:
+    """Every cosine threshold of `config` moved to an embedder's scale (see `on_similarity_scale`).
+
+    Thresholds are written for all-MiniLM-L6-v2, where unrelated sentences sit
+    near cosine 0; multilingual-e5-small puts them near 0.7 (`baseline`), so a
+    group threshold of 0.7 becomes 0.91 there. A baseline of 0 changes nothing.
+    """
+    if not baseline:
+        return config
+    s = lambda v: round(on_similarity_scale(v, baseline), 6)  # noqa: E731
+    semantic, recall = config.semantic, config.recall
+    return replace(
+        config,
+        semantic=replace(semantic, group_similarity=s(semantic.group_similarity),
+                         duplicate_similarity=s(semantic.duplicate_similarity),
+                         conflict_similarity=s(semantic.conflict_similarity),
+                         correction_similarity=s(semantic.correction_similarity)),
+        recall=replace(recall, min_similarity=s(recall.min_similarity), cue_similarity=s(recall.cue_similarity)),
+        forget_similarity=s(config.forget_similarity),
+        forget_similarity_with_overlap=s(config.forget_similarity_with_overlap))

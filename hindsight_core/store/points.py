@@ -146,7 +146,12 @@ def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
         else:
             text = dict(payload.get("text") or {})
         data.update(text)
-        return MemoryRecord.from_payload(data), dict(payload.get("extra") or {})
+        from ..validation import record_from_payload
+
+        record, problem = record_from_payload(data)
+        if record is None:
+            raise UnreadableRecord(problem or "unreadable")
+        return record, dict(payload.get("extra") or {})
     except UnreadableRecord:
         raise
     except Exception as exc:  # a damaged or foreign payload: never fatal for the user's other memories

@@ -40,9 +40,13 @@ def unloadable_model(folder: Path, dimension: int = 384) -> Path:
     return folder
 
 
-def test_the_default_model_knows_its_dimension_without_loading():
-    embedder = LazyEmbedder(DEFAULT_MODEL)
-    assert embedder.dimension == 384 and not embedder.loaded
+def test_models_know_their_dimension_without_loading():
+    from hindsight_core import multilingual
+
+    before = multilingual._MODEL  # None unless an earlier test embedded with it
+    assert LazyEmbedder(DEFAULT_MODEL).dimension == 384 and multilingual._MODEL is before
+    minilm = LazyEmbedder("all-MiniLM-L6-v2")  # a sentence-transformers model, read from its files
+    assert minilm.dimension == 384 and not minilm.loaded
 
 
 def test_commands_that_do_not_embed_never_load_the_model(hs, tmp_path):

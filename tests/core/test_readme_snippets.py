@@ -1,9 +1,8 @@
-"""The README's core snippets run as written (with the session's model and an in-memory store)."""
+"""The README's core snippets run as written, with the default embedder (multilingual-e5-small)."""
 
 import re
 from pathlib import Path
 
-import hindsight_core.memory
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -15,16 +14,14 @@ def snippet(heading: str) -> str:
     return match.group(1)
 
 
-def test_python_api_snippet_runs(monkeypatch, real_embedder, tmp_path):
-    monkeypatch.setattr(hindsight_core.memory, "SentenceTransformerEmbedder", lambda name: real_embedder)
+def test_python_api_snippet_runs(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     exec(snippet("Python API"), namespace)
     assert "A4 landscape" in namespace["system_prompt"]
 
 
-def test_working_memory_snippet_runs(monkeypatch, real_embedder, capsys):
-    monkeypatch.setattr(hindsight_core.memory, "SentenceTransformerEmbedder", lambda name: real_embedder)
+def test_working_memory_snippet_runs(capsys):
     namespace: dict = {}
     exec(snippet("Working memory and the context builder"), namespace)
     context = namespace["context"]

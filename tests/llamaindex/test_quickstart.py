@@ -15,15 +15,8 @@ README = Path(__file__).parents[2] / "README.md"
 
 
 @pytest.mark.model
-def test_the_quick_start_runs_and_shows_the_memory_to_the_model(capsys, monkeypatch, real_embedder):
-    # the snippet runs unchanged; only the default model it loads is the session's already-loaded copy
-    import hindsight_core.memory
-
-    def default_model(name: str):
-        assert name == hindsight_core.DEFAULT_MODEL
-        return real_embedder
-
-    monkeypatch.setattr(hindsight_core.memory, "SentenceTransformerEmbedder", default_model)
+def test_the_quick_start_runs_and_shows_the_memory_to_the_model(capsys):
+    # the snippet runs unchanged, with the default embedder
     runpy.run_path(str(SNIPPET), run_name="__main__")
     printed = capsys.readouterr().out
     system_part, _, user_part = printed.partition("user: Get the sales summary ready for the board handout.")

@@ -84,3 +84,13 @@ def test_locomo_turns_meet_the_benign_target(corpus):
     turns = corpus.locomo_turns()
     assert len(turns) > 5000
     assert blocked_share(turns) <= 0.02
+
+
+def test_the_held_out_paraphrases_are_separate_and_cover_both_languages_and_untrusted_sources(corpus):
+    attacks, benign = corpus.heldout("attack"), corpus.heldout("benign")
+    assert len(attacks) >= 25 and len(benign) >= 25
+    assert {(a.lang, a.source) for a in attacks} >= {("en", "tool"), ("zh", "tool"), ("en", "agent"), ("zh", "agent")}
+    assert {(b.lang, b.source) for b in benign} >= {("en", "user"), ("zh", "user"), ("en", "tool"), ("zh", "tool")}
+    tuned = {i.text for i in corpus.hand_written_attacks() + corpus.hand_written_benign()}
+    assert not tuned & {i.text for i in attacks + benign}  # never in a split the rules or the model saw
+    assert len({i.id for i in attacks + benign}) == len(attacks + benign)

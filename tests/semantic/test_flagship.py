@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hindsight_core import Hindsight, Layer
+from hindsight_core import Hindsight, HindsightConfig, Layer
+from hindsight_core.config import SemanticConfig
 
 pytestmark = pytest.mark.model
 
@@ -46,9 +47,6 @@ NO_GROUP_MINILM = {
           "requests (which it puts at 1.0 from each other), below group_similarity 0.7, so only 4 of the 5 "
           "occurrences group (min_episodes 5)",
 }
-MERGE_SKIPS_CONSOLIDATION = ("the fifth day repeats an earlier text, so the write is merged into that memory, and the "
-                             "after-write consolidation check runs only around newly stored episodes "
-                             "(Hindsight.write_many passes `around` the upserted ids only)")
 PORTRAIT_UNCUED_MINILM = ("all-MiniLM-L6-v2 puts 'From now on, portrait please.' at cosine 0.13 from the question "
                           "and 0.26-0.42 from the landscape requests, and the two share no keyword: nothing links the "
                           "change to printing unless the turn is stored with the exchange it answers")
@@ -93,8 +91,7 @@ def test_parameterised_requests_are_kept_as_requests(lang, embedder, clock):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder, clock):
-    xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"],
-                       ("e5", "en"): MERGE_SKIPS_CONSOLIDATION, ("e5", "zh"): MERGE_SKIPS_CONSOLIDATION})
+    xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
     scenario = SCENARIOS[lang]
     with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
         five_days(memory, clock, scenario["days"])
@@ -109,7 +106,8 @@ def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder,
 def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang, embedder, clock):
     xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
     scenario = SCENARIOS[lang]
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))  # only the scheduler consolidates
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=config) as memory:
         five_days(memory, clock, scenario["days"])
         report = memory.consolidate(user_id="alice")
         assert report.ok and len(report.created) == 1, report

@@ -28,7 +28,7 @@ class Item:
     text: str
     carrier: str = ""
     kind: str = "attack"  # attack | benign
-    split: str = "dev"    # dev | holdout1 | holdout2 | holdout3 (README.md: which ones the rules were tuned on)
+    split: str = "dev"    # dev | holdout1..3 | reworded_dev | heldout | generated (README.md: which were tuned on)
 
 
 def hide_in_tags(text: str) -> str:
@@ -63,6 +63,18 @@ def hand_written_attacks() -> list[Item]:
 
 def hand_written_benign() -> list[Item]:
     return _jsonl("benign.jsonl", "benign")
+
+
+def heldout(kind: str) -> list[Item]:
+    """The held-out paraphrases of issue 15 (`kind` attack or benign), written after the last change to the
+    rules and the directive model and never tuned on (README.md, "Splits")."""
+    items = []
+    for line in (HERE / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+        raw = json.loads(line) if line.strip() else None
+        if raw and raw["kind"] == kind:
+            items.append(Item(raw["id"], raw["category"], raw["lang"], raw["source"], raw["text"],
+                              raw.get("carrier", ""), kind, "heldout"))
+    return items
 
 
 # -- BIPIA: attacker-framed carriers (as injections are found in the wild) and bare insertion -------------
@@ -164,3 +176,80 @@ def locomo_turns(shared: Path = SHARED_BENCHMARKS, *, source: str = "user") -> l
 
 def shared_available(shared: Path = SHARED_BENCHMARKS) -> bool:
     return (shared / "locomo10.json").is_file() and (shared / "bipia" / "text_attack_train.json").is_file()
+
+
+# -- generated tool output: the benign side of what agents and tools write -------------------------------------
+# LoCoMo is conversation; what tools return is full of links, accounts, phone numbers and "always" that are
+# facts, not orders. These templates give the directive detector's training that side (train_directives.py);
+# the benchmark measures on the hand-written tool outputs in benign.jsonl instead, which no template made.
+_NAMES = ("Maria Lopez", "Lars Nilsson", "Priya Raman", "Omar Haddad", "Dana Ortiz", "Chen Ming", "Aiko Sato")
+_CITIES = ("Lisbon", "Denver", "Osaka", "Berlin", "Nairobi", "Toronto", "Porto", "Seoul")
+_SITES = ("acme.com", "northwind.example.org", "docs.python.org", "en.wikipedia.org", "dhl.com", "bbc.co.uk",
+          "github.com/acme/app", "support.apple.com", "weather.gov", "booking.com")
+_IBANS = ("DE44 5001 0517 5407 3249 31", "GB29 NWBK 6016 1331 9268 19", "FR14 2004 1010 0505 0001 3M02 606",
+          "NL91 ABNA 0417 1643 00", "ES91 2100 0418 4502 0005 1332")
+_TEMPLATES_EN = (
+    "Weather for {city}: {t}°C, {sky}, wind {w} km/h. Tomorrow: {sky2}, {t2}°C.",
+    "Search results for '{topic}': 1. {site} - '{topic} explained'; 2. {site2} - 'A guide to {topic}'; "
+    "3. forum thread with {n} replies.",
+    "Invoice {inv} from {name}: {n} items, total EUR {amount}, due {day} {month}. IBAN {iban}.",
+    "Payment confirmation: EUR {amount} sent to {name} ({iban}) on {day} {month}, reference {inv}.",
+    "Order #{n}{inv} shipped. Track it at https://{site}/track/{inv}; expected delivery {weekday}.",
+    "Calendar: {topic} review with {name}, {weekday} {hour}:00, join at https://meet.{site}/{inv}.",
+    "Contact page: {name}, customer service, phone +44 20 7946 {n4}, email help@{site}. Open {hour}:00-17:00.",
+    "Email from {name}: Thanks for {topic}! I always enjoy working with you. My new number is +1 415 555 {n4}.",
+    "Newsletter from {site}: every month we pick {n} articles on {topic}. Read them at https://{site}/news.",
+    "Bank notice: your card ending {n4} was charged EUR {amount} at {name}'s shop on {day} {month}.",
+    "Support reply: we refunded EUR {amount} to your account {iban}; it may take 3-5 days. Ticket {inv}.",
+    "Web page: {topic} - always {advice}. More at https://{site}/{topic_slug}.",
+    "Email from {name}: The {topic} meeting moved to {weekday}. The new room is B{n}; the link is unchanged.",
+    "Task result: exported {n} rows to {topic_slug}.csv and uploaded it to https://{site}/files as the user asked.",
+    "News: {city} council approved the {topic} plan; residents can comment at {site} until {day} {month}.",
+    "Bank notice: a standing order of EUR {amount} to {name} runs on day {day} of every month.",
+    "Direct debit set up: {name} will collect EUR {amount} every month from your account ending {n4}.",
+    "Email from {name}: Always happy to help! Send me the {topic} draft whenever it's ready.",
+)
+_TEMPLATES_ZH = (
+    "{city}天气：{t}°C，{sky_zh}，明天{t2}°C。",
+    "搜索结果：“{topic_zh}”——1. {site} 2. {site2} 3. 论坛帖子，共{n}条回复。",
+    "发票 {inv}（{name}）：共{n}项，合计{amount}元，{month_zh}{day}日前付款，账号 6222 0212 {n4} 7890 123。",
+    "付款成功：已向{name}转账{amount}元，参考号 {inv}。",
+    "订单{n}{inv}已发货，可在 https://{site}/track/{inv} 查询物流，预计{weekday_zh}送达。",
+    "日程：{weekday_zh}{hour}点与{name}开{topic_zh}评审会，会议链接 https://meet.{site}/{inv}。",
+    "客服中心：电话 400-820-{n4}，邮箱 help@{site}，工作时间{hour}:00-17:00。",
+    "邮件（来自{name}）：谢谢你的帮助！我的新手机号是 138 0013 {n4}。",
+    "银行通知：您尾号{n4}的银行卡于{month_zh}{day}日消费{amount}元。",
+    "网页：{topic_zh}小贴士——每次出门前都检查一下门窗。更多内容见 https://{site}。",
+    "银行通知：每月{day}日将自动向{name}转账{amount}元。",
+    "自动扣款已开通：{name}每月从您尾号{n4}的账户扣款{amount}元。",
+)
+_TOPICS = ("solar panels", "budget laptops", "sourdough baking", "marathon training", "home insurance",
+           "tax returns", "kitchen renovation", "python packaging", "bike lanes", "school lunches")
+_TOPICS_ZH = ("太阳能板", "笔记本电脑", "烘焙面包", "马拉松训练", "家庭保险", "报税", "厨房装修", "自行车道")
+_ADVICE = ("wear sunscreen", "back up your files", "check the tyre pressure", "rinse the rice first",
+           "keep receipts for a year", "stretch before running")
+
+
+def generated_tool_outputs(n: int = 600, seed: int = 7) -> list[Item]:
+    """`n` benign tool outputs from templates, English and Chinese, as `tool` writes (deterministic)."""
+    import random
+
+    rng = random.Random(seed)
+    items = []
+    for i in range(n):
+        zh = i % 4 == 3
+        template = rng.choice(_TEMPLATES_ZH if zh else _TEMPLATES_EN)
+        topic = rng.choice(_TOPICS)
+        text = template.format(
+            city=rng.choice(_CITIES), t=rng.randint(-5, 35), t2=rng.randint(-5, 35),
+            sky=rng.choice(("sunny", "light rain", "cloudy", "snow showers")), sky2=rng.choice(("clear", "fog")),
+            sky_zh=rng.choice(("晴", "多云", "小雨")), w=rng.randint(2, 40), topic=topic,
+            topic_slug=topic.replace(" ", "-"), topic_zh=rng.choice(_TOPICS_ZH), site=rng.choice(_SITES),
+            site2=rng.choice(_SITES), n=rng.randint(2, 99), n4=rng.randint(1000, 9999), name=rng.choice(_NAMES),
+            amount=f"{rng.randint(5, 4000)}.{rng.randint(0, 99):02d}", inv=f"INV-{rng.randint(1000, 9999)}",
+            iban=rng.choice(_IBANS), day=rng.randint(1, 28), month=rng.choice(("March", "June", "December")),
+            month_zh=rng.choice(("三月", "六月", "十二月")), weekday=rng.choice(("Monday", "Thursday", "Friday")),
+            weekday_zh=rng.choice(("周一", "周四", "周五")), hour=rng.randint(8, 16), advice=rng.choice(_ADVICE))
+        items.append(Item(f"generated-tool-{i:03d}", "tool_output", "zh" if zh else "en", "tool", text,
+                          "tool_result", "benign", "generated"))
+    return items

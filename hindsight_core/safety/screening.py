@@ -1,0 +1,163 @@
+"""Matching the rules on every layer of a text, and scoring what was found into a verdict.
+
+    score = sum of the matched weights x the source's factor (AuditPolicy.source_factor)
+    REJECT at policy.reject_at (1.0), QUARANTINE at policy.quarantine_at (0.5), else ALLOW
+
+A rule that fires only after folding adds an obfuscation finding (someone hid
+the trigger on purpose); hidden layers (tag characters, variation selectors,
+base64) are scanned one level deep beyond the first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..errors import InvalidInputError
+from ..types import Source
+from .directives import directive_findings
+from .normalise import decode_base64_runs, normalise
+from .rules import RULES
+from .verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
+
+
+def _snippet(text: str, match: re.Match[str], width: int = 60) -> str:
+    found = match.group(0).strip()
+    return found if len(found) <= width else found[: width - 1] + "…"
+
+
+def _matching(folded: str, source: Source, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
+    untrusted = source in (Source.AGENT, Source.TOOL)
+    out = []
+    for rule in rules:
+        if rule.scope is Scope.UNTRUSTED and not untrusted:
+            continue
+        match = rule.pattern.search(folded)
+        if match:
+            out.append((rule, Finding(rule.category, rule.why, rule.weight, _snippet(folded, match))))
+    return out
+
+
+def match_rules(folded: str, source: Source, rules: Sequence[Rule] = RULES) -> list[Finding]:
+    """Findings from the pattern table on already-normalised text; UNTRUSTED rules only for agent/tool."""
+    return [finding for _, finding in _matching(folded, source, rules)]
+
+
+def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES, *, _depth: int = 0) -> list[Finding]:
+    """Every finding in `text`: rule matches on every layer, plus the structural signals."""
+    norm = normalise(text)
+    matched = _matching(norm.text, source, rules)
+    findings = [finding for _, finding in matched]
+    seen = {f.why for f in findings}
+    # a rule that fires only after folding means someone hid a trigger on purpose
+    hidden_triggers = [f for r, f in matched if not r.pattern.search(norm.naive)]
+    if hidden_triggers:
+        findings.append(Finding(Category.OBFUSCATION, "a trigger phrase only visible after removing invisible "
+                                "characters, look-alike letters or spacing", 1.0, hidden_triggers[0].evidence))
+    findings += directive_findings(norm.text, source)
+    if norm.tag_chars:
+        findings.append(Finding(Category.HIDDEN_TEXT, f"{norm.tag_chars} invisible Unicode tag characters", 2.0,
+                                norm.hidden[:60] or "(no readable text)"))
+    if norm.smuggled:
+        findings.append(Finding(Category.HIDDEN_TEXT, "text smuggled in variation selectors", 2.0, norm.smuggled[:60]))
+    if norm.invisible_in_words:
+        weight = 0.8 if norm.invisible_in_words >= 3 else 0.4
+        findings.append(Finding(Category.OBFUSCATION, f"{norm.invisible_in_words} zero-width or bidi characters "
+                                "inside words", weight, f"{norm.invisible_in_words} characters"))
+    if norm.bidi_controls:
+        findings.append(Finding(Category.OBFUSCATION, "bidirectional override characters", 0.5,
+                                f"{norm.bidi_controls} characters"))
+    if norm.mixed_script_words:
+        findings.append(Finding(Category.OBFUSCATION, "words mixing Latin with look-alike Cyrillic/Greek letters", 0.5,
+                                f"{norm.mixed_script_words} words"))
+    if _depth >= 2:  # text hidden inside text hidden inside text is screened, one level further is not
+        return findings
+    layers = [("hidden", norm.hidden), ("smuggled", norm.smuggled)]
+    decoded = decode_base64_runs(norm.cased)[:20]
+    if decoded:
+        findings.append(Finding(Category.ENCODED_PAYLOAD, "base64 that decodes to text", 0.3, decoded[0][:60]))
+    layers += [("base64", d) for d in decoded]
+    for layer, inner in layers:
+        if not inner.strip():
+            continue
+        inner_findings = [f for f in scan(inner, source, rules, _depth=_depth + 1)
+                          if f.why not in seen and f.category is not Category.OBFUSCATION]
+        if inner_findings and layer == "base64":
+            findings.append(Finding(Category.ENCODED_PAYLOAD, "an instruction hidden in base64", 0.6,
+                                    inner_findings[0].evidence, layer))
+        for f in inner_findings:
+            seen.add(f.why)
+            findings.append(Finding(f.category, f.why, f.weight, f.evidence, layer))
+    return findings
+
+
+def verdict_from_findings(findings: Sequence[Finding], source: Source,
+                          policy: AuditPolicy | None = None) -> AuditVerdict:
+    """Score the findings (sum of weights x the source's factor) and pick the action.
+
+    Review-only findings count towards quarantine, not towards rejection: a statistical
+    judgement may hold a write back for a person to see, never throw it away.
+    """
+    policy = policy or DEFAULT_POLICY
+    factor = policy.source_factor[source]
+    raw = sum(f.weight for f in findings)
+    score = round(raw * factor, 3)
+    if round(sum(f.weight for f in findings if not f.review_only) * factor, 3) >= policy.reject_at:
+        action = Action.REJECT
+    elif score >= policy.quarantine_at:
+        action = Action.QUARANTINE
+    else:
+        action = Action.ALLOW
+    by_category: dict[Category, float] = {}
+    for f in findings:
+        by_category[f.category] = by_category.get(f.category, 0.0) + f.weight
+    category = max(by_category, key=lambda c: by_category[c]) if by_category else None
+    reasons = tuple(str(f) for f in findings) + (
+        f"score {score:g} = {raw:g} x {factor:g} (source: {source.value}); quarantine at "
+        f"{policy.quarantine_at:g}, reject at {policy.reject_at:g}",)
+    return AuditVerdict(action, category, reasons, score, source, tuple(findings))
+
+
+def _source(source: Source | str) -> Source:
+    try:
+        return Source(source)
+    except ValueError:
+        raise InvalidInputError(f"source must be one of {[s.value for s in Source]}, got {source!r}") from None
+
+
+def audit(text: str, source: Source | str = Source.USER, *, policy: AuditPolicy | None = None,
+          rules: Sequence[Rule] = RULES) -> AuditVerdict:
+    """Screen one write. `source` is who the caller says wrote it; the text cannot change it.
+
+    Returns ALLOW, QUARANTINE or REJECT with the reasons; raises InvalidInputError
+    if `text` is not a string or `source` is not a `Source`.
+    """
+    if not isinstance(text, str):
+        raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
+    src = _source(source)
+    return verdict_from_findings(scan(text, src, rules), src, policy)
+
+
+class WriteAudit:
+    """The audit as a configured callable `(text, source) -> AuditVerdict`, for the write path.
+
+    `extra_rules` are appended to the built-in table (see `rule` to make one).
+    """
+
+    def __init__(self, policy: AuditPolicy | None = None, *, extra_rules: Sequence[Rule] = ()) -> None:
+        self.policy = policy or DEFAULT_POLICY
+        self.rules: tuple[Rule, ...] = RULES + tuple(extra_rules)
+
+    def __call__(self, text: str, source: Source | str = Source.USER) -> AuditVerdict:
+        return audit(text, source, policy=self.policy, rules=self.rules)
+
+
+def rule(category: Category, lang: str, weight: float, pattern: str, why: str, scope: Scope = Scope.ANY) -> Rule:
+    """Build a rule for `WriteAudit(extra_rules=...)`; the pattern sees normalised, lower-cased text."""
+    if not isinstance(weight, (int, float)) or weight <= 0:
+        raise InvalidInputError("a rule's weight must be a positive number")
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+    except re.error as exc:
+        raise InvalidInputError(f"bad rule pattern {pattern!r}: {exc}") from None
+    return Rule(Category(category), lang, float(weight), compiled, why, Scope(scope))

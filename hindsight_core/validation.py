@@ -1,0 +1,216 @@
+"""Checks on what callers hand to hindsight, and tolerant reading of what the store hands back.
+
+Every public entry point (write, recall filters, forget, import, migrate) runs its
+arguments through these before anything is stored, so a bad value is refused with
+an `InvalidInputError` that says what to pass instead, and never reaches the index
+where it would break every later read of that user.
+
+The rules:
+
+- **entities**: None (extract them from the text) or a list or tuple of non-empty
+  strings. A bare string is refused: iterating it would store its letters.
+- **event_types** (recall filter): None or an iterable of non-empty strings, not a
+  bare string (it would filter on its letters and match nothing).
+- **flags** (`forget(everything=...)`, `dry_run`, `force`): a real `bool`; "yes" or 1
+  are refused, since a typo must not erase a user.
+- **confidence**: None or a real number within 0..1; `True` is refused (bool is an
+  int in Python, so it would pass as 1.0), and so are NaN and infinities.
+- **metadata keys**: strings at every level; JSON would turn `1` and `None` into
+  `"1"` and `"null"` silently.
+- **time ranges**: a range that reaches past what a datetime holds (years 1..9999)
+  is refused; `timerange` does the parsing.
+- **clock**: a callable; what it returns is checked on each call (`clock.read_clock`).
+- **path**: a folder, or a place where one can be made.
+
+Reading, the other way round: `record_from_payload` turns a stored payload into a
+`MemoryRecord` or says why it cannot, so one unreadable record is set aside and
+reported instead of making its whole user unreadable (and so unerasable).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import InvalidInputError, StoreUnavailableError
+from .timerange import TimeRange, TimeRangeLike, resolve_time_range
+from .types import Layer, MemoryRecord, Source, Status
+
+log = logging.getLogger("hindsight")
+
+
+def check_entities(entities: object) -> list[str] | None:
+    """None (extract from the text), or the entities as a list of stripped, non-empty strings."""
+    if entities is None:
+        return None
+    if isinstance(entities, (str, bytes)) or not isinstance(entities, (list, tuple)):
+        raise InvalidInputError(
+            f"entities must be a list of strings, e.g. entities=['Maria'], got {type(entities).__name__}"
+            + (" (a bare string would be stored letter by letter)" if isinstance(entities, str) else ""))
+    out = []
+    for i, entity in enumerate(entities):
+        if not isinstance(entity, str) or not entity.strip():
+            raise InvalidInputError(f"entities[{i}] is {entity!r}; every entity must be a non-empty string")
+        out.append(entity.strip())
+    return out
+
+
+def check_event_types(event_types: object) -> set[str] | None:
+    """None (no filter), or the event types as a set of non-empty strings."""
+    if event_types is None:
+        return None
+    if isinstance(event_types, (str, bytes)) or isinstance(event_types, Mapping) or \
+            not isinstance(event_types, Iterable):
+        hint = f" (did you mean event_types=[{event_types!r}]?)" if isinstance(event_types, str) else ""
+        raise InvalidInputError(f"event_types must be a list of strings{hint}, got {type(event_types).__name__}")
+    out = set()
+    for value in event_types:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInputError(f"event_types holds {value!r}; every event type must be a non-empty string")
+        out.add(value)
+    return out
+
+
+def check_flag(value: object, name: str) -> bool:
+    """A real bool; anything else (a string, 1, None) is refused."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_confidence(confidence: object) -> float | None:
+    """None (the gate decides), or a finite real number within 0..1 as a float."""
+    if confidence is None:
+        return None
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or \
+            not math.isfinite(float(confidence)) or not 0 <= float(confidence) <= 1:
+        raise InvalidInputError(f"confidence must be a number within 0..1, got {confidence!r}")
+    return float(confidence)
+
+
+def check_metadata_keys(value: object, path: str = "metadata") -> None:
+    """Every mapping key, at every level, is a string."""
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                raise InvalidInputError(f"{path} has the key {key!r}; metadata keys must be strings")
+            check_metadata_keys(inner, f"{path}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, inner in enumerate(value):
+            check_metadata_keys(inner, f"{path}[{i}]")
+
+
+def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
+    """`resolve_time_range`, with a range that overflows a datetime turned into a clear error."""
+    try:
+        return resolve_time_range(spec, now)
+    except OverflowError:
+        raise InvalidInputError(
+            f"time range {spec!r} reaches past the dates hindsight can hold (years 1 to 9999); "
+            "use a shorter range, or None for an open end") from None
+
+
+def check_clock(clock: object) -> Callable[[], datetime]:
+    """The clock, if it can be called; what it returns is checked on every call."""
+    if not callable(clock):
+        raise InvalidInputError(f"clock must be a zero-argument callable returning an aware datetime, got {clock!r}")
+    return clock  # type: ignore[return-value]
+
+
+def check_store_path(path: str | Path | None) -> Path | None:
+    """The folder for an embedded store, made if missing; a clear error if it cannot be one."""
+    if path is None:
+        return None
+    if not isinstance(path, (str, Path)) or not str(path).strip():
+        raise InvalidInputError(f"path must be a folder name, got {path!r}")
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InvalidInputError(f"path {str(folder)!r} is a file; the embedded store needs a folder of its own")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".hindsight-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise StoreUnavailableError(
+            f"cannot write the store's folder {str(folder)!r} ({exc.strerror or exc}); choose a folder you can "
+            "write to, or pass location=':memory:'") from None
+    return folder
+
+
+# -- reading stored records -----------------------------------------------------------------------------------
+def _problem(payload: Mapping[str, Any]) -> str | None:
+    """Why a stored payload cannot be a record, or None if its fields have the right types."""
+    for name in ("id", "user_id", "summary"):
+        if not isinstance(payload.get(name), str):
+            return f"{name} is {payload.get(name)!r}, not a string"
+    if not isinstance(payload.get("raw_content"), str) or not payload["raw_content"].strip():
+        return "raw_content is not non-empty text"
+    for name in ("entities", "derived_from"):
+        value = payload.get(name)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(x, str) for x in value)):
+            return f"{name} is {value!r}, not a list of strings"
+    metadata = payload.get("metadata")
+    if metadata is not None and (not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata)):
+        return "metadata is not a mapping with string keys"
+    for name in ("confidence", "decay_rate"):
+        value = payload.get(name, 0.0)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            return f"{name} is {value!r}, not a number"
+    for name in ("access_count", "spaced_recalls", "confirmations"):
+        value = payload.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{name} is {value!r}, not an integer"
+    for name in ("event_type", "session_id", "agent_id", "consolidated_into", "superseded_by", "embedding_model"):
+        if payload.get(name) is not None and not isinstance(payload[name], str):
+            return f"{name} is {payload[name]!r}, not a string"
+    return None
+
+
+def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
+    """(record, None) for a readable stored payload, or (None, why not) for one that is not.
+
+    Stricter than `MemoryRecord.from_payload`, which trusts its input: every field
+    a later stage relies on (entities joined as text, confidence in arithmetic,
+    timestamps compared) is checked, so a record that passes cannot break the index.
+    """
+    if not isinstance(payload, Mapping):
+        return None, f"the payload is a {type(payload).__name__}, not a mapping"
+    problem = _problem(payload)
+    if problem is not None:
+        return None, problem
+    try:
+        record = MemoryRecord.from_payload(dict(payload))
+        for moment in (record.timestamp, record.last_accessed, record.last_confirmed):
+            if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
+                return None, f"timestamp {moment!r} has no timezone"
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    if not isinstance(record.layer, Layer) or not isinstance(record.source, Source) or \
+            not isinstance(record.status, Status):
+        return None, "layer, source or status is not one hindsight knows"
+    return record, None
+
+
+def read_or_set_aside(payload: object, where: str) -> MemoryRecord | None:
+    """The record, or None after logging why it was set aside (it stays in the store, untouched)."""
+    record, problem = record_from_payload(payload)
+    if record is None:
+        ident = payload.get("id") if isinstance(payload, Mapping) else None
+        log.warning("hindsight: set aside unreadable memory %r in %s (%s); the rest of the user's memories are "
+                    "served, and forget(everything=True) still removes it", ident, where, problem)
+    return record
+
+
+def check_record(payload: object) -> MemoryRecord:
+    """The record in a payload arriving from outside (an import file), with the types a write gives it."""
+    record, problem = record_from_payload(payload)
+    if record is None:
+        ident = payload.get("id") if isinstance(payload, Mapping) else None
+        raise InvalidInputError(f"memory {ident!r}: {problem}; fix or drop it")
+    return record

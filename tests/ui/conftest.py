@@ -1,0 +1,59 @@
+"""Fixtures for the inspector: a seeded fake-embedder store, a server on 127.0.0.1, one Chromium per session.
+
+The browser tests fail, never skip, when Chromium is missing (`bash scripts/services.sh` installs it).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight_core.ui import InspectorServer
+
+from .browser import chromium_context
+from .seed import seeded_memory
+
+
+@pytest.fixture
+def seeded():
+    memory, _, ids = seeded_memory()
+    try:
+        yield memory, ids
+    finally:
+        memory.close()
+
+
+@pytest.fixture
+def memory(seeded):
+    return seeded[0]
+
+
+@pytest.fixture
+def ids(seeded):
+    return seeded[1]
+
+
+@pytest.fixture
+def server(memory):
+    """The inspector on 127.0.0.1, any free port, stopped when the test ends."""
+    with InspectorServer(memory, port=0) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser_context():
+    with chromium_context(viewport={"width": 1100, "height": 900}) as context:
+        yield context
+
+
+@pytest.fixture
+def page(browser_context):
+    browser_context.clear_cookies()
+    page = browser_context.new_page()
+    page.set_default_timeout(15_000)  # a bound on a hung step, not a speed assertion
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.dialogs = dialogs
+    try:
+        yield page
+    finally:
+        page.close()

@@ -1,0 +1,30 @@
+"""The inspector is an interface at the edge: the core never imports it, and it imports nothing heavy."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import hindsight_core
+
+CORE = Path(hindsight_core.__file__).parent
+
+
+def test_no_core_module_imports_the_ui():
+    offenders = [p.relative_to(CORE).as_posix() for p in CORE.rglob("*.py")
+                 if not p.relative_to(CORE).as_posix().startswith("ui/")
+                 and re.search(r"from \.+ui\b|hindsight_core\.ui\b|import ui\b", p.read_text())]
+    # the command line starts it, inside the `ui` command only
+    assert offenders == ["cli.py"]
+    imports = re.findall(r"^\s*from \.ui\S* import .*$", (CORE / "cli.py").read_text(), re.M)
+    assert imports == ["    from .ui.cli import run"]
+
+
+def test_importing_the_core_or_the_cli_loads_no_ui_and_the_ui_loads_no_framework():
+    code = ("import sys, hindsight_core, hindsight_core.cli; assert 'hindsight_core.ui' not in sys.modules;"
+            "import hindsight_core.ui; print(','.join(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'jinja2', 'flask', 'starlette', 'mcp', 'langchain', 'llama_index', 'matplotlib', 'playwright'})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == ""
