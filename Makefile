@@ -1,24 +1,30 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   -- a scripted multi-day conversation on the embedded store
 #   make test   -- the whole test suite (installs and starts what the tests need)
-# Each creates .venv, installs a CPU build of torch first, then the package.
+# Each creates .venv and installs the package; the base needs no torch. For the
+# extras (`make test` installs all of them), a CPU build of torch goes in first:
+# sentence-transformers ([st]) needs torch, and a plain `pip install torch` on Linux
+# brings several GB of CUDA wheels. It comes from PyTorch's CPU index; where that
+# index cannot be reached, the plain pin is installed instead (a machine with a
+# local CPU wheel still gets that).
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH  ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: demo test bench clean services
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet "$(TORCH)"
 	$(PIP) install --quiet -e .
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.base
+	$(PIP) install --quiet --retries 1 "$(TORCH)" --index-url $(TORCH_INDEX) || $(PIP) install --quiet "$(TORCH)"
 	$(PIP) install --quiet -e ".[all,dev]"
 	touch $@
 

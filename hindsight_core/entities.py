@@ -43,7 +43,8 @@ def extract_entities(text: str, limit: int = 16) -> list[str]:
     for m in _PROPER.finditer(text):
         words = m.group(1).split()
         # a lone capitalised word opening a sentence is grammar, not a name ("Noted.", "Print the …")
-        if len(words) == 1 and _SENTENCE_START.search(text[: m.start()]):
+        # (searching a bounded window up to the match, not a copy of the whole prefix: linear in long texts)
+        if len(words) == 1 and _SENTENCE_START.search(text, max(0, m.start() - 64), m.start()):
             continue
         words = [w for w in words if w not in _NOT_NAMES and w.split("'")[0] not in _NOT_NAMES]
         if words:

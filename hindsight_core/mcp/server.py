@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from mcp.server.auth.provider import AccessToken
@@ -70,14 +71,60 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+class ExplainedUnauthorized:
+    """ASGI middleware answering a request without a valid bearer token with a 401 that says why.
+
+    mcp's own check answers "Authentication required" whatever the cause; this one
+    runs first and tells a missing header from an unknown token. The body is a
+    JSON-RPC error, so MCP clients show its message instead of a generic one.
+    """
+
+    def __init__(self, app: Any, scope: UserScope, open_paths: tuple[str, ...] = ("/healthz",)) -> None:
+        self.app = app
+        self.scope = scope
+        self.open_paths = open_paths
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("path") in self.open_paths or scope.get("path", "").startswith(
+                "/.well-known/"):
+            return await self.app(scope, receive, send)
+        reason = self.refusal(dict(scope.get("headers") or ()).get(b"authorization", b"").decode("latin-1"))
+        if reason is None:
+            return await self.app(scope, receive, send)
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": reason}}).encode()
+        await send({"type": "http.response.start", "status": 401, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", f'Bearer error="invalid_token", error_description="{reason}"'.encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    def refusal(self, header: str) -> str | None:
+        """Why a request with this Authorization header is refused; None if it is not."""
+        if not header:
+            return "unauthorized: this server needs an 'Authorization: Bearer <token>' header"
+        if not header.lower().startswith("bearer "):
+            return "unauthorized: the Authorization header must be 'Bearer <token>'"
+        if self.scope.user_for_token(header[7:]) is None:
+            return "unauthorized: this bearer token is not one this server knows; check the token you were given"
+        return None
+
+
 def run_server(server: MCPServer, transport: Transport = "stdio", *, host: str = "127.0.0.1",
-               port: int = 8080) -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (HTTP, SSE)."""
+               port: int = 8080, scope: UserScope | None = None) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (HTTP, SSE).
+
+    Over HTTP and SSE with a token `scope`, refusals say why (`ExplainedUnauthorized`).
+    """
     if transport == "stdio":
         server.run("stdio")
-    elif transport == "streamable-http":
-        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
+        return
+    if transport == "streamable-http":
+        app: Any = server.streamable_http_app(streamable_http_path="/mcp", host=host)
     elif transport == "sse":
-        server.run("sse", host=host, port=port)
+        app = server.sse_app(host=host)
     else:
         raise ValueError(f"unknown transport {transport!r}; use stdio, streamable-http or sse")
+    if scope is not None and scope.authenticated:
+        app = ExplainedUnauthorized(app, scope)
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port, log_level=server.settings.log_level.lower())

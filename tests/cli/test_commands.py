@@ -54,7 +54,7 @@ def test_remember_recall_forget_with_the_real_model(hs):
     assert header.split()[:6] == ["#", "score", "ret.", "type", "date", "memory"]
     assert first.split()[0] == "1" and float(first.split()[1]) > 0 and PREFERENCE[:30] in first
     why = " ".join(line.strip() for line in rest).split(" 2 ")[0]  # the first result's wrapped explanation
-    assert memory_id in why and "dense #1" in why and "x retention" in why
+    assert memory_id in why and "dense #1" in why and "retention 90%" in why  # the core's explanation, as it now reads
 
     as_json = json.loads(hs("recall", "-u", "alice", "reports printed", "--json", model=None).stdout)
     assert as_json[0]["memory"]["id"] == memory_id and as_json[0]["score"] > 0

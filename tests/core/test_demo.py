@@ -1,19 +1,53 @@
-"""The demo on the embedded store shows what the README says it shows."""
+"""The demo tells its story, and the story's claims hold: checked on what it observed and on what it printed."""
 
-from hindsight_core.demo import run_demo
+import tempfile
+from pathlib import Path
+
+from wcwidth import wcswidth
+
+from hindsight_core.demo import CHANGE, DAY_1, claims, run_demo
 
 
-def test_demo_story(tmp_path):
-    lines = []
-    seen = run_demo(tmp_path / "store", say=lines.append)
-    assert seen["stored_day1"] == 5  # "Hi!", "what time is it?" and "谢谢" were not stored
+def test_demo_story(real_embedder):
+    lines: list[str] = []
+    before = set(Path(tempfile.gettempdir()).glob("hindsight-demo-*"))
+    seen = run_demo(say=lines.append, embedder=real_embedder)
+    assert set(Path(tempfile.gettempdir()).glob("hindsight-demo-*")) == before  # no folder left behind
+    text = "\n".join(lines)
+
+    # the gate: small talk skipped, in both languages
+    assert seen["stored_day1"] == 5 and seen["skipped_day1"] == ["Hi!", "what time is it?", "谢谢"]
+    # day 3: preferences recalled for requests that never mention them, the Chinese one included
     assert seen["day3_top"][0] == "I'm vegetarian, so please never suggest meat dishes."
     assert seen["day3_print"][0] == "From now on, print all my reports in A4 landscape."
-    assert len(seen["knowledge"]) == 1 and "landscape" in seen["knowledge"][0]
-    assert seen["print_top_layer"] == "semantic"  # the knowledge comes first
-    assert seen["after_change_top"] == "Actually, print everything in portrait from now on."
-    assert seen["superseded"] >= 1
-    assert seen["day60_restart"] == []  # the one-off fact faded below the threshold
-    assert seen["forgotten"] == ["My old address was 12 Baker Street, London."]
-    assert seen["after_forget"] == []
-    assert any("<memories>" in line for line in lines)
+    assert seen["day3_chinese"][0] == "以后所有报表都用A4纸横向打印"
+    assert "<memories>" in seen["prompt_block"] and "vegetarian" in seen["prompt_block"]
+    # consolidation: knowledge from five episodes, recalled first
+    assert len(seen["knowledge"]) == 1 and "landscape" in seen["knowledge"][0] and seen["knowledge_from"] == [5]
+    assert seen["print_top_layer"] == "semantic"
+    # day 9: the knowledge is superseded, shown as such, and the correction is what the agent acts on
+    assert "semantic" in seen["superseded_layers"] and seen["after_change_top"] == CHANGE
+    assert not any("landscape" in s for s in seen["recalled_as_current"])
+    assert seen["knowledge"][0] in seen["superseded"]
+    day9 = text.split("Day 9")[1].split("Day 60")[0]
+    assert "this supersedes" in day9 and f"the agent acts on: {CHANGE}" in day9
+    # day 60: one row per memory (no text twice), with its layer; the restart faded, preferences did not
+    rows = seen["day60"]
+    assert len({r["text"] for r in rows}) == len(rows) and {"episodic", "semantic"} <= {r["layer"] for r in rows}
+    restart = next(r for r in rows if r["text"] == DAY_1[4])
+    assert restart["state"] == "faded" and restart["retention"] < 0.1
+    assert DAY_1[4] not in seen["day60_loose"] and seen["day60_restart"][0] == DAY_1[4]  # kept, found only when asked
+    assert all(r["state"] == "recallable" for r in rows if r["kind"] == "preference")
+    # forgetting
+    assert seen["forgotten"] == ["My old address was 12 Baker Street, London."] and seen["after_forget"] == []
+
+    # people read ranks and percentages, not fusion scores
+    assert "#1  " in text and "retention 88%" in text and "0.0" not in text.split("What this run showed")[0]
+    # Chinese lines line up with the others: the gate's verdict starts at one display column on every day-1 line
+    day1 = [line for line in lines if line.startswith(("  kept", "  skipped"))]
+    verdict_columns = {wcswidth(line[: line.rindex("  ") + 2]) for line in day1}
+    assert len(day1) == len(DAY_1) and len(verdict_columns) == 1, day1
+    # and it ends with what it proved, every claim borne out
+    assert lines[-len(claims(seen)) - 1] == "\nWhat this run showed"
+    assert all(ok for ok, _ in claims(seen)) and all(line.startswith("  ✓") for line in lines[-8:])
+

@@ -74,3 +74,22 @@ def test_configuration_is_read_from_the_environment_only_at_the_edge():
             if (relative.name, name) not in allowed:
                 found.append(f"{relative}: {name}")
     assert found == []
+
+
+def test_the_project_metadata_reads_without_deprecation_warnings():
+    """project.license as an SPDX string: no 15-line deprecation warning on every install."""
+    import pathlib
+    import tomllib
+    import warnings
+
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    root = pathlib.Path(hindsight_core.__file__).parents[1]
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    assert data["project"]["license"] == "Apache-2.0"
+    assert any(r.replace(" ", "").startswith("setuptools>=77") for r in data["build-system"]["requires"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        apply_configuration(Distribution(), root / "pyproject.toml")  # what a build does with it
+    assert "/memories/" in (root / ".gitignore").read_text().splitlines()  # the README snippet's folder

@@ -112,7 +112,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
     fake_memory.remember(PREFERENCE, user_id="alice")
     *errors, still = call(
         fake_memory, UserScope(user_id="alice"),
-        ("memory_search", {"what_am_i_looking_for": "reports", "how_many_results": 21}),
+        ("memory_search", {"what_am_i_looking_for": "reports", "how_many_results": 50}),
         ("memory_search", {"what_am_i_looking_for": "reports", "time_range": "since the dawn of time"}),
         ("memory_search", {"what_am_i_looking_for": "   "}),
         ("memory_forget", {}),
@@ -121,7 +121,9 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
         ("memory_search", {"what_am_i_looking_for": "reports"}),
     )
     messages = [error_text(e) for e in errors]
-    assert "less than or equal to 20" in messages[0]
+    # a plain sentence the model can act on, not pydantic's report with its documentation link
+    assert messages[0] == ("Error executing tool memory_search: how_many_results must be between 1 and 20; "
+                           "you asked for 50. Ask for 20 or fewer.")
     assert "unknown time range" in messages[1] and "last_7_days" in messages[1]
     assert "EmptyTextError" in messages[2]
     assert "exactly one of memory_id or topic" in messages[3]

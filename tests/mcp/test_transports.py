@@ -50,6 +50,12 @@ def test_stdio_with_the_real_model(tmp_path):
     assert after.structured_content["count"] == 0
 
 
+def _messages(exc: BaseException) -> str:
+    """The messages of an exception, or of every exception inside an exception group."""
+    inner = getattr(exc, "exceptions", None)
+    return " | ".join(_messages(e) for e in inner) if inner else str(exc)
+
+
 async def _as(url: str, token: str | None, *steps: tuple[str, dict]) -> list:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
@@ -65,11 +71,23 @@ def test_streamable_http_with_a_token_per_user(tmp_path):
     env = server_env(tmp_path / "home", HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")
     url = f"http://127.0.0.1:{port}/mcp"
     with running(argv, env, port, tmp_path / "server.log"):
-        status, _ = http_get(url, method="POST", body=b"{}", headers={"Content-Type": "application/json"})
-        assert status == 401  # no token, no tools
-        status, _ = http_get(url, method="POST", body=b"{}", headers={"Content-Type": "application/json",
-                                                                      "Authorization": "Bearer not-a-known-token-00"})
+        status, body = http_get(url, method="POST", body=b"{}", headers={"Content-Type": "application/json"})
+        assert status == 401  # no token, no tools; and the refusal says why
+        assert "needs an 'Authorization: Bearer <token>' header" in json.loads(body)["error"]["message"]
+        status, body = http_get(url, method="POST", body=b"{}", headers={"Content-Type": "application/json",
+                                                                         "Authorization": "Bearer not-a-known-token-00"})
         assert status == 401
+        assert "not one this server knows" in json.loads(body)["error"]["message"]
+
+        async def wrong_token():
+            with anyio.fail_after(CALL_TIMEOUT):
+                try:
+                    await _as(url, "not-a-known-token-00", ("memory_stats", {}))
+                except Exception as exc:  # what an MCP client shows its user
+                    return _messages(exc)
+            return "connected"
+
+        assert "not one this server knows" in anyio.run(wrong_token)
 
         async def scenario():
             with anyio.fail_after(CALL_TIMEOUT):
@@ -114,8 +132,21 @@ def test_sse_transport(tmp_path):
     assert found.structured_content["results"][0]["id"] == written.structured_content["id"]
 
 
+def test_a_loopback_server_without_a_token_warns(tmp_path):
+    port = free_port()
+    argv = [*HINDSIGHT, "mcp", "--http", "--port", str(port), "--user-id", "alice"]
+    env = server_env(tmp_path / "home", HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")
+    with running(argv, env, port, tmp_path / "server.log"):
+        log = (tmp_path / "server.log").read_text()
+    warnings = [line for line in log.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: no token: any program on this machine can read and change alice's memories; "
+                        "set --token (HINDSIGHT_MCP_TOKEN) to require one"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["mcp"], "--user-id"),
+    (["mcp", "--http", "--user-id", "alice", "--token", ""], "--token is empty"),
+    (["mcp", "--sse", "--user-id", "alice", "--token", "  "], "--token is empty"),
     (["mcp", "--http", "--host", "0.0.0.0", "--user-id", "alice"], "without a token"),
     (["mcp", "--user-id", "alice", "--token", "a-long-enough-token-1234"], "apply to --http"),
     (["mcp", "--http", "--user-id", "alice", "--token", "short"], "shorter than"),

@@ -1,0 +1,65 @@
+"""Where errors become one line and a non-zero exit, and where text comes in from standard input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..errors import HindsightError, TextTooLargeError
+
+#: what a size-limit message adds on the command line: the flag (and its variable) that raises the limit
+LIMIT_HINT = "On the command line: --max-text-bytes N (or HINDSIGHT_MAX_TEXT_BYTES)."
+
+
+def one_line(exc: BaseException) -> str:
+    """An error's message on one line."""
+    return " ".join(str(exc).split())
+
+
+class Group(click.Group):
+    """Turns hindsight's errors (and a few the system raises) into one clear line and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TextTooLargeError as exc:
+            raise click.ClickException(f"{one_line(exc)} {LIMIT_HINT}") from exc
+        except HindsightError as exc:
+            raise click.ClickException(one_line(exc)) from exc
+        except UnicodeDecodeError as exc:
+            raise click.ClickException(not_utf8("the input", exc)) from exc
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            raise click.ClickException(f"{exc.strerror}: {exc.filename}") from exc
+
+
+def not_utf8(what: str, exc: UnicodeDecodeError) -> str:
+    return (f"{what} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "convert it first, e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8`")
+
+
+def read_text(value: str | None, what: str) -> str:
+    """The TEXT argument, or standard input when it is `-` or missing and something is piped in."""
+    if value is not None and value != "-":
+        return value
+    stdin = click.get_text_stream("stdin")
+    if stdin.isatty():
+        raise click.UsageError(f"give the {what} as an argument, or pipe it in (`... | hindsight ... -`)")
+    data = click.get_binary_stream("stdin").read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(not_utf8(f"the {what} on standard input", exc)) from exc
+
+
+def check_not_terminal(name: str, what: str) -> None:
+    """Refuse to wait for a file on a terminal: `-` (the default) means piped-in input."""
+    if name == "-" and click.get_text_stream("stdin").isatty():
+        raise click.UsageError(f"give the {what} as FILE, or pipe it in (`hindsight import < FILE`)")
+
+
+def optional_extra(exc: ImportError, module: str, extra: str) -> None:
+    """Turn a missing optional dependency into the pip command that installs it; re-raise anything else."""
+    if (exc.name or "").split(".")[0] == module:
+        raise click.ClickException(f'this needs the {extra} extra: pip install "hindsight-memory[{extra}]"') from exc
+    raise exc
