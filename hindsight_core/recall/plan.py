@@ -165,6 +165,15 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
     return out
 
 
+def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
+    """Whether the query cued this result (a shared keyword, or at least `cue_similarity` close by meaning).
+
+    Only a cued recall reinforces a memory: retrieval to a cue strengthens it, a
+    memory that merely filled a slot among the results is not strengthened.
+    """
+    return result.explanation.keyword_score > 0 or result.explanation.dense_similarity >= recall.cue_similarity
+
+
 def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     """The top k, a replacement always above what it superseded, standing knowledge first."""
     top = results[:k]
