@@ -497,7 +497,8 @@ class EdgeStore:
                 shutil.rmtree(self.root, ignore_errors=True)
 
     def disk_usage(self) -> int | None:
-        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+        # allocated blocks: Edge preallocates its log files sparsely, so their apparent size is not used space
+        return sum(p.stat().st_blocks * 512 for p in self.root.rglob("*") if p.is_file())
 
     # -- maintenance spaces -----------------------------------------------------------------------------
     def registered_embedding(self, user_id: str) -> tuple[str, int] | None:

@@ -104,7 +104,7 @@ def test_stats(hs):
     assert data["store_bytes"] > 10_000
 
     text = hs("stats").stdout
-    assert "memories: 2" in text and "archived: 2" in text and "episodic 2" in text and "KB on disk" in text
+    assert "memories: 2" in text and "archived: 2" in text and "episodic 2" in text and "B on disk" in text
     assert json.loads(hs("stats", "--json", "--user", "bob").stdout)["users"] == {"bob": 1}
 
 
@@ -123,9 +123,13 @@ def test_forget_leaves_no_trace_in_the_store_files(hs):
     def traces() -> list[str]:
         return [str(p) for p in hs.store.rglob("*") if p.is_file() and b"Zanzibar" in p.read_bytes()]
 
-    assert traces()  # the check can see it while it is stored
+    assert traces() == []  # sealed: stored, yet in no file in the clear ...
+    assert "Zanzibar" in hs("recall", "-u", "alice", "Zanzibar office door code").stdout  # ... and recalled
+    keys = hs.store / "users"
+    assert any(memory_id.encode() in p.read_bytes() for p in keys.rglob("keys.sqlite"))  # its key is on disk
     hs("forget", "-u", "alice", "--id", memory_id)
     assert traces() == []
+    assert not any(memory_id.encode() in p.read_bytes() for p in keys.rglob("keys.sqlite*"))  # the key is gone
 
 
 def test_stats_can_draw_a_plot(hs, tmp_path):

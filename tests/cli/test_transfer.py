@@ -105,17 +105,21 @@ def test_export_without_vectors_is_re_embedded_on_import(hs, tmp_path, clock):
         assert np.allclose(vector, before[key][1], atol=1e-6)  # the same (deterministic) model
 
 
-def test_import_into_another_model_re_embeds_with_the_real_model(hs, tmp_path, clock, real_embedder):
+def test_import_into_another_model_re_embeds_with_the_default_model(hs, tmp_path, clock):
+    from hindsight_core.multilingual import E5Embedder
+
     build_store(hs.store, clock)
     dump = tmp_path / "memories.jsonl"
     hs("export", str(dump))
     copy = tmp_path / "copy"
-    assert "4 re-embedded with all-MiniLM-L6-v2" in hs("--store", str(copy), "import", str(dump), model=None).stdout
+    assert "4 re-embedded with multilingual-e5-small" in hs("--store", str(copy), "import", str(dump),
+                                                            model=None).stdout
     after = snapshot(copy)
+    e5 = E5Embedder()
     for (_, _, _), (record, vector, _) in after.items():
-        assert record.embedding_model == "all-MiniLM-L6-v2" and vector.shape == (384,)
-        assert np.allclose(vector, real_embedder.embed([record.raw_content])[0], atol=1e-5)
-    with Hindsight(path=copy, embedder=real_embedder) as memory:
+        assert record.embedding_model == "multilingual-e5-small" and vector.shape == (384,)
+        assert np.allclose(vector, e5.embed([record.raw_content])[0], atol=1e-5)
+    with Hindsight(path=copy, embedder=e5) as memory:
         top = memory.recall("Which paper size should the sales report use?", user_id="alice", k=1)
         assert "A4" in top[0].memory.raw_content
 
