@@ -105,7 +105,7 @@ class EdgeStore:
         if is_legacy_store(root):
             raise LegacyStoreError(
                 f"{root} holds a store written by hindsight 0.1 (Qdrant local mode). Move it to the new engine "
-                f"with `hindsight migrate --from-legacy {root} --to NEW_FOLDER`; nothing has been changed.")
+                f"with `hindsight --store NEW_FOLDER migrate --from-legacy {root}`; nothing has been changed.")
         try:
             (root / "users").mkdir(parents=True, exist_ok=True)
             (root / "meta").mkdir(exist_ok=True)

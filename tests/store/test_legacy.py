@@ -42,7 +42,7 @@ def test_a_legacy_store_is_refused_clearly_and_migrates_without_loss(tmp_path):
     legacy = tmp_path / "old"
     records = write_legacy_store(legacy, "alice", ["Project Orion uses the blue theme.",
                                                    "The door code is 7781.", "Maria approves travel."], embedder)
-    with pytest.raises(LegacyStoreError, match="hindsight migrate --from-legacy"):
+    with pytest.raises(LegacyStoreError, match="migrate --from-legacy"):
         EdgeStore(legacy)
     new = EdgeStore(tmp_path / "new")
     report = maintenance.migrate_legacy(legacy, new)
@@ -55,3 +55,20 @@ def test_a_legacy_store_is_refused_clearly_and_migrates_without_loss(tmp_path):
         for old in records:
             assert held[old.id].to_payload() == old.to_payload()
         assert hs.recall("door code", user_id="alice", k=1)[0].memory.id == records[1].id
+
+
+def test_the_command_line_moves_a_legacy_store(tmp_path):
+    import subprocess
+    import sys
+
+    from hindsight_core.testing import FakeEmbedder
+
+    legacy = tmp_path / "old"
+    write_legacy_store(legacy, "alice", ["Project Orion uses the blue theme."], FakeEmbedder())
+    out = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--store", str(tmp_path / "new"), "migrate",
+                          "--from-legacy", str(legacy)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "copied 1 memories of 1 users" in out.stdout and "fake-hash-embedder" in out.stdout
+    refused = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--store", str(legacy), "stats"],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "--from-legacy" in refused.stderr and "Traceback" not in refused.stderr
