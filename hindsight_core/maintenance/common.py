@@ -1,0 +1,62 @@
+"""What the maintenance operations share: the store check, the users to work on, batches, embedding."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from ..embedder import Embedder, normalize_rows
+from ..errors import HindsightError
+from ..store.base import MaintainableStore
+from ..text import validate_id
+
+if TYPE_CHECKING:
+    pass
+
+EXPORT_FORMAT = "hindsight-export"
+EXPORT_VERSION = 1
+MIGRATION_KEY = "migration"
+#: upper edges of the retention histogram's bins; the first bin is "faded" (below the recall threshold)
+RETENTION_EDGES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
+
+Progress = Callable[[int], None]
+
+
+def maintainable(store: object) -> MaintainableStore:
+    """The store, if it supports maintenance; a clear error if not."""
+    needed = ("load_space", "put_space", "drop_space", "get_meta", "set_meta", "registered_embedding")
+    missing = [name for name in needed if not callable(getattr(store, name, None))]
+    if missing:
+        raise HindsightError(f"{type(store).__name__} does not support maintenance (missing {', '.join(missing)}); "
+                             "use an EdgeStore or a ServerStore")
+    return store  # type: ignore[return-value]
+
+
+def _users(store: MaintainableStore, users: Iterable[str] | None) -> list[str]:
+    """The users to work on, each with any change a crash left half-applied finished first."""
+    chosen = store.users() if users is None else [validate_id(u) for u in users]
+    for user in chosen:
+        store.recover(user)
+    return chosen  # type: ignore[return-value]
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    vectors = normalize_rows(np.asarray(embedder.embed(list(texts)), dtype=np.float32))
+    if vectors.shape != (len(texts), embedder.dimension):
+        raise HindsightError(f"embedder {embedder.name} returned shape {vectors.shape}, expected "
+                             f"({len(texts)}, {embedder.dimension})")
+    return vectors
+
+

@@ -1,0 +1,216 @@
+"""Re-embedding with another model, resumably, and moving 0.1 stores (`hindsight migrate`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..clock import ensure_utc
+from ..embedder import Embedder
+from ..errors import HindsightError, InvalidInputError
+from ..store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, MaintainableStore
+
+if TYPE_CHECKING:
+    pass
+
+from .common import MIGRATION_KEY, Progress, _batches, _embed, _users, maintainable
+
+
+# -- migration --------------------------------------------------------------------------------------------------
+_PAIRS = ((MEMORIES, STAGING), (ARCHIVE, STAGING_ARCHIVE))
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    """What a migration to `model` still has to do; `done` memories are already staged (a resumed run)."""
+
+    model: str
+    dimension: int
+    users: tuple[str, ...]
+    #: per (user, source space): ids still to embed
+    pending: dict[tuple[str, str], frozenset[str]]
+    #: per (user, staging space): staged ids whose source is gone (forgotten since)
+    stale: dict[tuple[str, str], frozenset[str]]
+    done: int
+    resumed: bool
+    swapping: tuple[str, ...] = ()
+
+    @property
+    def remaining(self) -> int:
+        return sum(len(ids) for ids in self.pending.values())
+
+    @property
+    def total(self) -> int:
+        return self.remaining + self.done
+
+
+@dataclass(frozen=True)
+class MigrationReport:
+    model: str
+    users: tuple[str, ...]
+    embedded: int
+    resumed_from: int
+
+
+def migration_in_progress(store: MaintainableStore) -> dict[str, Any] | None:
+    """The migration an earlier run left unfinished ({"model", "dimension", ...}), or None."""
+    return maintainable(store).get_meta(MIGRATION_KEY)
+
+
+def plan_migration(store: MaintainableStore, embedder: Embedder) -> MigrationPlan:
+    """Work out what re-embedding the store with `embedder` involves, resuming an interrupted run."""
+    store = maintainable(store)
+    current = store.get_meta(MIGRATION_KEY)
+    if current and (current.get("model") != embedder.name or current.get("dimension") != embedder.dimension):
+        raise InvalidInputError(
+            f"a migration to {current.get('model')} is in progress; resume it with "
+            f"`hindsight migrate --to {current.get('model')}` or abandon it with `hindsight migrate --abort`")
+    swapping = tuple((current or {}).get("swapping", ()))
+    users = tuple(u for u in _users(store, None)
+                  if store.registered_embedding(u) != (embedder.name, embedder.dimension))
+    pending: dict[tuple[str, str], frozenset[str]] = {}
+    stale: dict[tuple[str, str], frozenset[str]] = {}
+    done = 0
+    for user in users:
+        for source, staging in _PAIRS:
+            staged = store.ids_in_space(user, staging)
+            if user in swapping:  # its source is being rebuilt from staging: staging is the truth
+                done += len(staged)
+                continue
+            have = store.ids_in_space(user, source)
+            pending[(user, source)] = frozenset(have - staged)
+            stale[(user, staging)] = frozenset(staged - have)
+            done += len(staged & have)
+    return MigrationPlan(embedder.name, embedder.dimension, users, pending, stale, done,
+                         resumed=current is not None, swapping=swapping)
+
+
+def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan | None = None,
+            batch_size: int = 64, progress: Progress | None = None, now: datetime | None = None) -> MigrationReport:
+    """Re-embed every memory with `embedder`, resumably; see the module docstring.
+
+    `progress(n)` is called after each batch of n memories is staged. If the run
+    is interrupted (an exception, Ctrl-C), calling `migrate` again with the same
+    embedder continues from the last staged batch.
+    """
+    store = maintainable(store)
+    if batch_size < 1:
+        raise InvalidInputError("batch_size must be at least 1")
+    plan = plan or plan_migration(store, embedder)
+    state = store.get_meta(MIGRATION_KEY) or {"model": embedder.name, "dimension": embedder.dimension,
+                                                 "started_at": ensure_utc(now).isoformat() if now else None,
+                                                 "swapping": []}
+    store.set_meta(MIGRATION_KEY, state)
+    embedded = 0
+    # 1. stage: embed what is not staged yet, batch by batch (each batch is a checkpoint)
+    for user in plan.users:
+        for source, staging in _PAIRS:
+            store.delete_from_space(user, staging, sorted(plan.stale.get((user, staging), ())))
+            todo = plan.pending.get((user, source), frozenset())
+            if not todo:
+                continue
+            rows = ((r, x) for r, _, x in store.load_space(user, source) if r.id in todo)
+            for batch in _batches(rows, batch_size):
+                records = [r.evolve(embedding_model=embedder.name) for r, _ in batch]
+                vectors = _embed(embedder, [r.raw_content for r in records])
+                store.put_space(user, staging, records, vectors, [x for _, x in batch])
+                embedded += len(batch)
+                if progress is not None:
+                    progress(len(batch))
+    # a memory the store could not read was not staged: swapping now would drop it unseen
+    for user in plan.users:
+        for source, staging in _PAIRS:
+            unread = store.ids_in_space(user, source) - store.ids_in_space(user, staging)
+            if unread and user not in plan.swapping:
+                raise HindsightError(
+                    f"{len(unread)} memories of user {user!r} cannot be read (ids {sorted(unread)[:5]}), so they "
+                    "were not re-embedded; forget or fix them, then run `hindsight migrate` again (it resumes)")
+    # 2. swap, user by user: staging replaces the old collections, then the registry says so
+    for user in plan.users:
+        state["swapping"] = sorted(set(state.get("swapping", [])) | {user})
+        store.set_meta(MIGRATION_KEY, state)
+        for target, staging in _PAIRS:
+            store.drop_space(user, target)
+            if target == MEMORIES:
+                store.ensure_space(user, MEMORIES, embedder.dimension)
+            for batch in _batches(store.load_space(user, staging), 256):
+                store.put_space(user, target, [r for r, _, _ in batch], np.stack([v for _, v, _ in batch]),
+                                [x for _, _, x in batch])
+        store.set_registered_embedding(user, embedder.name, embedder.dimension)
+        for _, staging in _PAIRS:
+            store.drop_space(user, staging)
+        state["swapping"] = sorted(set(state["swapping"]) - {user})
+        store.set_meta(MIGRATION_KEY, state)
+    for user in store.users():  # leftovers of a run that stopped between a user's swap and its clean-up
+        for _, staging in _PAIRS:
+            store.drop_space(user, staging)
+    store.set_meta(MIGRATION_KEY, None)
+    return MigrationReport(embedder.name, plan.users, embedded, plan.done)
+
+
+def abort_migration(store: MaintainableStore) -> bool:
+    """Abandon an unfinished migration: drop its staging copies. False if there was none.
+
+    Refused while a user is half swapped, since that user's old collections are
+    already gone; resume the migration instead.
+    """
+    store = maintainable(store)
+    current = store.get_meta(MIGRATION_KEY)
+    if current is None:
+        return False
+    if current.get("swapping"):
+        raise InvalidInputError(f"the migration to {current.get('model')} is swapping users "
+                                f"{current['swapping']} in; it cannot be abandoned now, resume it with "
+                                f"`hindsight migrate --to {current.get('model')}`")
+    for user in store.users():
+        for _, staging in _PAIRS:
+            store.drop_space(user, staging)
+    store.set_meta(MIGRATION_KEY, None)
+    return True
+
+
+@dataclass
+class LegacyReport:
+    users: list[str] = field(default_factory=list)
+    copied: int = 0
+    skipped: int = 0
+
+
+def migrate_legacy(source: str | Path, store: MaintainableStore, *, progress: Progress | None = None
+                   ) -> LegacyReport:
+    """Copy a hindsight 0.1 store (qdrant-client local mode) into `store`, resumably.
+
+    Records keep their ids, vectors and every field; what the destination already
+    holds is skipped, so an interrupted run continues where it stopped. The
+    source folder is only read.
+    """
+    from .store.legacy import LegacyStore
+
+    store = maintainable(store)
+    legacy = LegacyStore(source)
+    report = LegacyReport()
+    try:
+        for entry in legacy.users():
+            user, model, dimension = entry["user_id"], entry["embedding_model"], int(entry["dimension"])
+            store.open_user(user, embedding_model=model, dimension=dimension, create=True)
+            report.users.append(user)
+            for space in (MEMORIES, ARCHIVE):
+                held = store.ids_in_space(user, space)
+                for batch in _batches((row for row in legacy.load(user, space) if row[0].id not in held), 256):
+                    records = [r for r, _, _ in batch]
+                    vectors = np.stack([v for _, v, _ in batch])
+                    if space == MEMORIES:
+                        store.commit(user, upserts=list(zip(records, vectors)))
+                    else:
+                        store.put_space(user, ARCHIVE, records, vectors, [x for _, _, x in batch])
+                    report.copied += len(batch)
+                    if progress is not None:
+                        progress(len(batch))
+                report.skipped += len(held)
+    finally:
+        legacy.close()
+    return report
