@@ -188,7 +188,7 @@ def migrate_legacy(source: str | Path, store: MaintainableStore, *, progress: Pr
     holds is skipped, so an interrupted run continues where it stopped. The
     source folder is only read.
     """
-    from .store.legacy import LegacyStore
+    from ..store.legacy import LegacyStore
 
     store = maintainable(store)
     legacy = LegacyStore(source)
