@@ -47,6 +47,27 @@ class Scope:
 ALL = Scope(statuses=None)
 
 
+def conditions(scope: Scope) -> list[tuple]:
+    """A scope as engine-neutral conditions, each backend translates them:
+    ("any", key, [values]), ("eq", key, value), ("range", key, gte, lt) on epoch-day floats."""
+    from .points import epoch_days, metadata_digests
+
+    out: list[tuple] = []
+    for key, values in (("status", scope.statuses), ("layer", scope.layers), ("event_type", scope.event_types)):
+        if values is not None:
+            out.append(("any", key, sorted(v.value if hasattr(v, "value") else str(v) for v in values)))
+    for key, value in (("session_id", scope.session_id), ("agent_id", scope.agent_id)):
+        if value is not None:
+            out.append(("eq", key, value))
+    if scope.start is not None or scope.end is not None:
+        out.append(("range", "ts_days", epoch_days(scope.start) if scope.start else None,
+                    epoch_days(scope.end) if scope.end else None))
+    if scope.unconsolidated:
+        out.append(("range", "is_consolidated", None, 0.5))
+    out.extend(("eq", "meta_keys", digest) for digest in metadata_digests(scope.metadata or {}))
+    return out
+
+
 @dataclass(frozen=True)
 class Channel:
     """One prefetch of the recall plan: a dense or a sparse query with its own limit."""
@@ -179,6 +200,17 @@ class MemoryStore(Protocol):
     def set_meta(self, key: str, value: dict[str, Any] | None) -> None: ...
 
     def disk_usage(self) -> int | None: ...
+
+
+def check_registered(entry: dict[str, Any], embedding_model: str, dimension: int) -> None:
+    """Refuse an embedder other than the one a user's memories were embedded with, saying what to do."""
+    from ..errors import EmbedderMismatchError
+
+    if entry["dimension"] != dimension or entry["embedding_model"] != embedding_model:
+        raise EmbedderMismatchError(
+            f"the memories of this user were embedded with {entry['embedding_model']} "
+            f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
+            f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
 
 
 #: kept for maintenance code typed against the older name

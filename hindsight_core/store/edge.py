@@ -35,10 +35,10 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, HindsightError, StoreInUseError, StoreUnavailableError
+from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
-from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult
+from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
 from .edge_query import channel_query, compile_formula, edge_filter
 from .sealing import KeyStore
 
@@ -221,11 +221,7 @@ class EdgeStore:
             self._check_open()
             entry = self._entry(user_id)
             if entry is not None:
-                if entry["dimension"] != dimension or entry["embedding_model"] != embedding_model:
-                    raise EmbedderMismatchError(
-                        f"the memories of this user were embedded with {entry['embedding_model']} "
-                        f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
-                        f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
+                check_registered(entry, embedding_model, dimension)
                 return True
             if not create:
                 return False

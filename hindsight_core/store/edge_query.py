@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import points as pts
-from .base import Scope
+from .base import Scope, conditions
 
 
 def channel_query(channel: Any) -> Any:
@@ -20,30 +20,14 @@ def edge_filter(scope: Scope) -> Any:
     """A `Scope` as a Qdrant Edge filter (None when it narrows nothing)."""
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
 
-    must: list[Any] = []
-
-    def any_of(key: str, values: Any) -> None:
-        values = sorted(v.value if hasattr(v, "value") else str(v) for v in values)
-        must.append(FieldCondition(key=key, match=MatchAny(values)))
-
-    if scope.statuses is not None:
-        any_of("status", scope.statuses)
-    if scope.layers is not None:
-        any_of("layer", scope.layers)
-    if scope.event_types is not None:
-        any_of("event_type", scope.event_types)
-    if scope.session_id is not None:
-        must.append(FieldCondition(key="session_id", match=MatchValue(scope.session_id)))
-    if scope.agent_id is not None:
-        must.append(FieldCondition(key="agent_id", match=MatchValue(scope.agent_id)))
-    if scope.start is not None or scope.end is not None:
-        must.append(FieldCondition(key="ts_days", range=RangeFloat(
-            gte=pts.epoch_days(scope.start) if scope.start else None,
-            lt=pts.epoch_days(scope.end) if scope.end else None)))
-    if scope.unconsolidated:
-        must.append(FieldCondition(key="is_consolidated", range=RangeFloat(lt=0.5)))
-    for digest in pts.metadata_digests(scope.metadata or {}):
-        must.append(FieldCondition(key="meta_keys", match=MatchValue(digest)))
+    must = []
+    for kind, key, *args in conditions(scope):
+        if kind == "any":
+            must.append(FieldCondition(key=key, match=MatchAny(args[0])))
+        elif kind == "eq":
+            must.append(FieldCondition(key=key, match=MatchValue(args[0])))
+        else:
+            must.append(FieldCondition(key=key, range=RangeFloat(gte=args[0], lt=args[1])))
     return Filter(must=must) if must else None
 
 

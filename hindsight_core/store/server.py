@@ -21,10 +21,10 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, HindsightError, StoreUnavailableError
+from ..errors import HindsightError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
-from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult
+from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
 from .server_query import channel_query, client_filter, compile_formula
 
 REGISTRY, JOURNAL, META = "hindsight_users", "hindsight_journal", "hindsight_meta"
@@ -123,11 +123,7 @@ class ServerStore:
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
         entry = self._entry(user_id)
         if entry is not None:
-            if entry["dimension"] != dimension or entry["embedding_model"] != embedding_model:
-                raise EmbedderMismatchError(
-                    f"the memories of this user were embedded with {entry['embedding_model']} "
-                    f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
-                    f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
+            check_registered(entry, embedding_model, dimension)
             return True
         if not create:
             return False

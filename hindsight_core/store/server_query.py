@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import points as pts
-from .base import Scope
+from .base import Scope, conditions
 
 
 def channel_query(channel: Any) -> Any:
@@ -22,29 +22,13 @@ def client_filter(scope: Scope, user_id: str) -> Any:
     from qdrant_client import models as m
 
     must: list[Any] = [m.FieldCondition(key="user_id", match=m.MatchValue(value=user_id))]
-
-    def any_of(key: str, values: Any) -> None:
-        must.append(m.FieldCondition(key=key, match=m.MatchAny(
-            any=sorted(v.value if hasattr(v, "value") else str(v) for v in values))))
-
-    if scope.statuses is not None:
-        any_of("status", scope.statuses)
-    if scope.layers is not None:
-        any_of("layer", scope.layers)
-    if scope.event_types is not None:
-        any_of("event_type", scope.event_types)
-    if scope.session_id is not None:
-        must.append(m.FieldCondition(key="session_id", match=m.MatchValue(value=scope.session_id)))
-    if scope.agent_id is not None:
-        must.append(m.FieldCondition(key="agent_id", match=m.MatchValue(value=scope.agent_id)))
-    if scope.start is not None or scope.end is not None:
-        must.append(m.FieldCondition(key="ts_days", range=m.Range(
-            gte=pts.epoch_days(scope.start) if scope.start else None,
-            lt=pts.epoch_days(scope.end) if scope.end else None)))
-    if scope.unconsolidated:
-        must.append(m.FieldCondition(key="is_consolidated", range=m.Range(lt=0.5)))
-    for digest in pts.metadata_digests(scope.metadata or {}):
-        must.append(m.FieldCondition(key="meta_keys", match=m.MatchValue(value=digest)))
+    for kind, key, *args in conditions(scope):
+        if kind == "any":
+            must.append(m.FieldCondition(key=key, match=m.MatchAny(any=args[0])))
+        elif kind == "eq":
+            must.append(m.FieldCondition(key=key, match=m.MatchValue(value=args[0])))
+        else:
+            must.append(m.FieldCondition(key=key, range=m.Range(gte=args[0], lt=args[1])))
     return m.Filter(must=must)
 
 
