@@ -5,7 +5,6 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, RecallConfig
-from hindsight_core.fusion import reciprocal_rank_fusion
 from hindsight_core.testing import FakeEmbedder
 
 NOTES = [
@@ -60,16 +59,6 @@ def test_retention_breaks_ties_towards_newer(clock):
         results = memory.recall("weekly report", user_id="u", k=2, reinforce=False)
         assert [r.memory.id for r in results] == [new.id, old.id]  # same keyword match, the older one has faded more
         assert results[0].retention > results[1].retention
-
-
-def test_fusion_by_hand():
-    ids, fused, ranks = reciprocal_rank_fusion({"dense": [7, 3], "keyword": [3, 9]}, {"dense": 1.0, "keyword": 0.5},
-                                               k=60)
-    assert ids.tolist() == [3, 7, 9]
-    assert fused.tolist() == pytest.approx([1 / 62 + 0.5 / 61, 1 / 61, 0.5 / 62])  # 3 found by both channels
-    assert ranks["dense"].tolist() == [2, 1, 0] and ranks["keyword"].tolist() == [1, 0, 2]
-    ids, fused, _ = reciprocal_rank_fusion({"dense": [1], "recency": [1]}, {"dense": 1.0, "recency": 0.0})
-    assert fused.tolist() == pytest.approx([1 / 61])  # a zero weight adds nothing
 
 
 def test_fused_recall_prefers_memories_both_channels_agree_on(memory):
