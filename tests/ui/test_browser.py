@@ -52,7 +52,7 @@ def test_memories_show_retention_source_confidence_and_lineage(page, server, mem
     derived_id = knowledge.locator(".lineage a").first.get_attribute("title")
     knowledge.locator(".lineage a").first.click()
     assert page.locator("dl.fields").inner_text().count(derived_id) == 1
-    page.locator(".lineage a", has_text="Print this report").click()  # consolidated into: back to the knowledge
+    page.locator(".lineage a", has_text="Prefers printing").click()  # consolidated into: back to the knowledge
     assert page.locator("blockquote.raw").inner_text() == memory.get(
         page.url.split("id=")[1], user_id="alice").raw_content
 
@@ -82,7 +82,7 @@ def test_search_shows_ranks_and_retention_not_scores(page, server):
     assert "knowledge from 5 episodes" in page.locator("ol.results .notes").first.inner_text()
     episode = results.filter(has=page.locator(".lineage", has_text="consolidated into")).first
     assert re.search(r"weight 50%", episode.locator(".why").inner_text())
-    assert episode.locator(".lineage a").inner_text() == "Print this report on A4 in landscape."
+    assert episode.locator(".lineage a").inner_text().startswith("Prefers printing reports on A4 in landscape")
     assert page.locator("ol.results .lineage a", has_text=re.compile(r"^[0-9a-f]{8}$")).count() == 0  # no bare ids
 
 
