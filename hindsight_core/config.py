@@ -169,7 +169,7 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline
     near cosine 0; multilingual-e5-small puts them near 0.7 (`baseline`), so a
     group threshold of 0.7 becomes 0.91 there. A baseline of 0 changes nothing.
     `query_baseline` (default: `baseline`) is the same for a query against
-    memories: the dense floor, the cue check and forgetting by topic use it.
+    memories: the dense floor and the cue check use it.
     """
     query_baseline = baseline if query_baseline is None else query_baseline
     if not baseline and not query_baseline:
@@ -184,5 +184,6 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline
                          conflict_similarity=s(semantic.conflict_similarity),
                          correction_similarity=s(semantic.correction_similarity)),
         recall=replace(recall, min_similarity=q(recall.min_similarity), cue_similarity=q(recall.cue_similarity)),
-        forget_similarity=q(config.forget_similarity),
-        forget_similarity_with_overlap=q(config.forget_similarity_with_overlap))
+        # a topic to forget is a few words, not a request: it sits on the memories' scale
+        forget_similarity=s(config.forget_similarity),
+        forget_similarity_with_overlap=s(config.forget_similarity_with_overlap))

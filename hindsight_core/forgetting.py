@@ -2,7 +2,8 @@
 
 By topic: a memory whose embedding is at least `forget_similarity` close to
 the topic, or at least `forget_similarity_with_overlap` close and sharing an
-entity or a keyword with it. Knowledge built only from forgotten episodes goes
+entity or a keyword with it (as recall's keyword channel reads words: stemmed,
+Chinese segmented, so "printing" shares "print"). Knowledge built only from forgotten episodes goes
 too; knowledge built partly from them is re-derived from the rest
 (`consolidation.plan_forget_derived`). The facade commits the plan in one
 journaled step and tells the forget listeners which texts went.
@@ -19,6 +20,7 @@ from .config import HindsightConfig
 from .consolidation import plan_forget_derived
 from .entities import extract_entities
 from .store.base import ALL, MemoryStore
+from .store.points import document_terms, query_terms
 from .text import keyword_tokens
 from .types import Layer, MemoryRecord
 
@@ -26,15 +28,15 @@ from .types import Layer, MemoryRecord
 def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
           ) -> list[MemoryRecord]:
     """The memories `forget(about=topic)` removes, oldest first."""
-    topic_terms = set(keyword_tokens(topic))
+    topic_terms = set(keyword_tokens(topic)) | set(query_terms(topic)[0])
     topic_entities = {e.lower() for e in extract_entities(topic)}
     strong, weak = config.forget_similarity, config.forget_similarity_with_overlap
     near = store.neighbours(user, vector[None, :], limit=config.limits.max_batch, min_score=weak, scope=ALL)[0]
     victims = []
     for hit in near:
         record = hit.record
-        overlap = bool(topic_entities & {e.lower() for e in record.entities}) or \
-            bool(topic_terms & set(keyword_tokens(record.raw_content)))
+        words = set(keyword_tokens(record.raw_content)) | set(document_terms(record.raw_content)[0])
+        overlap = bool(topic_entities & {e.lower() for e in record.entities}) or bool(topic_terms & words)
         if hit.score >= strong or overlap:
             victims.append(record)
     return sorted(victims, key=lambda r: r.timestamp)
