@@ -14,7 +14,7 @@ must hold N). For each N:
   - reopening the store and the first recall after it, resident memory with the
     store open (the benchmark's own vector matrix is freed first), disk per memory,
     and how long building the index (`Hindsight.optimize`) took.
-Writes: the real model (all-MiniLM-L6-v2) alone, single `remember` calls and
+Writes: the real model (the default, multilingual-e5-small; `--embedder`) alone, single `remember` calls and
 `write_many` batches with the default write rules; and the zero-cost embedder
 with the defaults and with the neighbour rules off (library overhead alone).
 Timings are wall-clock on this machine: compare ratios within one run.
@@ -212,13 +212,15 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     parser.add_argument("--write-sample", type=int, default=2000, help="texts for the batched-write timing")
     parser.add_argument("--overhead-sample", type=int, default=20000, help="texts for the zero-cost write timing")
     parser.add_argument("--no-index", action="store_true", help="skip building the vector index (optimize)")
+    parser.add_argument("--embedder", default=None, help="the real model for the write timings (default: "
+                                                         "hindsight's default, multilingual-e5-small)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "speed.json")
     args = parser.parse_args(argv)
 
     if embedder is None:
-        from hindsight_core import SentenceTransformerEmbedder
+        from hindsight_core.embedder import DEFAULT_MODEL, embedder_named
 
-        embedder = SentenceTransformerEmbedder()
+        embedder = embedder_named(args.embedder or DEFAULT_MODEL)
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     texts = synthetic_memories(max(sizes + [single + args.write_sample]))
