@@ -62,7 +62,7 @@ class RecallConfig:
     #: how many candidates each channel contributes before fusion
     candidates_per_channel: int = 100
     #: ρ: how much retention moves the ranking (0: not at all; 1: final ∝ retention)
-    retention_influence: float = 0.3
+    retention_influence: float = 0.1
     #: σ: recall weight of a memory superseded by a newer one
     superseded_weight: float = 0.3
     #: τ: how much a date named in the query lifts memories from around then

@@ -156,7 +156,7 @@ def test_the_engine_ranks_by_the_formula(store):
         elapsed = (now - r.timestamp).total_seconds() / 86400
         retention = r.confidence * np.exp(-r.decay_rate / (1 + 0.5 * r.spaced_recalls) * elapsed)
         weight = 0.5 if r.consolidated_into else 1.0
-        fused = hit.score / (weight * (0.7 + 0.3 * retention))
+        fused = hit.score / (weight * (0.9 + 0.1 * retention))
         assert 1 / 62 - 1e-6 <= fused <= 2 / 60 + 1e-6  # between one channel's rank 3 and both channels' rank 1
     scores = [h.score for h in found.hits]
     assert scores == sorted(scores, reverse=True)
