@@ -69,23 +69,25 @@ class RecallConfig:
     time_prior_weight: float = 0.5
     #: the dense channel's weight is multiplied by this for queries in a script the embedder cannot read
     foreign_dense_factor: float = 0.2
-    #: a faded memory is still recalled when it is in a channel's top `cue_rank` ...
-    cue_rank: int = 10
-    #: ... and holds at least this share of the query's keywords, or is at least `cue_similarity` close to it
-    cue_coverage: float = 0.5
+    #: a returned memory counts as recalled (and is strengthened) when it holds one of the query's keywords or is
+    #: at least this close to it by meaning (see `recall.plan.cued`)
     cue_similarity: float = 0.6
-    #: the dense channel only proposes memories at least this similar to the query;
-    #: without a floor, a store of five memories returns all five for any query
-    min_similarity: float = 0.18
+    #: the dense channel only proposes memories at least this similar to the query; None (the default): no floor,
+    #: so a store that holds k memories in scope answers k (keeping noise out of a prompt is the prompt's concern)
+    min_similarity: float | None = None
 
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.keyword_weight) < 0:
             raise InvalidInputError("channel weights must not be negative")
-        if self.rrf_k < 1 or self.candidates_per_channel < 1 or self.cue_rank < 1:
-            raise InvalidInputError("rrf_k, candidates_per_channel and cue_rank must be at least 1")
-        for name in ("retention_influence", "superseded_weight", "foreign_dense_factor", "cue_coverage"):
+        if self.rrf_k < 1 or self.candidates_per_channel < 1:
+            raise InvalidInputError("rrf_k and candidates_per_channel must be at least 1")
+        for name in ("retention_influence", "foreign_dense_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
+        if not 0 <= self.retention_influence < 1:
+            raise InvalidInputError("retention_influence must be within [0, 1): decay ranks, it never takes out")
+        if not 0 < self.superseded_weight <= 1:
+            raise InvalidInputError("superseded_weight must be within (0, 1]: a weight never reaches zero")
         if self.time_prior_weight < 0:
             raise InvalidInputError("time_prior_weight must not be negative")
 
@@ -123,8 +125,9 @@ class SemanticConfig:
     #: share of the shorter statement's content words that two conflicting statements
     #: must have in common (they are about the same attribute)
     conflict_overlap: float = 0.25
-    #: recall weight of episodes already consolidated into a semantic memory
-    episode_weight: float = 0.5
+    #: recall weight of episodes already consolidated into a semantic memory (1: as findable as before; knowledge
+    #: and its episodes are collapsed in the final top k instead, see `recall.plan.final_order`)
+    episode_weight: float = 1.0
     #: confidence of a superseded memory is multiplied by this
     superseded_factor: float = 0.5
     #: semantic memories decay at this fraction of their event type's rate
@@ -141,6 +144,8 @@ class SemanticConfig:
                      "duplicate_overlap", "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
+        if self.episode_weight <= 0:
+            raise InvalidInputError("episode_weight must be above 0: a weight never takes a memory out")
 
 
 @dataclass(frozen=True)
@@ -183,7 +188,8 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline
                          duplicate_similarity=s(semantic.duplicate_similarity),
                          conflict_similarity=s(semantic.conflict_similarity),
                          correction_similarity=s(semantic.correction_similarity)),
-        recall=replace(recall, min_similarity=q(recall.min_similarity), cue_similarity=q(recall.cue_similarity)),
+        recall=replace(recall, min_similarity=None if recall.min_similarity is None else q(recall.min_similarity),
+                       cue_similarity=q(recall.cue_similarity)),
         # a topic to forget is a few words, not a request: it sits on the memories' scale
         forget_similarity=s(config.forget_similarity),
         forget_similarity_with_overlap=s(config.forget_similarity_with_overlap))

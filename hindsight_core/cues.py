@@ -10,9 +10,12 @@ recall time, whether two recalled memories contradict each other. The cues:
 - `EXCLUSIVE_STATEMENT`: the shape of a statement of which only one can hold
   at a time (a preference, a standing rule, a single-valued attribute such as
   an address);
-- `EXCLUSIVE_TERMS`: groups of terms that exclude each other (landscape /
-  portrait, 横向 / 纵向, window / aisle); `exclusive_clash(a, b)` says when two
-  texts use different members of one group;
+- `EXCLUSIVE_VALUES`: groups of values that exclude each other, each spelt in
+  English and Chinese (landscape / portrait = 横向 / 纵向, window / aisle);
+  `exclusive_clash(a, b)` says when two texts name different values of a group;
+- `attributes(text)`: the single-valued attributes a statement sets (where
+  one lives, a phone number, a favourite colour, an exclusive value's group):
+  two statements supersede each other only about one of these;
 - `polarity(text)`: whether a statement is negated (EN cues, ZH characters);
 - `value_slots(text)`: the values a statement pins down (times, weekdays,
   months, e-mail addresses, links, amounts, numbers), normalised so that
@@ -57,12 +60,26 @@ _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
 _WEEKDAY_ZH = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday", "五": "friday",
                "六": "saturday", "日": "sunday", "天": "sunday"}
 
-#: groups of terms that exclude each other: two related memories using different members disagree
-EXCLUSIVE_TERMS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
-    {"landscape", "portrait"}, {"横向", "纵向", "竖向"}, {"window", "aisle"}, {"靠窗", "靠过道"},
-    {"morning", "afternoon", "evening", "night"}, {"上午", "下午", "晚上"}, {"a4", "a3", "letter"},
-    {"metric", "imperial"}, {"celsius", "fahrenheit"}, {"vegetarian", "vegan", "pescatarian"},
-))
+#: groups of values that exclude each other, each value with its spellings in English and Chinese: two related
+#: statements naming different values of one group disagree ("landscape" and "纵向" are two orientations)
+EXCLUSIVE_VALUES: tuple[dict[str, frozenset[str]], ...] = tuple(
+    {value: frozenset(spellings) for value, spellings in group.items()} for group in (
+        {"landscape": {"landscape", "横向", "横版"}, "portrait": {"portrait", "纵向", "竖向", "竖版"}},
+        {"window": {"window", "靠窗"}, "aisle": {"aisle", "靠过道"}},
+        {"morning": {"morning", "上午", "早上"}, "afternoon": {"afternoon", "下午"},
+         "evening": {"evening", "night", "晚上"}},
+        {"a4": {"a4"}, "a3": {"a3"}, "letter": {"letter"}},
+        {"metric": {"metric", "公制"}, "imperial": {"imperial", "英制"}},
+        {"celsius": {"celsius", "摄氏"}, "fahrenheit": {"fahrenheit", "华氏"}},
+        {"vegetarian": {"vegetarian", "素食"}, "vegan": {"vegan", "纯素"}, "pescatarian": {"pescatarian"}},
+        {"dark": {"dark mode", "深色"}, "light": {"light mode", "浅色"}},
+        {"tabs": {"tabs"}, "spaces": {"spaces"}},
+        {"red": {"red", "红色"}, "blue": {"blue", "蓝色"}, "green": {"green", "绿色"}, "yellow": {"yellow", "黄色"},
+         "black": {"black", "黑色"}, "white": {"white", "白色"}, "purple": {"purple", "紫色"},
+         "orange": {"orange", "橙色"}, "pink": {"pink", "粉色", "粉红色"}, "grey": {"grey", "gray", "灰色"}},
+    ))
+#: every spelling of each group, for code that only needs to know a word is an exclusive value
+EXCLUSIVE_TERMS: tuple[frozenset[str], ...] = tuple(frozenset().union(*g.values()) for g in EXCLUSIVE_VALUES)
 # a sentence opening "No," or "不对，" marks a correction, not a negated statement
 _LEADING_INTERJECTION = re.compile(
     r"(?:^|(?<=[.!?。！？]))\s*(?:(?:no|nope|not quite|not really)\b[,.!:]?|(?:不对|不是的|错了)[，,。！!]?)", re.I)
@@ -125,22 +142,22 @@ def value_slots(text: str) -> dict[str, frozenset[str]]:
 
 
 def exclusive_terms(text: str) -> dict[int, set[str]]:
-    """The `EXCLUSIVE_TERMS` a text uses: group index -> the members found (whole words for Latin terms)."""
+    """The exclusive values a text names: group index -> the values found (whole words for Latin spellings)."""
     lowered = text.lower()
-    words = set(re.findall(r"[a-z0-9]+", lowered))
+    words = " " + " ".join(re.findall(r"[a-z0-9]+", lowered)) + " "
     found: dict[int, set[str]] = {}
-    for i, group in enumerate(EXCLUSIVE_TERMS):
-        for term in group:
-            if (term in words) if term.isascii() else (term in lowered):
-                found.setdefault(i, set()).add(term)
+    for i, group in enumerate(EXCLUSIVE_VALUES):
+        for value, spellings in group.items():
+            if any((f" {term} " in words) if term.isascii() else (term in lowered) for term in spellings):
+                found.setdefault(i, set()).add(value)
     return found
 
 
 def exclusive_clash(a: str, b: str) -> str | None:
-    """Why two texts disagree by their exclusive terms ("exclusive terms: landscape vs portrait"), or None.
+    """Why two texts disagree by their exclusive values ("exclusive terms: landscape vs portrait"), or None.
 
-    They clash when, within one `EXCLUSIVE_TERMS` group, each uses a member
-    the other does not.
+    They clash when, within one `EXCLUSIVE_VALUES` group, each names a value
+    the other does not, in whichever language ("portrait" against "横向").
     """
     terms_a, terms_b = exclusive_terms(a), exclusive_terms(b)
     for group in sorted(terms_a.keys() & terms_b.keys()):
@@ -148,3 +165,38 @@ def exclusive_clash(a: str, b: str) -> str | None:
         if only_a and only_b:
             return f"exclusive terms: {', '.join(sorted(only_a))} vs {', '.join(sorted(only_b))}"
     return None
+
+
+#: single-valued attributes a statement can set, each with how it is said in English and Chinese; a statement
+#: sets the attribute when one of its patterns matches (`attributes`)
+ATTRIBUTES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.I) for name, pattern in {
+    "residence": r"\bi (?:now )?live (?:in|at|on)\b|\bi(?:'ve| have)? (?:just )?moved (?:to|into)\b|"
+                 r"\bmy (?:home |new |postal |delivery |shipping )?address\b|\bmy new (?:place|flat|apartment|home)\b|"
+                 r"住在|搬到|搬家到|我的?(?:新)?(?:家庭|收货|邮寄)?地址",
+    "phone": r"\bmy (?:new )?(?:phone|mobile|cell)(?: number)?\b|我的?(?:新)?(?:电话|手机)(?:号码?)?",
+    "email": r"\bmy (?:new )?e-?mail(?: address)?\b|我的?(?:新)?邮箱",
+    "employer": r"\bi (?:now )?work (?:at|for)\b|\bmy (?:new )?(?:job|employer)\b|我在.{1,12}(?:工作|上班)",
+    "name": r"\bmy name is\b|\bcall me\b|我叫|我的名字是",
+}.items()}
+#: "I prefer blue for the slide theme", "use tabs in every Go file": a preference for one purpose
+_PREFERENCE_FOR = re.compile(r"\b(?:prefer|prefers|like|likes|want|wants|use|uses)\b[^.;!?]{1,40}?\b(?:for|in|on) "
+                             r"(?:the |my |our |all |every |each |any )*([a-z]+(?: [a-z]+)?)", re.I)
+#: "my favourite colour is", "my preferred airline is", "我最喜欢的颜色是": the attribute is the words in between
+_FAVOURITE = re.compile(r"\bmy (?:new |current )?(?:favou?rite|preferred) ([a-z]+(?: [a-z]+)?)\b|"
+                        r"我(?:现在)?最喜欢的([一-鿿]{1,4}?)(?:是|变成|换成)", re.I)
+#: attribute words said differently in the two languages, for the favourite-thing slot
+_SAME_ATTRIBUTE = {"color": "colour", "颜色": "colour", "colour": "colour", "食物": "food", "菜": "food",
+                   "饮料": "drink", "歌": "song", "歌曲": "song", "电影": "movie", "film": "movie", "书": "book",
+                   "运动": "sport", "城市": "city", "动物": "animal", "季节": "season", "水果": "fruit"}
+
+
+def attributes(text: str) -> set[str]:
+    """The single-valued attributes a statement sets: "residence", "favourite:colour", "exclusive:0" ..."""
+    found = {name for name, pattern in ATTRIBUTES.items() if pattern.search(text)}
+    for m in _FAVOURITE.finditer(text):
+        word = (m.group(1) or m.group(2) or "").lower().split(" ")[0]
+        found.add("favourite:" + _SAME_ATTRIBUTE.get(word, word))
+    for m in _PREFERENCE_FOR.finditer(text):
+        found.add("for:" + m.group(1).lower())
+    found |= {f"exclusive:{group}" for group in exclusive_terms(text)}
+    return found

@@ -43,6 +43,9 @@ PREFERENCE = _rx(
     r"\bi (?:really |strongly |generally |usually |always |would )?(?:prefer|like|love|enjoy|hate|dislike|want|need|favou?r)\b",
     r"\bi(?:'d| would) rather\b", r"\bmy (?:favou?rite|preferred|preference)\b",
     r"\b(?:please )?(?:always|never) (?:use|print|send|call|write|reply|show|give|make|book|put|format)\b",
+    # a standing instruction: it holds for every case of a kind, from now on ("for all test runs", "in every Go file")
+    r"\b(?:for|in|on|to|with) (?:all|every|each|any) (?:of (?:the|my|our) )?\w+", r"\b(?:always|never)\b",
+    r"\bevery (?:time|month|week|day|morning|evening)\b", r"以后都", r"每次", r"所有.{0,6}都",
     r"\bdon'?t (?:ever )?(?:use|send|call|print|show|give|book)\b", r"\bi'?m (?:allergic|vegetarian|vegan)\b",
     r"\bthe user (?:really |strongly )?(?:prefers|likes|loves|wants|needs|hates|dislikes|always|never)\b",
     r"用户(?:更|比较|很|最)?(?:喜欢|偏好|希望|想要|讨厌)",
@@ -129,6 +132,9 @@ REQUEST = _rx(
     r"(?:发给|寄给|转给|抄送|交给)\s*\S", r"(?:再|还是|照旧|照样|跟上次一样|和上次一样|老样子)",
     # a format named next to the action, with no one said to have done it: "季度总结也横向打印"
     r"^(?!\s*(?:我|你|他|她|它|我们|你们|他们|她们|大家))[^。！？]{0,20}"
+    # a format named for a thing, with no verb: "Landscape for the summary too.", "Portrait orientation for the slides"
+    r"^\s*(?:landscape|portrait|a[345]|duplex|double-sided|single-sided|bold|pdf|markdown)\b[\w ]{0,20}?\bfor "
+    r"(?:the|this|that|my|our|all|every|each) \w+",
     r"(?:(?:横向|纵向|竖向|双面|单面|彩色|黑白|加粗)\s*(?:打印|印|排版|显示|保存|导出)|"
     r"(?:打印|印|排版|保存|导出)\S{0,3}(?:横向|纵向|竖向|双面|单面|彩色|黑白))",
 )

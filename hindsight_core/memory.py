@@ -264,13 +264,14 @@ class Hindsight:
 
         The engine fuses a dense and a keyword channel and rescores by retention,
         consolidation, supersession and the dates the query names (the formula is
-        in `hindsight_core.recall.plan.ranking_formula`). A memory whose retention
-        has faded below the threshold comes back only when the query cues it
-        strongly, unless `include_faded`. With `reinforce`, each returned memory that
-        the query cued (a shared keyword, or close by meaning: `recall.plan.cued`)
-        counts as recalled (see `decay`); one that only filled a slot is not
-        strengthened. `where` is an extra predicate on each
-        candidate record (e.g. on metadata), applied to the engine's results.
+        in `hindsight_core.recall.plan.ranking_formula`). Recall never hides: a
+        store holding k memories in scope returns k, however faded; decay only
+        moves a memory down (`include_faded` is kept for compatibility and changes
+        nothing). With `reinforce`, each returned memory that the query cued (a
+        shared keyword, or close by meaning: `recall.plan.cued`) counts as
+        recalled (see `decay`); one that only filled a slot is not strengthened.
+        `where` is an extra predicate on each candidate record (e.g. on
+        metadata), applied to the engine's results.
         """
         user = self._user(user_id)
         limits = self.config.limits
@@ -282,19 +283,19 @@ class Hindsight:
                        agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
-        spare = _SPARE + (4 * k if where is not None else 0)
+        spare = _SPARE + k + (4 * k if where is not None else 0)  # the collapse of knowledge and episodes uses up to k
+        priors = recall_plan.time_priors(clean, now)
         request = recall_plan.build_request(
             query_vector, clean, recall=cfg, decay=self.config.decay, episode_weight=self.config.semantic.episode_weight,
             now=now, scope=scope, limit=k + spare, min_similarity=cfg.min_similarity,
-            multilingual_dense=bool(getattr(self.embedder, "multilingual", False)),
-            priors=recall_plan.time_priors(clean, now))
+            multilingual_dense=bool(getattr(self.embedder, "multilingual", False)), priors=priors)
         with self._locked(user):
             if not self._open(user, create=False):
                 return RecallResults()
             found = self.store.search(user, request)
             results = recall_plan.select(found, request, query_vector, clean, now=now, decay=self.config.decay,
-                                         recall=cfg, episode_weight=self.config.semantic.episode_weight, k=k,
-                                         include_faded=include_faded)
+                                         recall=cfg, episode_weight=self.config.semantic.episode_weight,
+                                         priors=priors)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
             report = None

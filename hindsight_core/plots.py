@@ -59,8 +59,8 @@ def retention_path(rate: float, days: float, *, reinforce_on: Iterable[float] = 
     Follows `hindsight_core.decay` and `Hindsight.recall` exactly: a recall
     restarts the curve at `confidence`, and a spaced one (`min_spacing_hours`
     after the previous recall, or after the writing) also divides the rate by
-    `1 + reinforcement·n`. A recall on a day when the memory has faded below
-    the recall threshold does not count, because recall would not return it.
+    `1 + reinforcement·n`. Recall never hides a faded memory, so every recall
+    that cues it counts, however far it has faded.
     Returns (day, retention) arrays sampled every 1/`points_per_day` day (whole
     days exactly); at each counted recall the day appears twice (just before and
     just after), so a plotted line jumps straight up.
@@ -78,9 +78,6 @@ def retention_path(rate: float, days: float, *, reinforce_on: Iterable[float] = 
     segments = [(0.0, 0.0, 0)]
     for day in recalls:
         _, last, spaced = segments[-1]
-        rate_now = decay_math.effective_rate(rate, spaced, decay.reinforcement)
-        if decay_math.retention(confidence, rate_now, day - last) < decay.retention_threshold:
-            continue
         is_spaced = decay_math.is_spaced(_EPOCH + timedelta(days=last), _EPOCH + timedelta(days=day),
                                          decay.min_spacing_hours)
         segments.append((day, day, spaced + int(is_spaced)))

@@ -14,10 +14,13 @@ Nothing here touches storage; `Hindsight` applies the plans atomically.
   before anything is written.
 - **Duplicates**: a new memory at least `duplicate_similarity` similar to an
   active one, or equal after normalisation, is merged into it (confirmations+1).
-- **Conflicts**: a new *exclusive* statement (a preference, a correction, an
-  attribute such as an address) about the same thing as an older one, with a
-  different value, supersedes it: the old one keeps living with lower
-  confidence and `superseded_by` set. The cues are in `hindsight_core.cues`.
+- **Conflicts**: a new statement of the user's that sets the same single-valued
+  attribute as an older one (where they live, a favourite colour, landscape or
+  portrait; `cues.attributes`) to a different value supersedes it: the old one
+  keeps living with lower confidence and `superseded_by` set.
+- **Groups hold only what the user states**: preferences, facts, corrections
+  and requests with a parameter, never questions, greetings or chit-chat, and
+  never an agent's or a tool's words (`consolidation_candidates`).
 """
 
 from __future__ import annotations
@@ -33,11 +36,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .config import SemanticConfig
-from .cues import CHANGE_MARKER_TOKENS, CHANGE_MARKERS, EXCLUSIVE_STATEMENT, exclusive_clash
-from .gate import SOURCE_TRUST
+from .cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
+from .gate import strip_speaker
 from .summary import extractive_summary
 from .text import keyword_tokens
-from .types import EventType, Layer, MemoryRecord, Status
+from .types import EventType, Layer, MemoryRecord, Source, Status
 
 def normalise_for_duplicates(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
@@ -64,40 +67,59 @@ def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticC
         lexical_overlap(content_tokens(new_text), content_tokens(old_text)) >= cfg.duplicate_overlap
 
 
-def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
-    """Whether `new` states a different value for the same exclusive attribute as `old`.
+#: event types that state something about the user that can repeat (and so become knowledge) or change
+STANDING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.value, EventType.FACT.value,
+                            EventType.REQUEST.value})
+_QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|where|when|how|why|do|does|did|is|are|can|"
+                       r"could|would|will|should|have|has)\b", re.I)
 
-    Exclusive statements are preferences ("I prefer", "最喜欢"), standing rules
-    ("from now on", "always") and single-valued attributes ("my address is",
-    "住在"); a statement marked as a change ("actually", "now", "现在", "改成")
-    or classed as a correction may supersede any older statement on the same
-    subject. Two statements using different members of one group of exclusive
-    terms (`cues.EXCLUSIVE_TERMS`: landscape / portrait, 横向 / 纵向) set the same
-    attribute to different values, whatever words they share: then the new one,
-    if exclusive or marked as a change, supersedes the old one (a preference or
-    a request alike) at `correction_similarity`. Events ("I went to Paris")
-    never supersede each other.
+
+def is_question(text: str) -> bool:
+    """A question states nothing: it neither becomes knowledge nor replaces what was said."""
+    return bool(_QUESTION.search(strip_speaker(text)))
+
+
+def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
+    """Whether `new` sets a different value for one of the single-valued attributes `old` sets.
+
+    Both must be the user's own statements (text from an agent or a tool is data:
+    it never replaces what the user said) and neither a question. They must set
+    the same attribute (`cues.attributes`: where the user lives, a phone number,
+    a favourite colour, a group of exclusive values such as landscape / 纵向,
+    in either language), and differ on it: two exclusive values of the group
+    (`cues.exclusive_clash`), or, for other attributes, words only one side
+    has. Near-duplicates confirm, never supersede. Events ("I went to Paris")
+    and follow-up tasks ("Run the integration tests now") set no attribute, so
+    they never supersede anything. `similarity` is not consulted: a fixed cosine
+    cut-off on one model's scale says nothing about the same slot.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return False
-    if SOURCE_TRUST[new.source] < SOURCE_TRUST[old.source]:  # a tool cannot overrule what the user said
+    if new.source is not Source.USER or old.source is not Source.USER:
         return False
-    changed = bool(CHANGE_MARKERS.search(new.raw_content)) or new.event_type == EventType.CORRECTION.value
-    new_exclusive = bool(EXCLUSIVE_STATEMENT.search(new.raw_content))
-    old_exclusive = bool(EXCLUSIVE_STATEMENT.search(old.raw_content))
-    clash = exclusive_clash(new.raw_content, old.raw_content) is not None
-    if not (new_exclusive or changed) or not (old_exclusive or changed or clash):
+    if new.event_type not in STANDING_TYPES or old.event_type not in STANDING_TYPES:  # events never supersede
         return False
-    if similarity < (cfg.correction_similarity if changed or clash else cfg.conflict_similarity):
+    if is_question(new.raw_content) or is_question(old.raw_content):
         return False
-    if is_duplicate(new.raw_content, old.raw_content, similarity, cfg):
+    shared = attributes(strip_speaker(new.raw_content)) & attributes(strip_speaker(old.raw_content))
+    if not shared:
         return False
-    if clash:
+    if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
+        return False
+    if exclusive_clash(new.raw_content, old.raw_content) is not None:
         return True
-    mine, theirs = content_tokens(new.raw_content), content_tokens(old.raw_content)
-    # the same attribute (shared words) with a different value (words only one side has)
-    shared = len(mine & theirs) / max(1, min(len(mine), len(theirs)))
-    return shared >= cfg.conflict_overlap and bool(mine - theirs) and bool(theirs - mine)
+    if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
+        return False
+    mine, theirs = _value_words(new.raw_content), _value_words(old.raw_content)
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+def _value_words(text: str) -> set[str]:
+    """The words that can carry an attribute's value: content words, digits and the text's values."""
+    words = content_tokens(strip_speaker(text))
+    for values in value_slots(text).values():
+        words |= set(values)
+    return words
 
 
 #: CJK characters too common to say what a group is about ("我", "的", "了" ...)
@@ -111,9 +133,10 @@ _NOT_TOPICS = frozenset(keyword_tokens(
 
 
 def _topic_tokens(text: str) -> set[str]:
-    """Keyword tokens that can name a topic: no change markers, no dates or numbers, CJK bigrams of content characters."""
+    """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers; CJK bigrams of content
+    characters."""
     out = set()
-    for token in keyword_tokens(text):
+    for token in keyword_tokens(strip_speaker(text)):
         if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token.isdigit():
             continue
         if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
@@ -154,10 +177,18 @@ class Group:
 
 
 def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
-    """Indices of the episodes that may still be consolidated."""
+    """Indices of the episodes that may still be consolidated.
+
+    Only what the user stated and can state again: a preference, a fact, a
+    correction, a request with its parameter (`STANDING_TYPES`), said by the
+    user (an agent's or a tool's words never become the user's knowledge),
+    active, not yet consolidated or superseded, and not a question. Greetings,
+    thanks, questions back and chit-chat never group.
+    """
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
-            and not r.superseded_by]
+            and not r.superseded_by and r.source is Source.USER and r.event_type in STANDING_TYPES
+            and not is_question(r.raw_content)]
 
 
 def _span_days(records: Sequence[MemoryRecord]) -> float:
@@ -167,12 +198,28 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 
 
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
-    """The members of `indices` that use their topic word (`shared_topic`), in the same order."""
-    topic = shared_topic([records[i] for i in indices])
+    """The members of `indices` that state the same thing as the leader (the first): they use the group's topic
+    word (`shared_topic`), are of the leader's kind (a request with requests, a preference with preferences or
+    requests) and name no exclusive value the leader contradicts (landscape with landscape, never portrait)."""
+    leader = records[int(indices[0])]
+    kinds = _KINDS_WITH.get(leader.event_type, {leader.event_type})
+    indices = np.asarray([i for i in indices if records[i].event_type in kinds and
+                          exclusive_clash(leader.raw_content, records[i].raw_content) is None], dtype=np.int64)
+    topic = shared_topic([records[i] for i in indices]) if len(indices) else None
     if topic is not None:
         indices = np.asarray([i for i in indices if topic in _topic_tokens(records[i].raw_content)], dtype=np.int64)
     members = [records[i] for i in indices]
+    if not members:
+        return Group((), 0, 0.0, None)
     return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members), topic)
+
+
+#: which kinds of episode state the same thing as a leader of each kind
+_KINDS_WITH = {EventType.PREFERENCE.value: {EventType.PREFERENCE.value, EventType.REQUEST.value,
+                                            EventType.CORRECTION.value},
+               EventType.REQUEST.value: {EventType.REQUEST.value, EventType.PREFERENCE.value},
+               EventType.CORRECTION.value: {EventType.CORRECTION.value, EventType.PREFERENCE.value},
+               EventType.FACT.value: {EventType.FACT.value}}
 
 
 def qualifies(group: Group, cfg: SemanticConfig) -> bool:

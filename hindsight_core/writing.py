@@ -16,7 +16,7 @@ import numpy as np
 
 from .config import SemanticConfig
 from .store.base import Hit, MemoryStore, Scope
-from .semantic import is_conflict, is_duplicate
+from .semantic import consolidation_candidates, is_conflict, is_duplicate
 from .types import Layer, MemoryRecord, Status
 
 
@@ -46,8 +46,11 @@ NEIGHBOURS = 20
 
 
 def neighbour_floor(cfg: SemanticConfig) -> float:
-    """The lowest cosine any write rule looks at: neighbours below it cannot matter."""
-    return min(cfg.correction_similarity, cfg.conflict_similarity, cfg.group_similarity)
+    """The lowest cosine a write rule looks at. Supersession reads what two statements say, not their cosine
+    (`semantic.is_conflict`), so with conflicts on every one of the nearest neighbours is looked at."""
+    if cfg.detect_conflicts:
+        return -1.0
+    return min(cfg.duplicate_similarity, cfg.group_similarity)
 
 
 def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np.ndarray,
@@ -86,7 +89,8 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
                 _record_change(plan, old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
                                                 superseded_by=record.id))
                 plan.superseded.append(old.id)
-            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by:
+            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by \
+                    and consolidation_candidates([record]):  # what the user states again, not a question or a tool
                 _record_change(plan, old.evolve(confirmations=old.confirmations + 1,
                                                 last_confirmed=max(record.timestamp,
                                                                    old.last_confirmed or old.timestamp)))

@@ -3,21 +3,21 @@
 One query, run inside the engine (Qdrant Edge or a Qdrant server):
 
 1. two prefetches over the user's memories in scope: dense (cosine of the
-   embeddings, at least `min_similarity`) and keyword (BM25 with IDF), each
-   `candidates_per_channel` deep;
+   embeddings) and keyword (BM25 with IDF), each `candidates_per_channel` deep;
+   no similarity floor by default (`min_similarity`), so a store that holds k
+   memories in scope answers k;
 2. weighted reciprocal-rank fusion of the two, Σ w_c / (rrf_k + rank_c) with
    ranks counted from 0 as Qdrant does (`rrf_k`, per-language weights:
    a dense channel that cannot read the query's language is turned down);
-3. rescoring by `ranking_formula`: retention, recall weight and the time prior
-   multiply the fused score, so the top-k comes back already ranked.
+3. rescoring by `ranking_formula`: bounded, positive priors (retention, the
+   recall weight of consolidated or superseded memories, the dates the query
+   names) multiply the fused score, so the top-k comes back already ranked.
 
-Two probes in the same batch return each channel's own top `cue_rank`. Then,
-on the few results only (`select`): a memory whose retention has faded below
-the threshold is kept only if it is strongly cued, i.e. in a channel's top
-`cue_rank` *and* holding at least `cue_coverage` of the query's keywords
-or at least `cue_similarity` close to it by meaning (Bjork's retrieval strength: a faded memory needs a strong cue);
-a superseded memory never stands above the one that replaced it; standing
-knowledge comes before episodes.
+Recall never hides a memory in scope: decay, consolidation and supersession
+change where a memory ranks, not whether it can come back. Then, on the few
+results only: explanations (`select`); a replacement never stands below what it
+superseded, and knowledge and the episodes it was drawn from are collapsed to
+whichever ranks first (`final_order`).
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ class TimePrior:
     strength: float = 1.0
 
 
+def recall_weight(is_consolidated: float, is_superseded: float, episode_weight: float,
+                  superseded_weight: float) -> float:
+    """weight = e^is_consolidated · σ^is_superseded: a product of factors in (0, 1], never zero or below."""
+    return (episode_weight ** is_consolidated) * (superseded_weight ** is_superseded)
+
+
 def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float,
                     priors: Sequence[TimePrior] = ()) -> f.Expr:
     """final = fused · weight · (1 − ρ + ρ·retention) · time, computed by the engine per point.
@@ -53,13 +59,15 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
         elapsed   = max(0, now − reinforced_days)                 (days)
         λ_eff     = decay_rate / (1 + β · spaced_recalls)
         retention = confidence · exp(−λ_eff · elapsed)
-        weight    = 1 − (1 − e)·is_consolidated − (1 − σ)·is_superseded
+        weight    = (1 − (1 − e)·is_consolidated) · (1 − (1 − σ)·is_superseded)
         time      = 1 + τ · Σ_h s_h · exp(−½ · ((ts_days − c_h) / w_h)²)
 
     with ρ = `recall.retention_influence`, β = `decay.reinforcement`,
     e = `episode_weight` (episodes already consolidated into knowledge),
     σ = `recall.superseded_weight`, τ = `recall.time_prior_weight` and one
-    term per time prior h (centre c_h, width w_h, strength s_h).
+    term per time prior h (centre c_h, width w_h, strength s_h). Every factor is
+    positive (e, σ > 0 and ρ < 1 are checked by the config): a prior moves a
+    memory down, it never takes it out.
     """
     elapsed = f.maximum(f.const(0.0), f.add(f.const(pts.epoch_days(now)), f.neg(f.var("reinforced_days"))))
     rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement),
@@ -67,17 +75,30 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
     retention = f.mul(f.var("confidence"), f.exp(f.neg(f.mul(rate, elapsed))))
     rho = recall.retention_influence
     terms = [f.var(f.SCORE),
-             f.add(f.const(1.0), f.mul(f.const(-(1.0 - episode_weight)), f.var("is_consolidated")),
-                   f.mul(f.const(-(1.0 - recall.superseded_weight)), f.var("is_superseded"))),
+             f.add(f.const(1.0), f.mul(f.const(-(1.0 - episode_weight)), f.var("is_consolidated"))),
+             f.add(f.const(1.0), f.mul(f.const(-(1.0 - recall.superseded_weight)), f.var("is_superseded"))),
              f.add(f.const(1.0 - rho), f.mul(f.const(rho), retention))]
     if priors and recall.time_prior_weight > 0:
-        bumps = []
-        for prior in priors:
-            z = f.div(f.add(f.var("ts_days"), f.const(-prior.center_days)), f.const(max(prior.scale_days, 1e-3)))
-            bumps.append(f.mul(f.const(recall.time_prior_weight * prior.strength),
-                               f.exp(f.mul(f.const(-0.5), z, z))))
-        terms.append(f.add(f.const(1.0), *bumps))
+        terms.append(time_factor(priors, recall.time_prior_weight))
     return f.mul(*terms)
+
+
+def time_factor(priors: Sequence[TimePrior], weight: float) -> f.Expr:
+    """1 + τ · Σ_h s_h · exp(−½ · ((ts_days − c_h) / w_h)²): at least 1."""
+    bumps = []
+    for prior in priors:
+        z = f.div(f.add(f.var("ts_days"), f.const(-prior.center_days)), f.const(max(prior.scale_days, 1e-3)))
+        bumps.append(f.mul(f.const(weight * prior.strength), f.exp(f.mul(f.const(-0.5), z, z))))
+    return f.add(f.const(1.0), *bumps)
+
+
+def time_factor_of(record: MemoryRecord, priors: Sequence[TimePrior], weight: float) -> float:
+    """The same factor for one record, for explanations."""
+    if not priors or weight <= 0:
+        return 1.0
+    ts = pts.epoch_days(record.timestamp)
+    return 1.0 + sum(weight * p.strength * float(np.exp(-0.5 * ((ts - p.center_days) / max(p.scale_days, 1e-3)) ** 2))
+                     for p in priors)
 
 
 def has_cjk(text: str) -> bool:
@@ -93,21 +114,20 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool) 
 
 
 def build_request(query_vector: np.ndarray, query_text: str, *, recall: RecallConfig, decay: DecayConfig,
-                  episode_weight: float, now: datetime, scope: Scope, limit: int, min_similarity: float,
+                  episode_weight: float, now: datetime, scope: Scope, limit: int, min_similarity: float | None,
                   multilingual_dense: bool, priors: Sequence[TimePrior] = ()) -> SearchRequest:
+    """One fused query: a dense and (when the query has keywords) a BM25 prefetch, ranked by the formula."""
     dense_w, keyword_w = channel_weights(query_text, recall, multilingual_dense)
     terms = pts.query_terms(query_text)
     depth = recall.candidates_per_channel
     channels = [Channel(pts.DENSE, np.asarray(query_vector, dtype=np.float32).tolist(), depth, min_similarity)]
     weights = [dense_w]
-    probes = [Channel(pts.DENSE, channels[0].vector, recall.cue_rank, min_similarity)]
     if terms[0]:
         channels.append(Channel(pts.SPARSE, terms, depth))
         weights.append(keyword_w)
-        probes.append(Channel(pts.SPARSE, terms, recall.cue_rank))
     return SearchRequest(channels=tuple(channels), weights=tuple(weights), rrf_k=recall.rrf_k,
                          formula=ranking_formula(now, decay, recall, episode_weight, priors),
-                         limit=limit, scope=scope, probes=tuple(probes))
+                         limit=limit, scope=scope)
 
 
 def retention_now(hit: Hit, now: datetime, decay: DecayConfig) -> float:
@@ -132,35 +152,42 @@ def notes(record: MemoryRecord) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _ranks(values: Sequence[float]) -> list[int | None]:
+    """1-based rank of each value among the candidates (highest first); None where the value is 0."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    ranks: list[int | None] = [None] * len(values)
+    for position, i in enumerate(order):
+        ranks[i] = position + 1 if values[i] > 0 else None
+    return ranks
+
+
 def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarray, query_text: str, *,
-           now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float, k: int,
-           include_faded: bool) -> list[ScoredMemory]:
-    """The engine's ranked hits as results: cue check on faded memories, explanations, final order."""
-    dense_probe = result.probes[0] if result.probes else []
-    keyword_probe = result.probes[1] if len(result.probes) > 1 else []
-    dense_rank = {m: i + 1 for i, m in enumerate(dense_probe)}
-    keyword_rank = {m: i + 1 for i, m in enumerate(keyword_probe)}
+           now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float,
+           priors: Sequence[TimePrior] = ()) -> list[ScoredMemory]:
+    """The engine's ranked hits as results, each with its explanation; nothing is taken out.
+
+    The channel ranks in an explanation are ranks among the candidates the engine
+    returned (by cosine, by the share of the query's keywords a memory holds).
+    """
     query_terms = set(pts.query_terms(query_text)[0])
     qv = np.asarray(query_vector, dtype=np.float32)
+    cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in result.hits]
+    coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in result.hits]
+    dense_ranks, keyword_ranks = _ranks(cosines), _ranks(coverages)
     out: list[ScoredMemory] = []
-    for hit in result.hits:
+    for i, hit in enumerate(result.hits):
         record = hit.record
         retention = retention_now(hit, now, decay)
-        cosine = float(hit.vector @ qv) if hit.vector is not None else 0.0
-        coverage = len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0
-        strongly_cued = (record.id in keyword_rank and coverage >= recall.cue_coverage) or \
-                        (record.id in dense_rank and cosine >= recall.cue_similarity)
-        if retention < decay.retention_threshold and not include_faded and not strongly_cued:
-            continue  # faded and only weakly cued: it stays stored, but out of results and prompts
-        weight = (1.0 - (1.0 - episode_weight) * (1.0 if record.consolidated_into else 0.0)
-                  - (1.0 - recall.superseded_weight) * (1.0 if record.superseded_by else 0.0))
-        prior = weight * (1.0 - recall.retention_influence + recall.retention_influence * retention)
+        weight = recall_weight(1.0 if record.consolidated_into else 0.0, 1.0 if record.superseded_by else 0.0,
+                               episode_weight, recall.superseded_weight)
+        prior = weight * (1.0 - recall.retention_influence + recall.retention_influence * retention) * \
+            time_factor_of(record, priors, recall.time_prior_weight)
+        faded = ("faded",) if retention < decay.retention_threshold else ()
         explanation = Explanation(
-            dense_rank=dense_rank.get(record.id), dense_similarity=cosine,
-            keyword_rank=keyword_rank.get(record.id), keyword_score=coverage, recency_rank=None,
-            fused=hit.score / prior if prior > 0 else 0.0, retention=retention, layer=record.layer.value,
-            final=hit.score, weight=weight, notes=tuple(notes(record)) + (("strongly cued",) if retention <
-                                                                          decay.retention_threshold else ()))
+            dense_rank=dense_ranks[i], dense_similarity=cosines[i], keyword_rank=keyword_ranks[i],
+            keyword_score=coverages[i], recency_rank=None, fused=hit.score / prior if prior > 0 else 0.0,
+            retention=retention, layer=record.layer.value, final=hit.score, weight=weight,
+            notes=tuple(notes(record)) + faded)
         out.append(ScoredMemory(record, hit.score, retention, explanation))
     return out
 
@@ -175,8 +202,25 @@ def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
 
 
 def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
-    """The top k, a replacement always above what it superseded, standing knowledge first."""
-    top = results[:k]
+    """The top k: knowledge and its episodes collapsed, a replacement always above what it superseded.
+
+    Where a semantic memory and episodes it was drawn from would both be among
+    the results, the knowledge stands for them at the place of the first of
+    them, and the next result moves up: the prompt gets what the episodes show
+    once, not five times. Consolidation never costs an episode its place
+    otherwise (episodes keep their full weight by default).
+    """
+    by_id = {r.memory.id: r for r in results}
+    kept: list[ScoredMemory] = []
+    placed: set[str] = set()
+    for r in results:
+        knowledge = by_id.get(r.memory.consolidated_into or "")
+        chosen = knowledge if knowledge is not None and knowledge.memory.layer is Layer.SEMANTIC else r
+        if chosen.memory.id in placed:
+            continue
+        placed.add(chosen.memory.id)
+        kept.append(chosen)
+    top = kept[:k]
     position = {r.memory.id: i for i, r in enumerate(top)}
     for i, r in enumerate(list(top)):
         newer = r.memory.superseded_by
@@ -184,7 +228,7 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
             j = position[newer]
             top[i], top[j] = top[j], top[i]
             position = {x.memory.id: n for n, x in enumerate(top)}
-    return sorted(top, key=lambda r: not (r.memory.layer is Layer.SEMANTIC and not r.memory.superseded_by))
+    return top
 
 
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:

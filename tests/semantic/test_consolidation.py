@@ -60,8 +60,12 @@ def test_landscape_episodes_become_knowledge_recalled_first(manual_memory, clock
     results = manual_memory.recall("How should I print the quarterly report?", user_id="alice")
     assert results[0].memory.id == knowledge.id
     assert "semantic" in str(results[0].explanation) and "knowledge from 5 episodes" in str(results[0].explanation)
-    episode_result = next(r for r in results if r.memory.layer is Layer.EPISODIC)
-    assert episode_result.explanation.weight == 0.5 and "consolidated into" in str(episode_result.explanation)
+    # the knowledge stands for its episodes: none of them fills another place beside it ...
+    assert not any(r.memory.consolidated_into == knowledge.id for r in results)
+    # ... and each stays as findable as it was (full weight) when asked for on its own
+    episode_result = manual_memory.recall("How should I print the quarterly report?", user_id="alice",
+                                          layers=["episodic"])[0]
+    assert episode_result.explanation.weight == 1.0 and "consolidated into" in str(episode_result.explanation)
 
 
 def test_below_the_thresholds_nothing_is_made(manual_memory, clock):

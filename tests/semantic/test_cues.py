@@ -7,13 +7,15 @@ from hindsight_core import consensus, cues, semantic
 
 def test_one_module_holds_the_cues():
     assert consensus.polarity is cues.polarity and consensus.value_slots is cues.value_slots
-    assert semantic.CHANGE_MARKERS is cues.CHANGE_MARKERS and semantic.EXCLUSIVE_STATEMENT is cues.EXCLUSIVE_STATEMENT
+    assert semantic.attributes is cues.attributes and semantic.exclusive_clash is cues.exclusive_clash
     assert not hasattr(semantic, "EXCLUSIVE") and not hasattr(consensus, "EXCLUSIVE")  # the clashing name is gone
 
 
 @pytest.mark.parametrize("a, b, reason", [
     ("Print it in landscape.", "From now on, portrait please.", "exclusive terms: landscape vs portrait"),
-    ("报告用A4横向打印", "以后改成纵向打印", "exclusive terms: 横向 vs 纵向"),
+    ("报告用A4横向打印", "以后改成纵向打印", "exclusive terms: landscape vs portrait"),
+    ("以后所有报表都用A4纸横向打印", "Actually, print everything in portrait from now on.",
+     "exclusive terms: landscape vs portrait"),  # across languages
     ("Window seat, please.", "I'd like an aisle seat.", "exclusive terms: window vs aisle"),
     ("Print it in landscape.", "Landscape again.", None),
     ("Print it in landscape on A4.", "Portrait and landscape both work.", None),  # b uses both: no clash
@@ -32,3 +34,17 @@ def test_exclusive_statement(text, exclusive):
 
 def test_zh_number():
     assert [cues.zh_number(t) for t in ("一", "十", "十二", "二十三", "7", "x")] == [1, 10, 12, 23, 7, None]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My home address is 12 Baker Street, London.", {"residence"}),
+    ("I moved to 5 Rue de Rivoli.", {"residence"}),
+    ("我住在上海", {"residence"}),
+    ("My favourite colour is green.", {"favourite:colour", "exclusive:9"}),
+    ("I prefer red for the slide theme.", {"for:slide theme", "exclusive:9"}),
+    ("Run the integration tests now.", set()),                        # a task sets no attribute
+    ("I played basketball with friends.", set()),
+    ("What movie will you watch tonight?", set()),
+])
+def test_attributes_name_the_slot_a_statement_sets(text, expected):
+    assert cues.attributes(text) == expected

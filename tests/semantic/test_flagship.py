@@ -47,10 +47,6 @@ NO_GROUP_MINILM = {
           "requests (which it puts at 1.0 from each other), below group_similarity 0.7, so only 4 of the 5 "
           "occurrences group (min_episodes 5)",
 }
-PORTRAIT_UNCUED_MINILM = ("all-MiniLM-L6-v2 puts 'From now on, portrait please.' at cosine 0.13 from the question "
-                          "and 0.26-0.42 from the landscape requests, and the two share no keyword: nothing links the "
-                          "change to printing unless the turn is stored with the exchange it answers")
-
 
 @pytest.fixture(scope="module")
 def e5_embedder():
@@ -122,7 +118,6 @@ def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang,
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_change_of_mind_wins(request, lang, embedder, clock):
-    xfail_if(request, {("minilm", "en"): PORTRAIT_UNCUED_MINILM})
     scenario = SCENARIOS[lang]
     with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
         old = five_days(memory, clock, scenario["days"])
