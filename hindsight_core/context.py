@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .errors import ContextBudgetError, InvalidInputError
 from .formatting import DEFAULT_HEADER, format_for_prompt
+from .gate import asks_for_nothing
 from .tokens import Tokenizer, default_tokenizer
 from .types import Layer, ScoredMemory
 from .working.window import ContextBudget, Window, WorkingMemory
@@ -110,10 +111,16 @@ def memory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, m
                  **recall_options: Any) -> MemoryBlock:
     """The top-`k` memories for `query`, semantic first, as a `format_for_prompt` block of at most `max_tokens`.
 
+    A turn that asks for nothing (a greeting, thanks, "ok": `gate.asks_for_nothing`)
+    gets no block: recall never hides, so keeping noise out of the prompt is done
+    here, by what the turn says, not by a similarity cut-off.
+
     For callers that manage their own message history (and so need no
     `WorkingMemory`); `recall_options` go to `Hindsight.recall`.
     """
     count = (tokenizer or default_tokenizer()).count
+    if asks_for_nothing(query):
+        return MemoryBlock("", (), 0)
     memories = semantic_first(memory.recall(query, user_id=user_id, k=k, **recall_options))
 
     def cost(chosen: list[ScoredMemory]) -> int:

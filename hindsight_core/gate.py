@@ -188,6 +188,12 @@ def content_words(text: str) -> int:
     return len(words) + (len(cjk_rest) + 1) // 2
 
 
+def asks_for_nothing(text: str) -> bool:
+    """A turn that needs no memory: a greeting, thanks, an acknowledgement, emoji, "what time is it"."""
+    body = strip_speaker(text)
+    return bool(TRIVIAL.search(body)) or content_words(body) < 1
+
+
 def is_request(text: str) -> bool:
     """A request that carries a parameter: the shape of an ask (`REQUEST`) and a parameter (`_PARAMETER`).
 

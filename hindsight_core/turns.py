@@ -1,7 +1,11 @@
-"""Conversation turns offered to memory at most once, however often a framework hands them over.
+"""The conversation policy: which turns of a conversation reach memory, and how.
 
-Chat frameworks pass the whole history around at every step, and reload it from
-their own chat store after a restart. `TurnLog` makes offering it idempotent:
+Every interface that writes a conversation (the LangChain middleware, the
+LlamaIndex block, the benchmarks) goes through `TurnLog`, so what they store
+for the same conversation is the same, and the benchmarks measure what adapter
+users get. Chat frameworks pass the whole history around at every step, and
+reload it from their own chat store after a restart; `TurnLog` makes offering
+it idempotent and pairs each turn with the one it answers:
 
     turns = TurnLog(memory)
     turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
@@ -9,9 +13,13 @@ their own chat store after a restart. `TurnLog` makes offering it idempotent:
 
 The rules:
 
-* A turn is one message's text and who said it (the user, the agent). Its
-  digest covers both, so the same words from the user and from the agent are two
-  turns.
+* A turn is one message's text and who said it (the user, the agent), and
+  optionally when. Its digest covers text and speaker, so the same words from
+  the user and from the agent are two turns.
+* Each turn is written with the turn before it in the conversation as its
+  `context` (the turn it answers): "yes, the blue one" is found by what it
+  refers to. The turn before is the previous one in the history offered, or,
+  for the first turn of an offer, the last turn offered in that session.
 * Within one (user, session), a turn is offered to the write gate at most once.
   A turn offered in one session and said again in another is offered again
   there (and, if near-identical, merged into the memory it repeats).
@@ -33,6 +41,7 @@ import asyncio
 import hashlib
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .errors import InvalidInputError
@@ -43,14 +52,18 @@ if TYPE_CHECKING:
 
 #: metadata field holding the digest of the turn a memory was stored from
 TURN_FIELD = "hindsight_turn"
+#: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
+#: unstorable itself, without making the reply to it unstorable too
+CONTEXT_CHARS = 2000
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One message of a conversation: its text and who said it."""
+    """One message of a conversation: its text, who said it, and (optionally) when."""
 
     text: str
     source: Source
+    timestamp: datetime | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -90,6 +103,8 @@ class TurnLog:
         self.memory = memory
         self.metadata_field = metadata_field
         self._seen: dict[tuple[str, str | None], set[str]] = {}
+        #: the last turn offered per (user, session): the context of the next offer's first turn
+        self._last: dict[tuple[str, str | None], str] = {}
         self._lock = threading.Lock()
 
     def _stored_before(self, turn: Turn, user_id: str, session_id: str | None) -> bool:
@@ -119,28 +134,46 @@ class TurnLog:
         with self._lock:
             self._seen.get((user_id, session_id), set()).difference_update(t.digest for t in turns)
 
+    def _contexts(self, turns: Sequence[Turn], user_id: str, session_id: str | None) -> dict[str, str | None]:
+        """Each turn's digest -> the text of the turn before it (the turn it answers), or None."""
+        key = (user_id, session_id)
+        with self._lock:
+            before = self._last.get(key)
+            out: dict[str, str | None] = {}
+            for turn in turns:
+                out.setdefault(turn.digest, before)
+                before = turn.text[-CONTEXT_CHARS:]
+            if turns:
+                self._last[key] = turns[-1].text[-CONTEXT_CHARS:]
+        return out
+
     def offer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
               agent_id: str | None = None) -> list[Offered]:
         """Offer the turns not offered before to the write gate; returns one `Offered` per turn offered now."""
+        turns = list(turns)
         fresh = self._claim(turns, user_id, session_id)
+        contexts = self._contexts(turns, user_id, session_id)
         if not fresh:
             return []
         common = dict(user_id=user_id, session_id=session_id, agent_id=agent_id)
         try:
             try:  # one batch: one embedding call and one store commit
                 results = self.memory.write_many([t.text for t in fresh], sources=[t.source for t in fresh],
-                                                 metadatas=[{self.metadata_field: t.digest} for t in fresh], **common)
+                                                 metadatas=[{self.metadata_field: t.digest} for t in fresh],
+                                                 timestamps=[t.timestamp for t in fresh],
+                                                 contexts=[contexts.get(t.digest) for t in fresh], **common)
                 return [Offered(turn, result) for turn, result in zip(fresh, results)]
             except InvalidInputError:  # one bad turn fails the batch: write them one by one to keep the rest
-                return [self._write_one(turn, common) for turn in fresh]
+                return [self._write_one(turn, contexts.get(turn.digest), common) for turn in fresh]
         except BaseException:
             self._release(fresh, user_id, session_id)  # not written: offer again next time
             raise
 
-    def _write_one(self, turn: Turn, common: dict) -> Offered:
+    def _write_one(self, turn: Turn, context: str | None, common: dict) -> Offered:
         try:
-            return Offered(turn, self.memory.write(turn.text, source=turn.source,
-                                                   metadata={self.metadata_field: turn.digest}, **common))
+            return Offered(turn, self.memory.write(turn.text, source=turn.source, timestamp=turn.timestamp,
+                                                   context=context, metadata={self.metadata_field: turn.digest},
+                                                   **common))
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
 

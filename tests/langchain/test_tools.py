@@ -73,7 +73,8 @@ def test_search_returns_the_memory_block_and_respects_count_and_time(fake_memory
     assert one.count("\n- [") == 1
     recent = search.invoke({"what_am_i_looking_for": "printing reports", "time_range": "last_7_days"})
     assert "A4 landscape" in recent and "duplex" not in recent
-    assert search.invoke({"what_am_i_looking_for": "quantum chromodynamics"}) == "No memories match that."
+    nobody = memory_search_tool(fake_memory, user_id="bob")  # a user with no memories yet
+    assert nobody.invoke({"what_am_i_looking_for": "printing reports"}) == "No memories match that."
 
 
 def test_bad_arguments_come_back_to_the_model_as_text(fake_memory):
