@@ -90,8 +90,9 @@ class Bench:
     baselines: Callable[[], dict[str, dict[str, float]]]
 
 
-def locomo_bench(vectors: E5Vectors, limit: int, max_questions: int | None) -> Bench:
-    conversations, texts, _ = locomo_adapters.prepare(locomo_adapters.DEFAULT_DATA, limit,
+def locomo_bench(vectors: E5Vectors, limit: int, max_questions: int | None,
+                 path: Path = locomo_adapters.DEFAULT_DATA) -> Bench:
+    conversations, texts, _ = locomo_adapters.prepare(path, limit,
                                                       max_questions=max_questions, vectors=vectors)
     column = f"locomo ({len(conversations)} conv)"
 
@@ -107,8 +108,9 @@ def locomo_bench(vectors: E5Vectors, limit: int, max_questions: int | None) -> B
                  hindsight, baselines)
 
 
-def madial_bench(vectors: E5Vectors, language: str, max_questions: int | None) -> Bench:
-    memories, questions = madial.load(madial.DEFAULT_DATA, [language])
+def madial_bench(vectors: E5Vectors, language: str, max_questions: int | None,
+                 path: Path = madial.DEFAULT_DATA) -> Bench:
+    memories, questions = madial.load(path, [language])
     asked = questions[language][:max_questions]
     vectors.warm_queries([t for q in asked for t in (q.last, q.so_far)])
     columns = {mode: f"madial {language} ({mode})" for mode in madial.MODES}
@@ -188,6 +190,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--locomo-limit", type=int, default=2, help="LoCoMo conversations (default 2)")
     parser.add_argument("--max-questions", type=int, default=None,
                         help="only the first N questions of each conversation, madial language, or user")
+    parser.add_argument("--locomo-data", type=Path, default=locomo_adapters.DEFAULT_DATA)
+    parser.add_argument("--madial-data", type=Path, default=madial.DEFAULT_DATA)
     parser.add_argument("--multilingual-data", type=Path, default=MULTILINGUAL)
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--list", action="store_true", help="print the variants and stop")
@@ -209,9 +213,9 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
     benches = []
     for name in args.sets:
         if name == "locomo":
-            benches.append(locomo_bench(vectors, args.locomo_limit, args.max_questions))
+            benches.append(locomo_bench(vectors, args.locomo_limit, args.max_questions, args.locomo_data))
         elif name.startswith("madial-"):
-            benches.append(madial_bench(vectors, name.split("-", 1)[1], args.max_questions))
+            benches.append(madial_bench(vectors, name.split("-", 1)[1], args.max_questions, args.madial_data))
         else:
             benches.append(multilingual_bench(vectors, args.max_questions, args.multilingual_data))
         vectors.save()
