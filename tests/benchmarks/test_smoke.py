@@ -218,6 +218,8 @@ def test_madial_runs_every_arm_and_system_on_the_same_memories(tiny_madial, e5_v
             assert 0 <= systems[madial.HINDSIGHT]["returned_of_10"] <= 3
             # "kite" / "puppy" name their event: e5 on its query side finds both, in either language
             assert systems["e5 dense (query side)"]["recall@5"] == 100.0, (arm, mode)
+    table = "\n".join(render_readme.madial_section(report, ""))
+    assert "| hindsight (defaults) |" in table and "zh-en dialogue R@5" in table and "Write gate: zh-zh stored" in table
 
 
 @pytest.mark.model
@@ -253,6 +255,8 @@ def test_locomo_through_the_adapters_protocol(tiny_locomo, e5_vectors, tmp_path)
     # the parrot question names the parrot: the fusion finds its turn, alone or in its exchange
     for unit in ("turns", "exchanges"):
         assert systems[f"e5+bm25 rrf (query side) over {unit}"]["summary"]["single-hop"]["recall@5"] == 100.0
+    table = "\n".join(render_readme.adapters_section(report, ""))
+    assert f"| {locomo_adapters.HINDSIGHT} |" in table and "| bm25 over exchanges |" in table
 
 
 def test_an_exchange_covers_both_of_its_turns(tiny_locomo):
@@ -283,6 +287,8 @@ def test_ablations_turn_one_mechanism_off_at_a_time(tiny_locomo, tiny_madial, e5
     assert broken["status"] == "unavailable" and "no_such_weight" in broken["reason"]
     assert report["baselines"]["e5+bm25 rrf (query side) over exchanges"].keys() == {"locomo (2 conv)"}
     assert report["baselines"]["e5 dense (query side)"].keys() == columns - {"locomo (2 conv)"}
+    table = "\n".join(render_readme.ablations_section(report, ""))
+    assert "| hindsight no-gate: write gate off (force=True) |" in table and "unavailable: RecallConfig" in table
     with pytest.raises(SystemExit, match="unknown variants"):
         ablations.main(["--variants", "no-such-variant"], vectors=e5_vectors)
 
