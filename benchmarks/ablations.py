@@ -22,6 +22,8 @@ Sets, each through the same harness as its own benchmark:
   `asked` date; a question's recall@5 is the share of its gold memories in the
   top 5 (a knowledge item counts for its episodes).
 
+A run of some variants (`--variants`) keeps the other variants' rows of an
+earlier run over the same sets and questions (the same columns) in `--out`.
 Every figure is recall@5 (percent). The plain baselines (`plain.py`) run once per
 set over the same units; for LoCoMo over single turns and over exchanges.
 """
@@ -72,11 +74,21 @@ VARIANTS: dict[str, Recipe] = {
                                    (tweak("semantic", merge_duplicates=False),)),
     "e5-symmetric": Recipe("queries embedded as passages (E5Embedder(symmetric=True))", symmetric=True),
     "e5-query-side": Recipe("queries on e5's query side (E5Embedder(symmetric=False))", symmetric=False),
-    "all-off": Recipe("every mechanism above off (gate, decay prior, consolidation, supersession, time prior, "
-                      "duplicate merging)",
+    "no-similarity-floor": Recipe("dense similarity floor off (RecallConfig.min_similarity=-3: about 0.02 once "
+                                  "moved onto e5's query scale)", (tweak("recall", min_similarity=-3.0),)),
+    "no-fading-hide": Recipe("faded memories not hidden (DecayConfig.retention_threshold=0)",
+                             (tweak("decay", retention_threshold=0.0),)),
+    "all-off": Recipe("gate, decay prior, consolidation, supersession, time prior and "
+                      "duplicate merging off",
                       (tweak("recall", retention_influence=0.0, time_prior_weight=0.0),
                        tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False)),
                       force=True),
+    "plain": Recipe("all-off, and nothing hidden (no similarity floor, faded memories shown): hindsight as a plain "
+                    "hybrid search",
+                    (tweak("recall", retention_influence=0.0, time_prior_weight=0.0, min_similarity=-3.0),
+                     tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False),
+                     tweak("decay", retention_threshold=0.0)),
+                    force=True),
 }
 
 
@@ -226,6 +238,10 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
         "metric": "recall@5 (percent)", "embedder": vectors.name, "columns": columns,
         "baselines": {}, "variants": {},
     }
+    if args.out.exists():  # a run of some variants keeps the others' rows from a run over the same sets
+        previous = json.loads(args.out.read_text())
+        if previous.get("columns") == columns:
+            report["variants"] = {k: v for k, v in previous.get("variants", {}).items() if k in VARIANTS}
     for bench in benches:
         for system, figures in bench.baselines().items():
             report["baselines"].setdefault(system, {}).update(figures)
