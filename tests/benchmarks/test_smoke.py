@@ -297,3 +297,23 @@ def test_every_variant_builds_a_valid_config():
     for name, recipe in ablations.VARIANTS.items():
         config = recipe.config()
         assert config is None or config != type(config)(), name  # a variant that changes the config changes it
+
+
+def test_a_recipe_forces_writes_and_drops_the_answered_turn():
+    from datetime import datetime, timezone
+
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder, FrozenClock
+
+    memory = Hindsight(location=":memory:", embedder=FakeEmbedder(),
+                       clock=FrozenClock(datetime(2024, 3, 3, tzinfo=timezone.utc)))
+    try:
+        assert Recipe().writer(memory) is memory
+        plain = Recipe(pairing=False).writer(memory).write_many(
+            ["I moved to Porto last spring."], user_id="u", contexts=["Where do you live now?"])[0]
+        paired = memory.write_many(["My sister lives in Lisbon."], user_id="u", contexts=["And your family?"])[0]
+        assert plain.record.context is None and paired.record.context == "And your family?"
+        assert memory.write("Ok, thanks!", user_id="u").record is None  # the gate declines it ...
+        assert Recipe(force=True).writer(memory).write("Ok, thanks!", user_id="u").record is not None  # ... not here
+    finally:
+        memory.close()
