@@ -242,6 +242,7 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
         previous = json.loads(args.out.read_text())
         if previous.get("columns") == columns:
             report["variants"] = {k: v for k, v in previous.get("variants", {}).items() if k in VARIANTS}
+            report["earlier_runs"] = [*previous.get("earlier_runs", []), previous.get("command")]
     for bench in benches:
         for system, figures in bench.baselines().items():
             report["baselines"].setdefault(system, {}).update(figures)

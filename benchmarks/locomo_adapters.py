@@ -256,7 +256,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
                                             args.max_questions, vectors, cache)
     report: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/locomo_adapters.py " + " ".join(sys.argv[1:]),
+        "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.path), "sha256": hashlib.sha256(Path(args.path).read_bytes()).hexdigest(),
                  "conversations": len(conversations), "turns": sum(len(c.turns) for c in conversations),
                  "questions": sum(len(c.questions[:args.max_questions]) for c in conversations)},

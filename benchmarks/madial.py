@@ -11,7 +11,8 @@ with `test-turn` (indices of the assistant turns that need memories),
 translations of the Chinese ones under the same ids and dates (the run checks
 it and reports the share), which gives cross-lingual arms: an arm "en-zh" asks
 the English dialogues over the Chinese memories, scored on the same ids;
-relevant ids missing from the other language's memories are dropped and counted.
+relevant ids missing from the other language's memories are dropped and counted;
+a cross-lingual arm is skipped when the ids do not align.
 
 Each test turn is one question, scored against its dialogue's relevant ids.
 It is asked two ways: `last` = the last user message before the test turn
@@ -297,8 +298,12 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
     vectors.warm_queries([q.last if m == "last" else q.so_far for qs in asked.values() for q in qs
                           for m in args.modes])
     vectors.save()
+    aligned = report["data"].get("alignment", {}).get("aligned", False)
     for arm in args.arms:
         q_lang, m_lang = arm.split("-")
+        if q_lang != m_lang and not aligned:
+            report["arms"][arm] = {"skipped": "the two languages' memory ids do not name the same events"}
+            continue
         print(f"madial {arm} ...", file=sys.stderr, flush=True)
         report["arms"][arm] = run_arm(arm, asked[q_lang], memories[m_lang], vectors, recipe=recipe,
                                       modes=args.modes)
@@ -311,6 +316,9 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
 
 def print_table(report: dict[str, Any]) -> None:
     for arm, result in report["arms"].items():
+        if "skipped" in result:
+            print(f"\nmadial {arm}: skipped ({result['skipped']})")
+            continue
         gate = result.get("write_gate", {})
         print(f"\nmadial {arm}: {result['questions']} questions, {result['memories']} memories"
               + (f", gate stored {gate['stored']}/{gate['offered']}" if gate else ""))

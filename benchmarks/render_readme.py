@@ -201,9 +201,9 @@ def madial_section(report: dict, image_prefix: str) -> list[str]:
              + (f" ({align['shared_ids']} events under the same ids and dates in both)" if align else "")
              + ". Arms are question language → memory language. *last*: asked with the last user message; "
              "*dialogue*: with the dialogue so far. *returned*: results returned when 10 are asked for.", ""]
-    arms = list(report["arms"])
-    systems = list(next(iter(report["arms"].values()))["modes"]["last"]) if arms else []
-    modes = list(next(iter(report["arms"].values()))["modes"]) if arms else []
+    arms = [a for a, r in report["arms"].items() if "modes" in r]
+    systems = list(next(iter(report["arms"][arms[0]]["modes"].values()))) if arms else []
+    modes = list(report["arms"][arms[0]]["modes"]) if arms else []
     header = [f"{arm} {mode} R@5" for arm in arms for mode in modes]
     lines += ["| system | " + " | ".join(header) + " | returned (zh-zh last) |",
               "|---|" + "---:|" * (len(header) + 1)]
@@ -212,6 +212,9 @@ def madial_section(report: dict, image_prefix: str) -> list[str]:
         first = report["arms"][arms[0]]["modes"][modes[0]].get(system, {}).get("returned_of_10")
         lines.append(f"| {system} | " + " | ".join(cells) + f" | {_fmt(first, 2)} |")
     gates = {a: r.get("write_gate") for a, r in report["arms"].items() if r.get("write_gate")}
+    skipped = {a: r["skipped"] for a, r in report["arms"].items() if "skipped" in r}
+    if skipped:
+        lines += ["", "Skipped: " + "; ".join(f"{a} ({why})" for a, why in skipped.items()) + "."]
     if gates:
         lines += ["", "Write gate: " + "; ".join(f"{a} stored {g['stored']}/{g['offered']} "
                                                  f"({g['dropped_relevant']} labelled relevant dropped)"
@@ -235,7 +238,8 @@ def ablations_section(report: dict, image_prefix: str) -> list[str]:
         lines.append(f"| {label} | " + " | ".join(_fmt(v["recall@5"].get(c)) for c in columns) + " |")
     for name, figures in report["baselines"].items():
         lines.append(f"| {name} | " + " | ".join(_fmt(figures.get(c)) for c in columns) + " |")
-    lines += ["", f"Command: `{report.get('command')}` ({report['date'][:10]})."]
+    earlier = "".join(f", after `{c}`" for c in report.get("earlier_runs", []))
+    lines += ["", f"Command: `{report.get('command')}`{earlier} ({report['date'][:10]})."]
     return lines
 
 
