@@ -2,6 +2,8 @@
 
     python benchmarks/locomo_bench.py [PATH] [--limit N] [--max-questions N] [--systems ...]
                                       [--out benchmarks/results/locomo.json]
+    python benchmarks/locomo_bench.py --protocol adapters [PATH] [--limit N] [--max-questions N]
+                                      (-> benchmarks/results/locomo_adapters.json; see locomo_adapters.py)
 
 PATH is any file in LoCoMo's schema (default ../shared/benchmarks/locomo10.json;
 CC BY-NC 4.0, read in place, never copied). Every system gets the same strings,
@@ -42,6 +44,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
+from locomo_adapters import add_arguments as add_adapter_arguments  # noqa: E402
+from locomo_adapters import run as run_adapters  # noqa: E402
 from locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402
 from metrics import question_row, summarise  # noqa: E402
 from peers import LangChainSystem, LlamaIndexSystem, PeerUnavailable, run_mem0  # noqa: E402
@@ -205,9 +209,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cache", type=Path, default=None, help="vector cache (default: one file per embedder)")
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "locomo.json")
+    parser.add_argument("--protocol", default="turns", choices=("turns", "adapters"),
+                        help="turns: each turn one write() with its context (this script); adapters: each session "
+                             "offered to the core's conversation policy, beside baselines over turns and exchanges "
+                             "(locomo_adapters.py)")
+    add_adapter_arguments(parser, shared=True)
     parser.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
                         help="add the systems of these result files (same data) to --out, instead of running")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.protocol == "adapters" and args.out == HERE / "results" / "locomo.json":
+        args.out = HERE / "results" / "locomo_adapters.json"
+    return args
 
 
 def run(args, embedder=None) -> dict[str, Any]:
@@ -287,4 +299,7 @@ def merge(out: Path, others: list[Path]) -> dict[str, Any]:
 
 if __name__ == "__main__":
     cli = parse_args()
-    merge(cli.out, cli.merge) if cli.merge else run(cli)
+    if cli.merge:
+        merge(cli.out, cli.merge)
+    else:
+        run_adapters(cli) if cli.protocol == "adapters" else run(cli)

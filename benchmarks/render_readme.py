@@ -173,12 +173,84 @@ def multilingual_section(report: dict, image_prefix: str) -> list[str]:
     return lines
 
 
+def adapters_section(report: dict, image_prefix: str) -> list[str]:
+    data = report["data"]
+    lines = ["", "#### LoCoMo through the adapters' protocol",
+             "", f"{data['conversations']} conversations, {data['questions']:,} questions. hindsight's turns go "
+             "through the core's conversation policy (`TurnLog.offer`, one offer per session), as the LangChain and "
+             "LlamaIndex adapters write them; the baselines run over single turns and over exchanges (a turn with "
+             "the one before it, credited with both dialog ids). *block*: share of the evidence whose text reaches "
+             "the top-5 prompt block whole.", "",
+             "| system | recall@5 | recall@10 | block@5 | tokens | " + " | ".join(CATS) + " |",
+             "|---|---:|---:|---:|---:|" + "---:|" * len(CATS)]
+    for name, r in report["systems"].items():
+        s = r["summary"]
+        o = s["overall"]
+        lines.append(f"| {name} | {_fmt(o['recall@5'])} | {_fmt(o['recall@10'])} | "
+                     f"{_fmt(o.get('evidence_in_block@5'))} | {o['tokens']:,.0f} | "
+                     + " | ".join(_fmt(s.get(c, {}).get("recall@5")) for c in CATS) + " |")
+    lines += ["", f"Command: `{report.get('command')}` ({report['date'][:10]})."]
+    return lines
+
+
+def madial_section(report: dict, image_prefix: str) -> list[str]:
+    align = report["data"].get("alignment", {})
+    lines = ["", "### A year of one person's events, asked in dialogue (madial)", "",
+             "`benchmarks/madial.py` over `../shared/benchmarks/madial/`: dated one-sentence events and dialogues "
+             "whose assistant turns need some of them, in Chinese and in English"
+             + (f" ({align['shared_ids']} events under the same ids and dates in both)" if align else "")
+             + ". Arms are question language → memory language. *last*: asked with the last user message; "
+             "*dialogue*: with the dialogue so far. *returned*: results returned when 10 are asked for.", ""]
+    arms = [a for a, r in report["arms"].items() if "modes" in r]
+    systems = list(next(iter(report["arms"][arms[0]]["modes"].values()))) if arms else []
+    modes = list(report["arms"][arms[0]]["modes"]) if arms else []
+    header = [f"{arm} {mode} R@5" for arm in arms for mode in modes]
+    lines += ["| system | " + " | ".join(header) + " | returned (zh-zh last) |",
+              "|---|" + "---:|" * (len(header) + 1)]
+    for system in systems:
+        cells = [_fmt(report["arms"][a]["modes"][m].get(system, {}).get("recall@5")) for a in arms for m in modes]
+        first = report["arms"][arms[0]]["modes"][modes[0]].get(system, {}).get("returned_of_10")
+        lines.append(f"| {system} | " + " | ".join(cells) + f" | {_fmt(first, 2)} |")
+    gates = {a: r.get("write_gate") for a, r in report["arms"].items() if r.get("write_gate")}
+    skipped = {a: r["skipped"] for a, r in report["arms"].items() if "skipped" in r}
+    if skipped:
+        lines += ["", "Skipped: " + "; ".join(f"{a} ({why})" for a, why in skipped.items()) + "."]
+    if gates:
+        lines += ["", "Write gate: " + "; ".join(f"{a} stored {g['stored']}/{g['offered']} "
+                                                 f"({g['dropped_relevant']} labelled relevant dropped)"
+                                                 for a, g in gates.items()) + "."]
+    lines += ["", f"Command: `{report.get('command')}` ({report['date'][:10]})."]
+    return lines
+
+
+def ablations_section(report: dict, image_prefix: str) -> list[str]:
+    columns = list(report["columns"])
+    lines = ["", "### Does each mechanism earn its place?", "",
+             "`benchmarks/ablations.py`: hindsight with one mechanism off at a time, recall@5 on every set, beside "
+             "the plain baselines over the same units (LoCoMo through the adapters' protocol).", "",
+             "| | " + " | ".join(f"{c} ({report['columns'][c]} q)" for c in columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for name, v in report["variants"].items():
+        label = f"hindsight {name}: {v.get('what', '')}"
+        if v.get("status") != "ok":
+            lines.append(f"| {label} | unavailable: {v.get('reason', '')} |" + " |" * (len(columns) - 1))
+            continue
+        lines.append(f"| {label} | " + " | ".join(_fmt(v["recall@5"].get(c)) for c in columns) + " |")
+    for name, figures in report["baselines"].items():
+        lines.append(f"| {name} | " + " | ".join(_fmt(figures.get(c)) for c in columns) + " |")
+    earlier = "".join(f", after `{c}`" for c in report.get("earlier_runs", []))
+    lines += ["", f"Command: `{report.get('command')}`{earlier} ({report['date'][:10]})."]
+    return lines
+
+
 def render(results: Path, image_prefix: str = "benchmarks/results/") -> str:
     parts = ["## Benchmarks", "",
              "Generated by `python benchmarks/render_readme.py` from `benchmarks/results/*.json`; "
              "`make bench` reruns everything (see `benchmarks/README.md`). Timings are wall-clock on the machine "
              "named below, which other jobs shared: compare ratios within a run."]
-    for name, section in (("locomo.json", locomo_section), ("locomo_ablations.json", ablation_section),
+    for name, section in (("locomo.json", locomo_section), ("locomo_adapters.json", adapters_section),
+                          ("locomo_ablations.json", ablation_section), ("madial.json", madial_section),
+                          ("ablations.json", ablations_section),
                           ("multilingual.json", multilingual_section), ("speed.json", speed_section)):
         source = results / name
         if source.exists():

@@ -142,3 +142,178 @@ def test_a_separate_peer_run_merges_into_the_report(results, tmp_path):
     other.write_text(json.dumps({**report, "data": {**report["data"], "sha256": "0" * 64}}))
     with pytest.raises(SystemExit, match="other data"):
         locomo_bench.merge(base, [other])
+
+
+# -- madial.py, locomo_adapters.py (locomo_bench.py --protocol adapters), ablations.py: e5, the shipped default --
+
+import ablations  # noqa: E402
+import locomo_adapters  # noqa: E402
+import madial  # noqa: E402
+from plain import BASELINES, tokens  # noqa: E402
+from recipes import E5Vectors, Recipe, tweak  # noqa: E402
+
+SHARED_MADIAL = madial.DEFAULT_DATA
+
+
+@pytest.fixture(scope="module")
+def e5_vectors():
+    return E5Vectors(None)  # in memory only: the tests never touch the benchmark caches
+
+
+def _lines(rows) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+@pytest.fixture
+def tiny_madial(tmp_path):
+    """Three dated events in Chinese and English under the same ids, and two dialogues that each need one."""
+    folder = tmp_path / "madial"
+    folder.mkdir()
+    events = {"zh": ["Tom在海边放风筝，感到非常开心。", "Tom的小狗生病了，他很难过。", "Tom在学校的数学考试中得了满分。"],
+              "en": ["Tom flew a kite at the beach and felt very happy.", "Tom's puppy got sick and he felt sad.",
+                     "Tom got a perfect score on his school maths exam."]}
+    dialogues = {"zh": [["<Tom>:\"今天风好大，我想去放风筝！\"\n", "<Assistant>:\"好主意！\"\n"],
+                        ["<Tom>:\"我的小狗今天还是不舒服。\"\n", "<Assistant>:\"别担心。\"\n"]],
+                 "en": [["<Tom>: \"It's so windy today, I want to fly a kite!\"\n", "<Assistant>: \"Good idea!\"\n"],
+                        ["<Tom>: \"My puppy still isn't feeling well today.\"\n", "<Assistant>: \"Don't worry.\"\n"]]}
+    for lang in ("zh", "en"):
+        (folder / f"{lang}-memory.json").write_text(_lines(
+            {str(i + 1): {"time": f"2023-0{i + 3}-10", "scene": "s", "emotion": "e", "event": text}}
+            for i, text in enumerate(events[lang])))
+        (folder / f"{lang}-dialogue.json").write_text(_lines(
+            {"dialogue": ["<BOD>\n", *turns, "<EOD>\n"], "test-turn": [2], "relevant-id": [relevant], "user-id": 1}
+            for turns, relevant in zip(dialogues[lang], (1, 2))))
+    return folder
+
+
+def test_madial_reads_the_last_user_message_and_the_dialogue_so_far(tiny_madial):
+    questions = madial.load_questions(tiny_madial / "en-dialogue.json")
+    assert [q.relevant for q in questions] == [("1",), ("2",)]
+    assert questions[0].last == "It's so windy today, I want to fly a kite!"
+    assert questions[0].so_far == "Tom: It's so windy today, I want to fly a kite!"
+    memories = madial.load_memories(tiny_madial / "zh-memory.json")
+    assert memories["2"].text.startswith("Tom的小狗") and memories["2"].date.isoformat() == "2023-04-10T12:00:00+00:00"
+    assert madial.alignment(memories, madial.load_memories(tiny_madial / "en-memory.json"))["aligned"]
+    with pytest.raises(madial.MadialFormatError, match="no such file"):
+        madial.load_memories(tiny_madial / "fr-memory.json")
+
+
+def test_chinese_is_cut_into_words_for_bm25():
+    assert {"风筝", "海边"} <= set(tokens("Tom在海边放风筝")) and tokens("Flew a Kite") == ["flew", "a", "kite"]
+
+
+@pytest.mark.model
+def test_madial_runs_every_arm_and_system_on_the_same_memories(tiny_madial, e5_vectors, tmp_path):
+    args = madial.parse_args(["--data", str(tiny_madial), "--out", str(tmp_path / "madial.json")])
+    report = madial.run(args, vectors=e5_vectors)
+    assert json.loads((tmp_path / "madial.json").read_text()) == report
+    assert report["data"]["alignment"]["aligned"] and set(report["arms"]) == set(madial.ARMS)
+    for arm, result in report["arms"].items():
+        assert result["write_gate"]["offered"] == 3 >= result["write_gate"]["stored"]
+        for mode in madial.MODES:
+            systems = result["modes"][mode]
+            assert set(systems) == {madial.HINDSIGHT, *BASELINES}
+            for name in BASELINES:  # nothing hidden: all three memories come back when 10 are asked for
+                assert systems[name]["returned_of_10"] == 3.0, (arm, name)
+            assert 0 <= systems[madial.HINDSIGHT]["returned_of_10"] <= 3
+            # "kite" / "puppy" name their event: e5 on its query side finds both, in either language
+            assert systems["e5 dense (query side)"]["recall@5"] == 100.0, (arm, mode)
+    table = "\n".join(render_readme.madial_section(report, ""))
+    assert "| hindsight (defaults) |" in table and "zh-en dialogue R@5" in table and "Write gate: zh-zh stored" in table
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not SHARED_MADIAL.is_dir(), reason="no ../shared/benchmarks/madial")
+def test_madial_on_the_shared_archive(e5_vectors, tmp_path):
+    args = madial.parse_args(["--arms", "zh-zh", "en-zh", "--max-questions", "3", "--out", str(tmp_path / "m.json")])
+    report = madial.run(args, vectors=e5_vectors)
+    assert report["data"]["alignment"]["shared_ids"] == 76 and report["data"]["alignment"]["aligned"]
+    for arm in ("zh-zh", "en-zh"):
+        assert report["arms"][arm]["questions"] == 3 and report["arms"][arm]["memories"] == 83
+        for r in report["arms"][arm]["modes"]["last"].values():
+            assert 0 <= r["recall@5"] <= r["recall@10"] <= 100
+
+
+@pytest.mark.model
+def test_locomo_through_the_adapters_protocol(tiny_locomo, e5_vectors, tmp_path):
+    args = locomo_bench.parse_args(["--protocol", "adapters", str(tiny_locomo), "--no-cache"])
+    assert args.out.name == "locomo_adapters.json"  # the default moves with the protocol
+    args.out = tmp_path / "adapters.json"
+    report = locomo_adapters.run(args, vectors=e5_vectors)
+    systems = report["systems"]
+    assert set(systems) == {locomo_adapters.HINDSIGHT} | {f"{b} over {u}" for b in BASELINES
+                                                          for u in ("turns", "exchanges")}
+    ours = systems[locomo_adapters.HINDSIGHT]
+    assert 0 < ours["stored"] <= ours["offered"] <= 16
+    for name, system in systems.items():
+        overall = system["summary"]["overall"]
+        assert 0 <= overall["recall@5"] <= overall["recall@10"] <= 100, name
+        assert overall["evidence_in_block@5"] <= 100 and overall["tokens"] > 0, name
+        assert system["summary"]["open-domain"]["evidence_in_block@5"] == 100.0  # no evidence counts as found
+        if system["kind"] == "baseline":  # a baseline's block holds every hit's whole text
+            assert overall["evidence_in_block@5"] == overall["recall@5"], name
+    # the parrot question names the parrot: the fusion finds its turn, alone or in its exchange
+    for unit in ("turns", "exchanges"):
+        assert systems[f"e5+bm25 rrf (query side) over {unit}"]["summary"]["single-hop"]["recall@5"] == 100.0
+    table = "\n".join(render_readme.adapters_section(report, ""))
+    assert f"| {locomo_adapters.HINDSIGHT} |" in table and "| bm25 over exchanges |" in table
+
+
+def test_an_exchange_covers_both_of_its_turns(tiny_locomo):
+    from locomo import load_locomo, turn_text
+
+    conv = load_locomo(tiny_locomo, 1)[0]
+    units = locomo_adapters.exchange_units(conv, [turn_text(t) for t in conv.turns])
+    assert units[0].ids == ("D1:1",) and units[1].ids == ("D1:1", "D1:2") and units[5].ids == ("D2:1",)
+    assert units[1].text == "Ana: Hi Ben! How was your week?\nBen: Busy! I adopted a grey parrot called Zorblax " \
+                            "from the shelter."
+
+
+@pytest.mark.model
+def test_ablations_turn_one_mechanism_off_at_a_time(tiny_locomo, tiny_madial, e5_vectors, tmp_path, monkeypatch):
+    monkeypatch.setitem(ablations.VARIANTS, "renamed-field",
+                        Recipe("a setting this core does not have", (tweak("recall", no_such_weight=0.0),)))
+    out = tmp_path / "ablations.json"
+    report = ablations.main(["--sets", "locomo", "madial-zh", "multilingual", "--locomo-data", str(tiny_locomo),
+                             "--madial-data", str(tiny_madial), "--max-questions", "2",
+                             "--variants", "defaults", "no-gate", "no-exchanges", "renamed-field", "--out", str(out)],
+                            vectors=e5_vectors)
+    assert json.loads(out.read_text()) == report
+    columns = {"locomo (2 conv)", "madial zh (last)", "madial zh (dialogue)", "multilingual"}
+    assert set(report["columns"]) == columns
+    for name in ("defaults", "no-gate", "no-exchanges"):
+        assert report["variants"][name]["status"] == "ok" and set(report["variants"][name]["recall@5"]) == columns
+    broken = report["variants"]["renamed-field"]
+    assert broken["status"] == "unavailable" and "no_such_weight" in broken["reason"]
+    assert report["baselines"]["e5+bm25 rrf (query side) over exchanges"].keys() == {"locomo (2 conv)"}
+    assert report["baselines"]["e5 dense (query side)"].keys() == columns - {"locomo (2 conv)"}
+    table = "\n".join(render_readme.ablations_section(report, ""))
+    assert "| hindsight no-gate: write gate off (force=True) |" in table and "unavailable: RecallConfig" in table
+    with pytest.raises(SystemExit, match="unknown variants"):
+        ablations.main(["--variants", "no-such-variant"], vectors=e5_vectors)
+
+
+def test_every_variant_builds_a_valid_config():
+    for name, recipe in ablations.VARIANTS.items():
+        config = recipe.config()
+        assert config is None or config != type(config)(), name  # a variant that changes the config changes it
+
+
+def test_a_recipe_forces_writes_and_drops_the_answered_turn():
+    from datetime import datetime, timezone
+
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder, FrozenClock
+
+    memory = Hindsight(location=":memory:", embedder=FakeEmbedder(),
+                       clock=FrozenClock(datetime(2024, 3, 3, tzinfo=timezone.utc)))
+    try:
+        assert Recipe().writer(memory) is memory
+        plain = Recipe(pairing=False).writer(memory).write_many(
+            ["I moved to Porto last spring."], user_id="u", contexts=["Where do you live now?"])[0]
+        paired = memory.write_many(["My sister lives in Lisbon."], user_id="u", contexts=["And your family?"])[0]
+        assert plain.record.context is None and paired.record.context == "And your family?"
+        assert memory.write("Ok, thanks!", user_id="u").record is None  # the gate declines it ...
+        assert Recipe(force=True).writer(memory).write("Ok, thanks!", user_id="u").record is not None  # ... not here
+    finally:
+        memory.close()

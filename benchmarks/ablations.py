@@ -1,0 +1,286 @@
+"""Does each mechanism earn its place? hindsight with one mechanism off at a time, on every set, beside the baselines.
+
+    python benchmarks/ablations.py [--sets locomo madial-zh madial-en multilingual] [--variants NAME ...]
+                                   [--locomo-limit 2] [--max-questions N] [--list]
+                                   [--out benchmarks/results/ablations.json]
+
+Variants are data: `VARIANTS` maps a name to a `recipes.Recipe` (a config change
+through `tweak(part, field=value)`, write options, or the embedder's side), so a
+mechanism is added or removed by editing one entry. A variant whose setting the
+core does not have (a renamed field) is reported as unavailable with the
+reason, and the run goes on.
+
+Sets, each through the same harness as its own benchmark:
+* `locomo`: the first `--locomo-limit` conversations, written through the
+  conversation policy (`locomo_adapters.py`); hindsight's hits are credited like
+  the exchange baselines' (both dialog ids).
+* `madial-zh`, `madial-en`: the year of dated events in each language
+  (`madial.py`), each asked with the last user message (`last`) and with the
+  dialogue so far (`dialogue`).
+* `multilingual`: `data/multilingual.jsonl`: one store per user, each memory
+  written on a clock set to its own time, questions asked on the user's
+  `asked` date; a question's recall@5 is the share of its gold memories in the
+  top 5 (a knowledge item counts for its episodes).
+
+A run of some variants (`--variants`) keeps the other variants' rows of an
+earlier run over the same sets and questions (the same columns) in `--out`.
+Every figure is recall@5 (percent). The plain baselines (`plain.py`) run once per
+set over the same units; for LoCoMo over single turns and over exchanges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import locomo_adapters  # noqa: E402
+import madial  # noqa: E402
+from embedcache import CACHE_DIR  # noqa: E402
+from multilingual import load as load_multilingual  # noqa: E402
+from plain import BASELINES, PlainIndex, Unit  # noqa: E402
+from recipes import E5Vectors, Recipe, RecipeUnavailable, tweak  # noqa: E402
+
+from hindsight_core import Source  # noqa: E402
+from hindsight_core.testing import FrozenClock  # noqa: E402
+
+MULTILINGUAL = HERE / "data" / "multilingual.jsonl"
+SETS = ("locomo", "madial-zh", "madial-en", "multilingual")
+
+#: name -> the hindsight it runs; "defaults" is what users get
+VARIANTS: dict[str, Recipe] = {
+    "defaults": Recipe("defaults, through the write gate"),
+    "no-gate": Recipe("write gate off (force=True)", force=True),
+    "no-decay-prior": Recipe("decay prior off (RecallConfig.retention_influence=0)",
+                             (tweak("recall", retention_influence=0.0),)),
+    "no-consolidation": Recipe("consolidation off (SemanticConfig.auto_consolidate=False)",
+                               (tweak("semantic", auto_consolidate=False),)),
+    "no-supersession": Recipe("supersession off (SemanticConfig.detect_conflicts=False)",
+                              (tweak("semantic", detect_conflicts=False),)),
+    "no-time-prior": Recipe("time prior off (RecallConfig.time_prior_weight=0)",
+                            (tweak("recall", time_prior_weight=0.0),)),
+    "no-exchanges": Recipe("exchanges off (the policy's context= dropped: each turn stored alone)", pairing=False),
+    "no-duplicate-merging": Recipe("duplicate merging off (SemanticConfig.merge_duplicates=False)",
+                                   (tweak("semantic", merge_duplicates=False),)),
+    "e5-symmetric": Recipe("queries embedded as passages (E5Embedder(symmetric=True))", symmetric=True),
+    "e5-query-side": Recipe("queries on e5's query side (E5Embedder(symmetric=False))", symmetric=False),
+    "no-similarity-floor": Recipe("dense similarity floor off (RecallConfig.min_similarity=-3: about 0.02 once "
+                                  "moved onto e5's query scale)", (tweak("recall", min_similarity=-3.0),)),
+    "no-fading-hide": Recipe("faded memories not hidden (DecayConfig.retention_threshold=0)",
+                             (tweak("decay", retention_threshold=0.0),)),
+    "all-off": Recipe("gate, decay prior, consolidation, supersession, time prior and "
+                      "duplicate merging off",
+                      (tweak("recall", retention_influence=0.0, time_prior_weight=0.0),
+                       tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False)),
+                      force=True),
+    "plain": Recipe("all-off, and nothing hidden (no similarity floor, faded memories shown): hindsight as a plain "
+                    "hybrid search",
+                    (tweak("recall", retention_influence=0.0, time_prior_weight=0.0, min_similarity=-3.0),
+                     tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False),
+                     tweak("decay", retention_threshold=0.0)),
+                    force=True),
+}
+
+
+@dataclass
+class Bench:
+    """One set: how to run hindsight with a recipe, and the baselines, each to {column: recall@5}."""
+
+    name: str
+    questions: dict[str, int]
+    hindsight: Callable[[Recipe], dict[str, float]]
+    baselines: Callable[[], dict[str, dict[str, float]]]
+
+
+def locomo_bench(vectors: E5Vectors, limit: int, max_questions: int | None,
+                 path: Path = locomo_adapters.DEFAULT_DATA) -> Bench:
+    conversations, texts, _ = locomo_adapters.prepare(path, limit,
+                                                      max_questions=max_questions, vectors=vectors)
+    column = f"locomo ({len(conversations)} conv)"
+
+    def hindsight(recipe: Recipe) -> dict[str, float]:
+        result = locomo_adapters.run_hindsight(recipe, conversations, texts, vectors, max_questions=max_questions)
+        return {column: result["summary"]["overall"]["recall@5"]}
+
+    def baselines() -> dict[str, dict[str, float]]:
+        result = locomo_adapters.run_baselines(conversations, texts, vectors, max_questions=max_questions)
+        return {name: {column: r["summary"]["overall"]["recall@5"]} for name, r in result.items()}
+
+    return Bench("locomo", {column: sum(len(c.questions[:max_questions]) for c in conversations)},
+                 hindsight, baselines)
+
+
+def madial_bench(vectors: E5Vectors, language: str, max_questions: int | None,
+                 path: Path = madial.DEFAULT_DATA) -> Bench:
+    memories, questions = madial.load(path, [language])
+    asked = questions[language][:max_questions]
+    vectors.warm_queries([t for q in asked for t in (q.last, q.so_far)])
+    columns = {mode: f"madial {language} ({mode})" for mode in madial.MODES}
+
+    def rates(result: dict[str, Any], system: str) -> dict[str, float]:
+        return {columns[mode]: result["modes"][mode][system]["recall@5"] for mode in madial.MODES}
+
+    def hindsight(recipe: Recipe) -> dict[str, float]:
+        result = madial.run_arm(f"{language}-{language}", asked, memories[language], vectors, recipe=recipe,
+                                systems=(madial.HINDSIGHT,))
+        return rates(result, madial.HINDSIGHT)
+
+    def baselines() -> dict[str, dict[str, float]]:
+        result = madial.run_arm(f"{language}-{language}", asked, memories[language], vectors, systems=BASELINES)
+        return {system: rates(result, system) for system in BASELINES}
+
+    return Bench(f"madial-{language}", {c: len(asked) for c in columns.values()}, hindsight, baselines)
+
+
+def multilingual_bench(vectors: E5Vectors, max_questions: int | None, path: Path = MULTILINGUAL) -> Bench:
+    users = load_multilingual(path)
+    vectors.warm(m.text for u in users for m in u.memories)
+    vectors.warm_queries(q.query for u in users for q in u.questions[:max_questions])
+    column = "multilingual"
+
+    def share(found: list[set[str]], gold: tuple[str, ...]) -> float:
+        top = set().union(*found[:5]) if found else set()
+        return len(top & set(gold)) / len(set(gold))
+
+    def hindsight(recipe: Recipe) -> dict[str, float]:
+        scores = []
+        for user in users:
+            clock = FrozenClock(user.memories[0].at)
+            memory = recipe.build(vectors, clock)
+            writer = recipe.writer(memory)
+            covers: dict[str, set[str]] = {}
+            try:
+                for m in user.memories:
+                    clock.set(m.at)
+                    result = writer.write_many([m.text], user_id=user.name, timestamps=[m.at],
+                                               sources=[Source.USER])[0]
+                    if result.record is not None:
+                        covers.setdefault(result.record.id, set()).add(m.id)
+                clock.set(user.asked)
+                for q in user.questions[:max_questions]:
+                    results = memory.recall(q.query, user_id=user.name, k=5, reinforce=False)
+                    found = []
+                    for r in results:
+                        ids = set(covers.get(r.memory.id, ()))
+                        for source in r.memory.derived_from or ():
+                            ids |= covers.get(source, set())
+                        found.append(ids)
+                    scores.append(share(found, q.gold))
+            finally:
+                memory.close()
+        return {column: round(100 * statistics.fmean(scores), 1) if scores else float("nan")}
+
+    def baselines() -> dict[str, dict[str, float]]:
+        scores: dict[str, list[float]] = {}
+        for user in users:
+            index = PlainIndex([Unit(m.text, (m.id,), m.at) for m in user.memories],
+                               passage_side=vectors.passage_side, query_side=vectors.query_side)
+            for system in BASELINES:
+                for q in user.questions[:max_questions]:
+                    found = [set(u.ids) for u in index.rank(system, q.query, 5)]
+                    scores.setdefault(system, []).append(share(found, q.gold))
+        return {system: {column: round(100 * statistics.fmean(s), 1)} for system, s in scores.items()}
+
+    return Bench("multilingual", {column: sum(len(u.questions[:max_questions]) for u in users)},
+                 hindsight, baselines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
+    parser.add_argument("--variants", nargs="+", default=None, help="names from --list (default: all)")
+    parser.add_argument("--locomo-limit", type=int, default=2, help="LoCoMo conversations (default 2)")
+    parser.add_argument("--max-questions", type=int, default=None,
+                        help="only the first N questions of each conversation, madial language, or user")
+    parser.add_argument("--locomo-data", type=Path, default=locomo_adapters.DEFAULT_DATA)
+    parser.add_argument("--madial-data", type=Path, default=madial.DEFAULT_DATA)
+    parser.add_argument("--multilingual-data", type=Path, default=MULTILINGUAL)
+    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--list", action="store_true", help="print the variants and stop")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "ablations.json")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    if args.list:
+        for name, recipe in VARIANTS.items():
+            print(f"{name:<22} {recipe.what}")
+        return {}
+    unknown = set(args.variants or ()) - set(VARIANTS)
+    if unknown:
+        raise SystemExit(f"unknown variants {sorted(unknown)}; see --list")
+    chosen = args.variants or list(VARIANTS)
+    vectors = vectors or E5Vectors(None if args.no_cache else CACHE_DIR / "ablations-multilingual-e5-small.npy")
+    benches = []
+    for name in args.sets:
+        if name == "locomo":
+            benches.append(locomo_bench(vectors, args.locomo_limit, args.max_questions, args.locomo_data))
+        elif name.startswith("madial-"):
+            benches.append(madial_bench(vectors, name.split("-", 1)[1], args.max_questions, args.madial_data))
+        else:
+            benches.append(multilingual_bench(vectors, args.max_questions, args.multilingual_data))
+        vectors.save()
+    columns = {c: n for b in benches for c, n in b.questions.items()}
+    report: dict[str, Any] = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": "python benchmarks/ablations.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "metric": "recall@5 (percent)", "embedder": vectors.name, "columns": columns,
+        "baselines": {}, "variants": {},
+    }
+    if args.out.exists():  # a run of some variants keeps the others' rows from a run over the same sets
+        previous = json.loads(args.out.read_text())
+        if previous.get("columns") == columns:
+            report["variants"] = {k: v for k, v in previous.get("variants", {}).items() if k in VARIANTS}
+            report["earlier_runs"] = [*previous.get("earlier_runs", []), previous.get("command")]
+    for bench in benches:
+        for system, figures in bench.baselines().items():
+            report["baselines"].setdefault(system, {}).update(figures)
+    for name in chosen:
+        recipe = VARIANTS[name]
+        entry: dict[str, Any] = {**recipe.describe(), "recall@5": {}}
+        start = time.perf_counter()
+        try:
+            for bench in benches:
+                entry["recall@5"].update(bench.hindsight(recipe))
+            entry["status"] = "ok"
+        except RecipeUnavailable as exc:
+            entry.update(status="unavailable", reason=str(exc))
+        entry["seconds"] = round(time.perf_counter() - start, 1)
+        report["variants"][name] = entry
+        vectors.save()
+        print(f"  {name}: {entry.get('recall@5') if entry['status'] == 'ok' else entry['reason']}",
+              file=sys.stderr, flush=True)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    print_table(report)
+    return report
+
+
+def print_table(report: dict[str, Any]) -> None:
+    columns = list(report["columns"])
+    print(f"\n{'recall@5':<44} " + " ".join(f"{c[:20]:>20}" for c in columns))
+    for name, entry in report["variants"].items():
+        if entry["status"] != "ok":
+            print(f"{'hindsight ' + name:<44} unavailable: {entry['reason']}")
+            continue
+        print(f"{'hindsight ' + name:<44} " + " ".join(f"{entry['recall@5'].get(c, float('nan')):>20.1f}"
+                                                       for c in columns))
+    for name, figures in report["baselines"].items():
+        print(f"{name:<44} " + " ".join(f"{figures.get(c, float('nan')):>20.1f}" for c in columns))
+
+
+if __name__ == "__main__":
+    main()
