@@ -41,7 +41,7 @@ from .store.base import ALL
 from .text import validate_id, validate_text
 from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
-from .validation import check_clock, check_event_types, check_flag, check_store_path, time_window
+from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, time_window
 from .writing import store_batch
 
 
@@ -164,6 +164,7 @@ class Hindsight:
             raise InvalidInputError(
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
                 f"({len(texts)}, {self.embedder.dimension})")
+        check_vectors(vectors, self.embedder.name)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
@@ -172,7 +173,7 @@ class Hindsight:
         embed_query = getattr(self.embedder, "embed_query", None)
         if embed_query is None:
             return self._embed(texts)
-        vectors = np.asarray(embed_query(list(texts)), dtype=np.float32)
+        vectors = check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32), self.embedder.name)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
