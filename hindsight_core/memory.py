@@ -37,7 +37,7 @@ from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .semantic import ConsolidationReport
 from .store import MemoryStore, Scope, open_store
-from .store.base import ALL
+from .store.base import ALL, ARCHIVE
 from .text import validate_id, validate_text
 from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
@@ -401,6 +401,7 @@ class Hindsight:
                 victims = [h.record for h in self.store.scan(user, ALL)]
             else:
                 victims = forgetting.about(self.store, user, topic, topic_vector, self.config)
+                archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config)
             if everything:
                 working = 0
                 if not dry_run:
@@ -410,10 +411,15 @@ class Hindsight:
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,
                                                            self.summarizer)
+            archived = archived if memory_id is None else []
             working = 0
             if not dry_run and victims:
                 self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                   updates=[(r.id, link_fields(r)) for r in released])
+            if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
+                self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
+            victims = victims + archived
+            if not dry_run and victims:
                 working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
