@@ -41,7 +41,7 @@ from .store.base import ALL, ARCHIVE
 from .text import validate_id, validate_text
 from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
-from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, time_window
+from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, check_visible, time_window
 from .writing import store_batch
 
 
@@ -385,8 +385,8 @@ class Hindsight:
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
-        topic = validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about") \
-            if about is not None else None
+        topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
+                              "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
         with self._locked(user):
             if not self._open(user, create=False):
