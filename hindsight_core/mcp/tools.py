@@ -43,7 +43,7 @@ def _advise(answer: dict[str, Any], speaker: Source) -> dict[str, Any]:
     """A write's report, with what the user can do when it was quarantined."""
     if answer.get("outcome") == "quarantined":
         advice = QUARANTINE_ADVICE.format(source=speaker.value)
-        answer = {**answer, "what_the_user_can_do": advice, "message": f"{answer['message']} {advice}"}
+        answer = {**answer, "what_the_user_can_do": advice}  # "message" stays the sentence every interface uses
     return answer
 
 
