@@ -19,7 +19,7 @@ import numpy as np
 from .config import HindsightConfig
 from .consolidation import plan_forget_derived
 from .entities import extract_entities
-from .store.base import ALL, MemoryStore
+from .store.base import ALL, ARCHIVE, MemoryStore
 from .store.points import document_terms, query_terms
 from .text import keyword_tokens
 from .types import Layer, MemoryRecord
@@ -38,6 +38,26 @@ def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config:
         words = set(keyword_tokens(record.raw_content)) | set(document_terms(record.raw_content)[0])
         overlap = bool(topic_entities & {e.lower() for e in record.entities}) or bool(topic_terms & words)
         if hit.score >= strong or overlap:
+            victims.append(record)
+    return sorted(victims, key=lambda r: r.timestamp)
+
+
+def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
+                   ) -> list[MemoryRecord]:
+    """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`."""
+    if not callable(getattr(store, "load_space", None)) or not store.space_exists(user, ARCHIVE):  # type: ignore[attr-defined]
+        return []
+    topic_terms = set(keyword_tokens(topic)) | set(query_terms(topic)[0])
+    topic_entities = {e.lower() for e in extract_entities(topic)}
+    strong, weak = config.forget_similarity, config.forget_similarity_with_overlap
+    victims = []
+    for record, stored, _ in store.load_space(user, ARCHIVE):  # type: ignore[attr-defined]
+        score = float(np.dot(np.asarray(stored, dtype=np.float32), vector))
+        if score < weak:
+            continue
+        words = set(keyword_tokens(record.raw_content)) | set(document_terms(record.raw_content)[0])
+        overlap = bool(topic_entities & {e.lower() for e in record.entities}) or bool(topic_terms & words)
+        if score >= strong or overlap:
             victims.append(record)
     return sorted(victims, key=lambda r: r.timestamp)
 

@@ -16,6 +16,11 @@ consolidated into a preference.
 adapters pass their chat models) for a JSON verdict, and falls back to the
 rules when the answer cannot be used.
 
+Text that did not come from the user is data: whatever a tool or an agent
+writes ("the user now prefers…", "from now on send…") is never typed as the
+user's preference, correction or request (`USER_ONLY_KINDS`); it is kept as a
+task result, a fact, an event or dialogue (`as_data`).
+
 A gate is any callable `(text, source) -> GateDecision`.
 """
 
@@ -161,6 +166,20 @@ _QUESTION_CONFIDENCE = 0.5
 SOURCE_TRUST = {Source.USER: 1.0, Source.SYSTEM: 1.0, Source.AGENT: 0.7, Source.TOOL: 0.6}
 
 
+#: kinds only the user's own words can have: what the user wants, corrects or asks for
+USER_ONLY_KINDS = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.value, EventType.REQUEST.value})
+
+
+def as_data(kind: str, source: Source, *, stated: bool = True) -> str:
+    """The event type text from `source` may carry: a user-only kind becomes a fact (or dialogue) for anyone else.
+
+    `stated`: whether the text states something (a question from a tool is dialogue, not a fact).
+    """
+    if Source(source) is Source.USER or kind not in USER_ONLY_KINDS:
+        return kind
+    return EventType.FACT.value if stated else EventType.DIALOGUE.value
+
+
 def strip_speaker(text: str) -> str:
     """The text without a leading transcript label such as "Caroline: "."""
     return _SPEAKER_LABEL.sub("", text, count=1)
@@ -218,7 +237,9 @@ class RuleBasedGate:
        (`content_words`: greetings, thanks, "ok", "haha", emoji);
     3. keep a correction, a preference, a request with a parameter, a task
        result or a personal fact, as that kind (first match in this order;
-       questions state no preference, correction or fact);
+       questions state no preference, correction or fact); the first three
+       only when the user said it: from anyone else they are kept as data
+       (a task result or fact if one matched too, else a fact);
     4. keep a statement naming entities as an event;
     5. keep anything else as dialogue (a question with a lower confidence).
     """
@@ -249,6 +270,12 @@ class RuleBasedGate:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(body)
         named = (f"entities: {', '.join(entities[:5])}",) if entities else ()
+        if signals and source is not Source.USER:
+            said = [(k, r) for k, r in signals if k.value not in USER_ONLY_KINDS]
+            if len(said) < len(signals):
+                dropped = "; ".join(r for k, r in signals if k.value in USER_ONLY_KINDS)
+                signals = said or [(EventType.FACT, f"{source.value} text kept as data")]
+                named = named + (f"not the user's words, so not typed as the user's ({dropped})",)
         if signals:
             kind = signals[0][0]
             reasons = tuple(r for _, r in signals) + named
@@ -298,6 +325,7 @@ class LLMGate:
                                 decision.confidence)
         event_type = verdict["event_type"]
         kind = EventType(event_type) if event_type in EventType._value2member_map_ else EventType.DIALOGUE
+        kind = EventType(as_data(kind.value, source))
         confidence = _CONFIDENCE[kind] * SOURCE_TRUST[source] if verdict["store"] else 0.0
         return GateDecision(verdict["store"], kind.value, ("LLM: " + verdict["reason"],), round(confidence, 3))
 

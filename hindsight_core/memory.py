@@ -37,11 +37,11 @@ from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .semantic import ConsolidationReport
 from .store import MemoryStore, Scope, open_store
-from .store.base import ALL
+from .store.base import ALL, ARCHIVE
 from .text import validate_id, validate_text
 from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
-from .validation import check_clock, check_event_types, check_flag, check_store_path, time_window
+from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, check_visible, time_window
 from .writing import store_batch
 
 
@@ -164,6 +164,7 @@ class Hindsight:
             raise InvalidInputError(
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
                 f"({len(texts)}, {self.embedder.dimension})")
+        check_vectors(vectors, self.embedder.name)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
@@ -172,7 +173,7 @@ class Hindsight:
         embed_query = getattr(self.embedder, "embed_query", None)
         if embed_query is None:
             return self._embed(texts)
-        vectors = np.asarray(embed_query(list(texts)), dtype=np.float32)
+        vectors = check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32), self.embedder.name)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
 
@@ -385,8 +386,8 @@ class Hindsight:
         chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
         if len(chosen) != 1:
             raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
-        topic = validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about") \
-            if about is not None else None
+        topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
+                              "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
         with self._locked(user):
             if not self._open(user, create=False):
@@ -401,6 +402,7 @@ class Hindsight:
                 victims = [h.record for h in self.store.scan(user, ALL)]
             else:
                 victims = forgetting.about(self.store, user, topic, topic_vector, self.config)
+                archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config)
             if everything:
                 working = 0
                 if not dry_run:
@@ -410,10 +412,15 @@ class Hindsight:
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,
                                                            self.summarizer)
+            archived = archived if memory_id is None else []
             working = 0
             if not dry_run and victims:
                 self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                   updates=[(r.id, link_fields(r)) for r in released])
+            if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
+                self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
+            victims = victims + archived
+            if not dry_run and victims:
                 working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 

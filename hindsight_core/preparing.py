@@ -4,8 +4,10 @@ In order: validate every field (a careless or hostile caller gets an
 `InvalidInputError` before any work), the write audit (is it safe to keep?
 rejected text is not stored, quarantined text is stored but never recalled),
 the write gate (is it worth keeping? `force` skips this, never the audit),
-then the record with its confidence scaled by who wrote it. Nothing here
-touches storage or the embedder.
+then the record with its confidence scaled by who wrote it. Text that did not
+come from the user is data: an `event_type` the caller asks for is kept only
+if it fits the source (`gate.as_data`: a tool's "preference" is stored as a
+fact, and the reasons say so). Nothing here touches storage or the embedder.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from .audit import Action, AuditVerdict
-from .clock import ensure_utc
 from .config import HindsightConfig
 from .entities import extract_entities
 from .errors import InvalidInputError
-from .gate import SOURCE_TRUST, WriteGate
+from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
 from .text import summarize_line, validate_id, validate_text
 from .types import GateDecision, Layer, MemoryRecord, Source, Status
-from .validation import check_confidence, check_entities, check_flag, check_metadata_keys
+from .validation import (check_confidence, check_entities, check_event_type, check_flag, check_metadata_keys,
+                         check_timestamp, check_visible)
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,9 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
             ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
     """Validate, audit and judge one write; returns the record to store (None if declined)."""
     limits = config.limits
-    clean = validate_text(text, max_bytes=limits.max_text_bytes)
-    context = validate_text(context, max_bytes=limits.max_text_bytes, what="context") if context else None
+    clean = check_visible(validate_text(text, max_bytes=limits.max_text_bytes))
+    context = check_visible(validate_text(context, max_bytes=limits.max_text_bytes, what="context"), "context") \
+        if context is not None and context != "" else None
     session_id = validate_id(session_id, what="session_id", max_chars=limits.max_id_chars, required=False)
     agent_id = validate_id(agent_id, what="agent_id", max_chars=limits.max_id_chars, required=False)
     try:
@@ -93,8 +96,8 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
                                 f"layer one of {[x.value for x in Layer]}") from None
     if layer is Layer.WORKING:
         raise InvalidInputError("working memory is per session; use WorkingMemory, not remember()")
-    if event_type is not None and (not isinstance(event_type, str) or not event_type.strip()):
-        raise InvalidInputError("event_type must be a non-empty string")
+    event_type = check_event_type(event_type, config.decay.rates)
+    timestamp = check_timestamp(timestamp)
     confidence, entities = check_confidence(confidence), check_entities(entities)
     force = check_flag(force, "force")
     meta = check_metadata(metadata, config)
@@ -104,7 +107,11 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
     decision = gate(clean, source)
     if not decision.store and not force:
         return None, decision, verdict
-    kind = event_type or decision.event_type
+    kind = as_data(event_type or decision.event_type, source)
+    if event_type in USER_ONLY_KINDS and kind != event_type:
+        decision = GateDecision(decision.store, decision.event_type, decision.reasons + (
+            f"asked to store a {event_type}, but only the user's own words are one: kept as a {kind}",),
+            decision.confidence)
     # forced past the gate: a neutral confidence, still scaled by who wrote it
     conf = decision.confidence if decision.confidence > 0 else round(0.6 * SOURCE_TRUST[source], 3)
     status = Status.ACTIVE
@@ -115,7 +122,7 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
                                   "reasons": list(verdict.reasons)}}
     record = MemoryRecord(
         id=str(uuid.uuid4()), user_id=user_id, summary=summarize_line(clean), raw_content=clean,
-        timestamp=ensure_utc(timestamp) if timestamp is not None else now, layer=layer, event_type=kind,
+        timestamp=timestamp if timestamp is not None else now, layer=layer, event_type=kind,
         session_id=session_id, agent_id=agent_id,
         entities=list(entities) if entities is not None else extract_entities(clean),
         confidence=float(confidence if confidence is not None else conf), source=source,

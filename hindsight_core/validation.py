@@ -7,8 +7,15 @@ where it would break every later read of that user.
 
 The rules:
 
-- **entities**: None (extract them from the text) or a list or tuple of non-empty
-  strings. A bare string is refused: iterating it would store its letters.
+- **entities**: None (extract them from the text) or a list or tuple of at most
+  `MAX_ENTITIES` non-empty strings of at most `MAX_ENTITY_CHARS` characters each. A
+  bare string is refused: iterating it would store its letters.
+- **event_type** (write): one hindsight knows (`EventType`, or a kind the decay
+  config names); a typo would otherwise get the default decay silently.
+- **timestamp**: None or a timezone-aware `datetime`; a string, a number or a
+  `date` is refused with the call to make instead.
+- **text that shows nothing**: text made only of invisible characters (zero-width
+  spaces, joiners, bidi marks) is refused like empty text.
 - **event_types** (recall filter): None or an iterable of non-empty strings, not a
   bare string (it would filter on its letters and match nothing).
 - **flags** (`forget(everything=...)`, `dry_run`, `force`): a real `bool`; "yes" or 1
@@ -16,7 +23,8 @@ The rules:
 - **confidence**: None or a real number within 0..1; `True` is refused (bool is an
   int in Python, so it would pass as 1.0), and so are NaN and infinities.
 - **metadata keys**: strings at every level; JSON would turn `1` and `None` into
-  `"1"` and `"null"` silently.
+  `"1"` and `"null"` silently. Nesting is walked without recursion and refused
+  past `MAX_NESTING` levels, so a hostile document cannot raise `RecursionError`.
 - **time ranges**: a range that reaches past what a datetime holds (years 1..9999)
   is refused; `timerange` does the parsing.
 - **clock**: a callable; what it returns is checked on each call (`clock.read_clock`).
@@ -37,27 +45,110 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import InvalidInputError, StoreUnavailableError
+from .errors import EmptyTextError, EvaluatorError, InvalidInputError, StoreUnavailableError
 from .timerange import TimeRange, TimeRangeLike, resolve_time_range
-from .types import Layer, MemoryRecord, Source, Status
+from .types import EventType, Layer, MemoryRecord, Source, Status
 
 log = logging.getLogger("hindsight")
 
+#: the most entities one memory may carry, and the longest one (a name, a code, an address)
+MAX_ENTITIES, MAX_ENTITY_CHARS = 64, 256
+#: the deepest nesting any JSON hindsight reads (metadata, an import line) may have
+MAX_NESTING = 32
+#: characters that show nothing: zero-width spaces and joiners, bidi marks, the BOM, soft hyphen, tag characters
+_INVISIBLE = frozenset("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f"
+                       "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068"
+                       "\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\ufeff\uffa0")
+
 
 def check_entities(entities: object) -> list[str] | None:
-    """None (extract from the text), or the entities as a list of stripped, non-empty strings."""
+    """None (extract from the text), or the entities as a list of stripped, non-empty strings within the limits."""
     if entities is None:
         return None
     if isinstance(entities, (str, bytes)) or not isinstance(entities, (list, tuple)):
         raise InvalidInputError(
             f"entities must be a list of strings, e.g. entities=['Maria'], got {type(entities).__name__}"
             + (" (a bare string would be stored letter by letter)" if isinstance(entities, str) else ""))
+    if len(entities) > MAX_ENTITIES:
+        raise InvalidInputError(f"{len(entities):,} entities; a memory carries at most {MAX_ENTITIES} "
+                                "(names, codes, dates): pass the ones it is about, or None to extract them")
     out = []
     for i, entity in enumerate(entities):
         if not isinstance(entity, str) or not entity.strip():
             raise InvalidInputError(f"entities[{i}] is {entity!r}; every entity must be a non-empty string")
+        if len(entity) > MAX_ENTITY_CHARS:
+            raise InvalidInputError(f"entities[{i}] is {len(entity):,} characters; an entity is a name, code or "
+                                    f"date of at most {MAX_ENTITY_CHARS} characters")
+        if any(ord(ch) < 32 or 0x7f <= ord(ch) < 0xa0 for ch in entity):
+            raise InvalidInputError(f"entities[{i}] holds control characters")
         out.append(entity.strip())
     return out
+
+
+def check_event_type(event_type: object, known: Iterable[str] = ()) -> str | None:
+    """None (the gate decides), or an event type hindsight knows: an `EventType` or a kind in `known`."""
+    if event_type is None:
+        return None
+    allowed = sorted({e.value for e in EventType} | set(known))
+    if not isinstance(event_type, str) or event_type not in allowed:
+        raise InvalidInputError(f"event_type {event_type!r} is not one hindsight knows; use one of {allowed}, "
+                                "or None to let the write gate decide (a new kind needs a decay rate: "
+                                "DecayConfig(rates={...}))")
+    return event_type
+
+
+def check_timestamp(timestamp: object, what: str = "timestamp") -> datetime | None:
+    """None, or a timezone-aware datetime (in UTC); anything else is refused with what to pass."""
+    if timestamp is None:
+        return None
+    if not isinstance(timestamp, datetime):
+        hint = ""
+        if isinstance(timestamp, str):
+            hint = f" (parse it first: datetime.fromisoformat({timestamp[:40]!r}))"
+        elif isinstance(timestamp, (int, float)) and not isinstance(timestamp, bool):
+            hint = " (for epoch seconds: datetime.fromtimestamp(value, tz=timezone.utc))"
+        raise InvalidInputError(f"{what} must be a timezone-aware datetime, e.g. datetime(2026, 3, 15, "
+                                f"tzinfo=timezone.utc), got {type(timestamp).__name__}{hint}")
+    from .clock import ensure_utc
+
+    return ensure_utc(timestamp)
+
+
+def check_visible(text: str, what: str = "text") -> str:
+    """`text`, unless it shows nothing once invisible characters are set aside (then `EmptyTextError`)."""
+    if not any(not ch.isspace() and ch not in _INVISIBLE and not 0xe0000 <= ord(ch) <= 0xe007f
+               and not 0xfe00 <= ord(ch) <= 0xfe0f for ch in text):
+        raise EmptyTextError(f"{what} holds only invisible characters (zero-width spaces, joiners or marks); "
+                             "there is nothing to remember")
+    return text
+
+
+def check_vectors(vectors: Any, embedder_name: str) -> Any:
+    """The embedder's vectors, if every number is finite; NaN or infinity would poison every later search."""
+    import numpy as np
+
+    if not np.isfinite(vectors).all():
+        raise EvaluatorError(f"embedder {embedder_name} returned NaN or infinite numbers; nothing was stored. "
+                             "Check the model (a broken download, a half-precision overflow) or use another")
+    return vectors
+
+
+def nesting_depth(value: object, limit: int = MAX_NESTING) -> int:
+    """How deeply lists and mappings nest in `value` (a scalar is 0), walked without recursion; stops past `limit`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = list(item)
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def check_event_types(event_types: object) -> set[str] | None:
@@ -94,15 +185,19 @@ def check_confidence(confidence: object) -> float | None:
 
 
 def check_metadata_keys(value: object, path: str = "metadata") -> None:
-    """Every mapping key, at every level, is a string."""
-    if isinstance(value, Mapping):
-        for key, inner in value.items():
-            if not isinstance(key, str):
-                raise InvalidInputError(f"{path} has the key {key!r}; metadata keys must be strings")
-            check_metadata_keys(inner, f"{path}[{key!r}]")
-    elif isinstance(value, (list, tuple)):
-        for i, inner in enumerate(value):
-            check_metadata_keys(inner, f"{path}[{i}]")
+    """Every mapping key, at every level, is a string; nesting past `MAX_NESTING` is refused (no recursion)."""
+    if nesting_depth(value) > MAX_NESTING:
+        raise InvalidInputError(f"{path} is nested deeper than {MAX_NESTING} levels")
+    stack: list[tuple[object, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, Mapping):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    raise InvalidInputError(f"{where} has the key {key!r}; metadata keys must be strings")
+                stack.append((inner, f"{where}[{key!r}]"))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
 
 
 def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
@@ -207,10 +302,46 @@ def read_or_set_aside(payload: object, where: str) -> MemoryRecord | None:
     return record
 
 
-def check_record(payload: object) -> MemoryRecord:
-    """The record in a payload arriving from outside (an import file), with the types a write gives it."""
+def _outside_problem(record: MemoryRecord, max_text_bytes: int) -> str | None:
+    """Why a readable record could not have been written by hindsight (a value no write accepts), or None."""
+    if not 0 <= record.confidence <= 1:
+        return f"confidence is {record.confidence!r}, not within 0..1"
+    if not 0 <= record.decay_rate <= 1e6:
+        return f"decay_rate is {record.decay_rate!r}, not a rate of 0 or more"
+    for name in ("access_count", "spaced_recalls"):
+        if getattr(record, name) < 0:
+            return f"{name} is negative"
+    if record.confirmations < 1:
+        return "confirmations is below 1"
+    for name in ("raw_content", "summary", "context"):
+        value = getattr(record, name)
+        if value is not None and len(value.encode("utf-8", errors="surrogatepass")) > max_text_bytes:
+            return f"{name} is larger than {max_text_bytes:,} bytes (the limit for a write)"
+    try:
+        check_visible(record.raw_content, "raw_content")
+        check_entities(record.entities)
+        check_metadata_keys(record.metadata)
+    except InvalidInputError as exc:
+        return str(exc)
+    import json
+
+    try:
+        size = len(json.dumps(record.metadata, ensure_ascii=False, allow_nan=False).encode())
+    except (TypeError, ValueError) as exc:
+        return f"metadata is not plain JSON ({exc})"
+    if size > 16 * 1024:
+        return "metadata is larger than 16,384 bytes (the limit for a write)"
+    return None
+
+
+def check_record(payload: object, *, max_text_bytes: int = 32 * 1024) -> MemoryRecord:
+    """The record in a payload arriving from outside (an import file), with the types and limits a write gives it."""
+    if nesting_depth(payload) > MAX_NESTING:
+        raise InvalidInputError(f"the record is nested deeper than {MAX_NESTING} levels; fix or drop it")
     record, problem = record_from_payload(payload)
-    if record is None:
+    if record is not None:
+        problem = _outside_problem(record, max_text_bytes)
+    if problem is not None:
         ident = payload.get("id") if isinstance(payload, Mapping) else None
         raise InvalidInputError(f"memory {ident!r}: {problem}; fix or drop it")
-    return record
+    return record  # type: ignore[return-value]

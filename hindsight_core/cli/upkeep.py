@@ -174,9 +174,19 @@ def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool,
                f"{report.resumed_from} earlier). Use it from now on: HINDSIGHT_EMBEDDING_MODEL={model}")
 
 
+def _finite_days(value: float) -> float:
+    """A number of days the calendar can hold: nan and inf are refused (click's range check lets nan through)."""
+    import math
+
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of days; give a finite number such as 90")
+    return value
+
+
 @click.command(help="Move memories inactive for N days out of recall into an archive, or --restore them.")
 @users_option
-@click.option("--older-than", "days", default=90, show_default=True, type=click.FloatRange(min=0),
+@click.option("--older-than", "days", default=90, show_default=True, type=click.FloatRange(min=0, max=3_650_000),
+              callback=lambda ctx, param, value: _finite_days(value),
               help="Days since a memory was created or last recalled.")
 @click.option("--restore", is_flag=True, help="Move archived memories back (all, or those given with --id).")
 @click.option("--id", "memory_ids", multiple=True, help="With --restore: only this memory (repeatable).")

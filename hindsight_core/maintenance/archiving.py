@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Iterable
@@ -43,9 +44,14 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
             users: Iterable[str] | None = None, dry_run: bool = False) -> ArchiveReport:
     """Move memories with no activity for `older_than_days` days out of recall, into the archive."""
     store = maintainable(store)
-    if isinstance(older_than_days, bool) or not isinstance(older_than_days, (int, float)) or older_than_days < 0:
-        raise InvalidInputError("older_than_days must be a number of days, 0 or more")
-    cutoff = ensure_utc(now) - timedelta(days=older_than_days)
+    if isinstance(older_than_days, bool) or not isinstance(older_than_days, (int, float)) or \
+            not math.isfinite(older_than_days) or older_than_days < 0:
+        raise InvalidInputError(f"older_than_days must be a finite number of days, 0 or more, got {older_than_days!r}")
+    try:
+        cutoff = ensure_utc(now) - timedelta(days=older_than_days)
+    except OverflowError:
+        raise InvalidInputError(f"older_than_days={older_than_days!r} reaches before year 1; use a number of days "
+                                "that fits the calendar (e.g. 36500 for a century)") from None
     moved: list[MemoryRecord] = []
     for user in _users(store, users):
         old = [(r, v) for r, v, _ in store.load_space(user, MEMORIES) if last_activity(r) <= cutoff]

@@ -53,7 +53,9 @@ def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    vectors = normalize_rows(np.asarray(embedder.embed(list(texts)), dtype=np.float32))
+    from ..validation import check_vectors
+
+    vectors = normalize_rows(check_vectors(np.asarray(embedder.embed(list(texts)), dtype=np.float32), embedder.name))
     if vectors.shape != (len(texts), embedder.dimension):
         raise HindsightError(f"embedder {embedder.name} returned shape {vectors.shape}, expected "
                              f"({len(texts)}, {embedder.dimension})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     pass
 
 from .common import EXPORT_FORMAT, EXPORT_VERSION, _embed, _users, maintainable
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 # -- export and import ------------------------------------------------------------------------------------------
@@ -69,6 +73,8 @@ def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"line {number} is not JSON: {exc}") from None
+        except RecursionError:
+            raise InvalidInputError(f"line {number} nests its JSON too deeply to be a memory record") from None
         if not isinstance(data, dict):
             raise InvalidInputError(f"line {number} is not a JSON object")
         if not header_seen:
@@ -91,8 +97,11 @@ def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"line {number}: not a valid memory record ({exc})") from None
         vector = data.get("vector")
-        if vector is not None and not (isinstance(vector, list) and all(isinstance(x, (int, float)) for x in vector)):
-            raise InvalidInputError(f"line {number}: vector must be a list of numbers")
+        if vector is not None and not (isinstance(vector, list) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and abs(x) <= _FLOAT32_MAX
+                for x in vector)):
+            raise InvalidInputError(f"line {number}: vector must be a list of finite numbers a float32 can hold "
+                                    "(no NaN, no infinity, nothing beyond ±3.4e38); drop it to re-embed the text")
         archived = data.get("archived")
         yield number, record, vector, archived if isinstance(archived, dict) else None
     if not header_seen:

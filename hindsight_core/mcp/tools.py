@@ -31,6 +31,20 @@ from ..types import ScoredMemory, Source
 from .scope import UserScope
 
 MAX_RESULTS = 20
+#: what a quarantine answer tells the model to pass on: the user's two ways to release their own words
+QUARANTINE_ADVICE = (
+    "The memory was written as coming from the {source}, so the write audit held it for review instead of "
+    "saving it. If these are the user's own words, the user can review and release it in the hindsight UI "
+    "(`hindsight ui`), or, when this host is trusted to speak for the user, run the MCP server with "
+    "`--write-source user`.")
+
+
+def _advise(answer: dict[str, Any], speaker: Source) -> dict[str, Any]:
+    """A write's report, with what the user can do when it was quarantined."""
+    if answer.get("outcome") == "quarantined":
+        advice = QUARANTINE_ADVICE.format(source=speaker.value)
+        answer = {**answer, "what_the_user_can_do": advice}  # "message" stays the sentence every interface uses
+    return answer
 
 
 @contextlib.contextmanager
@@ -96,7 +110,7 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
         who = user(ctx)
         with _as_tool_error():
             result = await memory.awrite(text, user_id=who, source=speaker, session_id=session_id)
-        return report(result)
+        return _advise(report(result), speaker)
 
     @server.tool(annotations=ToolAnnotations(title="Search memory", read_only_hint=True))
     async def memory_search(
@@ -105,7 +119,7 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
                         "reports printed?'")],
         ctx: Context,
         # the bounds are in the schema but checked here, so a model asking for too many reads a plain sentence
-        how_many_results: Annotated[int, Field(json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS},
+        how_many_results: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS},
                                                description=f"How many memories to return, 1 to {MAX_RESULTS}.")] = 5,
         # the schema lists the choices; a name outside them gets the core's error, which says what to use
         time_range: Annotated[str, Field(description=TIME_RANGE_DESCRIPTION,
@@ -131,7 +145,8 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
             description="The id of one memory to forget (from memory_search).")] = None,
         topic: Annotated[str | None, Field(
             description="Forget every memory about this topic instead, e.g. 'my old address'.")] = None,
-        dry_run: Annotated[bool, Field(
+        # strict: the string "false" is refused, never read as False (which would forget for real)
+        dry_run: Annotated[bool, Field(strict=True,
             description="If true, only list what would be forgotten. Use it first for a topic.")] = False,
     ) -> dict[str, Any]:
         """Forget the current user's memories for good: one by id, or all about a topic. Give exactly one."""
@@ -146,7 +161,8 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
     @server.tool(annotations=ToolAnnotations(title="Consolidate memory", destructive_hint=False))
     async def memory_summarize(
         ctx: Context,
-        dry_run: Annotated[bool, Field(description="If true, only report what consolidation would do.")] = False,
+        dry_run: Annotated[bool, Field(strict=True,
+                                       description="If true, only report what consolidation would do.")] = False,
     ) -> dict[str, Any]:
         """Consolidate the current user's episodic memories into stable semantic facts (merging repeats,
         superseding corrected facts). Returns what was created, merged and superseded."""

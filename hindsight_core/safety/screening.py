@@ -5,7 +5,8 @@
 
 A rule that fires only after folding adds an obfuscation finding (someone hid
 the trigger on purpose); hidden layers (tag characters, variation selectors,
-base64) are scanned one level deep beyond the first.
+base64, URL and HTML encoding, JSON and markdown wrapping: `unwrap`) are
+scanned one level deep beyond the first.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..types import Source
 from .directives import directive_findings
 from .normalise import decode_base64_runs, normalise
 from .rules import RULES
+from .unwrap import unwrap_layers
 from .verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
 
 
@@ -77,17 +79,22 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
     if decoded:
         findings.append(Finding(Category.ENCODED_PAYLOAD, "base64 that decodes to text", 0.3, decoded[0][:60]))
     layers += [("base64", d) for d in decoded]
+    layers += unwrap_layers(norm.cased)  # URL- and HTML-encoding, JSON and markdown wrapping
     for layer, inner in layers:
         if not inner.strip():
             continue
+        # a judgement (the directive model) counts once, whichever layer it came from
+        judged = any(f.review_only for f in findings)
         inner_findings = [f for f in scan(inner, source, rules, _depth=_depth + 1)
-                          if f.why not in seen and f.category is not Category.OBFUSCATION]
-        if inner_findings and layer == "base64":
-            findings.append(Finding(Category.ENCODED_PAYLOAD, "an instruction hidden in base64", 0.6,
+                          if f.why not in seen and f.category is not Category.OBFUSCATION
+                          and not (f.review_only and judged)]
+        if inner_findings and layer in ("base64", "url", "html"):
+            name = {"base64": "base64", "url": "URL encoding", "html": "HTML character references"}[layer]
+            findings.append(Finding(Category.ENCODED_PAYLOAD, f"an instruction hidden in {name}", 0.6,
                                     inner_findings[0].evidence, layer))
         for f in inner_findings:
             seen.add(f.why)
-            findings.append(Finding(f.category, f.why, f.weight, f.evidence, layer))
+            findings.append(Finding(f.category, f.why, f.weight, f.evidence, layer, f.review_only))
     return findings
 
 

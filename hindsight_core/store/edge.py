@@ -31,7 +31,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -259,7 +259,14 @@ class EdgeStore:
         seal = self._keystore(user_id, space).seal if self.seal else None
         indices, values = pts.document_terms(pts.keyword_text(record))
         return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
-                "sparse": [indices, values], "payload": pts.to_payload(record, seal=seal, extra=extra)}
+                "sparse": [indices, values],
+                "payload": pts.to_payload(record, seal=seal, extra=extra, digest=self._id_digest(user_id))}
+
+    def _id_digest(self, user_id: str) -> Callable[[str], str] | None:
+        """The keyed digest session and agent ids are filtered by (one per user, every space), when sealing."""
+        if not self.seal:
+            return None
+        return lambda value: self._keystore(user_id, MEMORIES).id_digest(value)  # opened only when a filter needs it
 
     def _upsert_points(self, shard: Any, points: list[dict]) -> None:
         from qdrant_edge import Point, SparseVector, UpdateOperation
@@ -274,7 +281,7 @@ class EdgeStore:
 
         for memory_id, fields in updates:
             fields = dict(fields)
-            if any(name in pts.TEXT_FIELDS for name in fields):
+            if any(name in pts.TEXT_FIELDS or name in pts.ID_FIELDS for name in fields):
                 raise HindsightError("text fields change only by writing the record again")
             fields.update(pts.derived_fields(fields))
             shard.update(UpdateOperation.set_payload([memory_id], fields))
@@ -392,7 +399,8 @@ class EdgeStore:
                 if shard is None:
                     return
                 batch, offset = shard.scroll(ScrollRequest(
-                    offset=offset, limit=1024, filter=edge_filter(scope), with_payload=True,
+                    offset=offset, limit=1024, filter=edge_filter(scope, self._id_digest(user_id)),
+                    with_payload=True,
                     with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False))
             yield from batch
             if offset is None:
@@ -403,7 +411,8 @@ class EdgeStore:
 
         with self._lock:
             shard = self._shard(user_id, space)
-            return 0 if shard is None else int(shard.count(CountRequest(filter=edge_filter(scope), exact=True)))
+            flt = edge_filter(scope, self._id_digest(user_id))
+            return 0 if shard is None else int(shard.count(CountRequest(filter=flt, exact=True)))
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
                    scope: Scope) -> list[list[Hit]]:
@@ -414,7 +423,7 @@ class EdgeStore:
             shard = self._shard(user_id, MEMORIES)
             if shard is None or not len(vectors):
                 return [[] for _ in vectors]
-            flt = edge_filter(scope)
+            flt = edge_filter(scope, self._id_digest(user_id))
             batch = shard.query_batch(QueryBatchRequest([
                 QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
                              score_threshold=min_score, with_payload=True, with_vector=[pts.DENSE])
@@ -430,7 +439,7 @@ class EdgeStore:
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
                 return SearchResult([], [[] for _ in request.probes])
-            flt = edge_filter(request.scope)
+            flt = edge_filter(request.scope, self._id_digest(user_id))
             channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
                         for c in request.channels]
             fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,

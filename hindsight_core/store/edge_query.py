@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import points as pts
 from .base import Scope, conditions
@@ -16,14 +16,20 @@ def channel_query(channel: Any) -> Any:
     return Query.Nearest(list(channel.vector), using=pts.DENSE)
 
 
-def edge_filter(scope: Scope) -> Any:
-    """A `Scope` as a Qdrant Edge filter (None when it narrows nothing)."""
+def edge_filter(scope: Scope, digest: Callable[[str], str] | None = None) -> Any:
+    """A `Scope` as a Qdrant Edge filter (None when it narrows nothing).
+
+    With `digest`, a session or agent id matches its keyed digest (sealed stores)
+    or, for points written before ids were sealed, the id itself.
+    """
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
 
     must = []
     for kind, key, *args in conditions(scope):
         if kind == "any":
             must.append(FieldCondition(key=key, match=MatchAny(args[0])))
+        elif kind == "eq" and digest is not None and key in pts.ID_FIELDS:
+            must.append(FieldCondition(key=key, match=MatchAny([digest(args[0]), args[0]])))
         elif kind == "eq":
             must.append(FieldCondition(key=key, match=MatchValue(args[0])))
         else:

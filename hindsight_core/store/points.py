@@ -13,6 +13,11 @@ agree), and a payload with:
 - the text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under
   `text`, or, when the backend seals payloads, encrypted under `sealed` (see
   `hindsight_core.store.sealing`: forgetting a memory destroys its key).
+
+When the backend seals payloads and gives a `digest`, `session_id` and
+`agent_id` are sealed with the text too, and the plain fields hold a keyed
+digest of them instead (`KeyStore.id_digest`): filters by session or agent
+still use the index, and the engine's log never holds the ids themselves.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ DENSE, SPARSE = "dense", "bm25"
 
 #: the record fields that hold what the user said; sealed when the backend seals payloads
 TEXT_FIELDS = ("summary", "raw_content", "context", "entities", "metadata")
+#: the ids of the conversation and the agent: sealed with the text when the backend gives a digest for filters
+ID_FIELDS = ("session_id", "agent_id")
 #: derived fields kept beside the record's own, for filters and the ranking formula
 RANKING_FIELDS = ("ts_days", "reinforced_days", "is_consolidated", "is_superseded", "meta_keys", "seq")
 
@@ -109,13 +116,18 @@ def derived_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 Seal = Callable[[str, dict[str, Any]], str]
+Digest = Callable[[str], str]
 Unseal = Callable[[str, str], dict[str, Any]]
 
 
-def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None
-               ) -> dict[str, Any]:
+def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None,
+               digest: Digest | None = None) -> dict[str, Any]:
     payload = record.to_payload()
     text = {name: payload.pop(name) for name in TEXT_FIELDS}
+    if seal is not None and digest is not None:
+        for name in ID_FIELDS:
+            text[name] = payload[name]
+            payload[name] = digest(payload[name]) if payload[name] is not None else None
     payload.update(derived_fields({"consolidated_into": record.consolidated_into,
                                    "superseded_by": record.superseded_by}))
     payload["ts_days"] = epoch_days(record.timestamp)

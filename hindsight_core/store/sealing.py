@@ -11,11 +11,21 @@ its key in the same call; what remains in the engine's files is ciphertext
 nobody can open. Keys are written with the same guarantee as Edge's own log:
 they survive a killed process (SQLite WAL, synchronous=NORMAL); after a power
 cut, a memory whose key was lost is reported as unreadable and set aside.
+
+The session and agent ids are sealed with the text; filters find them through
+`id_digest`, an HMAC-SHA256 of the id under a per-user key kept in the same
+file (row `~ids`), so the engine's log holds neither id in the clear. The
+digest is not erased by forgetting one memory (other memories of the same
+session share it); it goes with the user (`forget(everything=True)`). Someone
+who holds both the engine's files and `keys.sqlite` can test a guessed id
+against it, as they could read every memory not yet forgotten.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -44,6 +54,7 @@ class KeyStore:
         except sqlite3.Error as exc:
             raise StoreUnavailableError(f"cannot open the key file {path}: {exc}") from exc
         self._cache: dict[str, bytes] = {}
+        self._id_key: bytes | None = None
 
     def _key(self, memory_id: str, create: bool) -> bytes | None:
         key = self._cache.get(memory_id)
@@ -91,6 +102,19 @@ class KeyStore:
             raise ValueError("its key is gone (the memory was forgotten)")
         raw = base64.b64decode(sealed)
         return json.loads(self._aesgcm(key).decrypt(raw[:12], raw[12:], memory_id.encode("utf-8")))
+
+    def id_digest(self, value: str) -> str:
+        """A keyed digest of a session or agent id: what filters match, in place of the id itself."""
+        with self._lock:
+            if self._id_key is None:
+                row = self._db.execute("SELECT key FROM keys WHERE id = '~ids'").fetchone()
+                if row is None:
+                    key = self._aesgcm.generate_key(bit_length=256)
+                    self._db.execute("INSERT OR IGNORE INTO keys (id, key) VALUES ('~ids', ?)", (key,))
+                    row = self._db.execute("SELECT key FROM keys WHERE id = '~ids'").fetchone()
+                self._id_key = bytes(row[0])
+            key = self._id_key
+        return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
 
     def destroy(self, memory_ids: Iterable[str]) -> None:
         """Delete keys for good: secure_delete overwrites them in the file."""

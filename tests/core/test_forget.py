@@ -55,3 +55,25 @@ def test_forget_never_crosses_users(fake_memory):
     with pytest.raises(MemoryNotFoundError):
         fake_memory.forget(user_id="bob", memory_id=mine.id)
     assert fake_memory.get(mine.id, user_id="alice").id == mine.id
+
+
+def test_forget_about_reaches_archived_memories_and_export_no_longer_prints_them(fake_memory, clock):
+    """Red team (issue 21): forget(about=...) skipped the archive, and export still printed what it held."""
+    import io
+    import json
+
+    from hindsight_core import maintenance
+
+    fake_memory.write("My old address is 12 Elm Street, Springfield.", user_id="u", force=True)
+    fake_memory.write("I like green tea in the morning.", user_id="u", force=True)
+    clock.advance(days=200)
+    assert maintenance.archive(fake_memory.store, now=fake_memory.now(), older_than_days=90).count == 2
+    preview = fake_memory.forget(user_id="u", about="my old address Elm Street", dry_run=True)
+    assert [m.raw_content for m in preview.removed] == ["My old address is 12 Elm Street, Springfield."]
+    receipt = fake_memory.forget(user_id="u", about="my old address Elm Street")
+    assert receipt.count == 1
+    out = io.StringIO()
+    maintenance.export_jsonl(fake_memory.store, out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()[1:]]
+    assert [line["record"]["raw_content"] for line in lines] == ["I like green tea in the morning."]
+    assert "Elm Street" not in out.getvalue()

@@ -42,7 +42,9 @@ def test_put_then_get_returns_the_exact_value_and_times(store, fake_memory, cloc
     assert item.created_at == item.updated_at == clock()
     [record] = fake_memory.memories(user_id="alice")
     assert record.raw_content == PREFERENCE and record.source is Source.AGENT
-    assert record.event_type == "preference"  # forced past the gate's yes/no, still filed by kind
+    # forced past the gate's yes/no, still filed by kind; the store writes as the agent, so a rule it relays
+    # is data, never the user's preference (issue 21)
+    assert record.event_type == "fact"
     assert store.get(ALICE, "missing") is None
     assert store.get(("memories", "bob"), "paper") is None
 

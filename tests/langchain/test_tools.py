@@ -29,14 +29,14 @@ def test_the_schemas_use_natural_names_and_no_user_id(fake_memory):
 def test_write_goes_through_the_gate_and_says_why(fake_memory):
     write = memory_write_tool(fake_memory, user_id="alice", agent_id="helper", session_id="s1")
     saved = write.invoke({"what_to_remember": PREFERENCE})
-    assert saved.startswith("Saved as a preference memory (id: ")
+    assert saved.startswith("Saved as a fact memory (id: ")  # the agent's words: data, not the user's preference
     assert write.invoke({"what_to_remember": "ok"}) == "Not saved: small talk or a trivial request."
     [record] = fake_memory.memories(user_id="alice")
     assert (record.source.value, record.agent_id, record.session_id) == ("agent", "helper", "s1")
 
     kind = write.invoke({"what_to_remember": "The user wants weekly reports on Mondays.",
                          "kind_of_memory": "preference"})
-    assert "preference memory" in kind
+    assert "fact memory" in kind  # asking for "preference" does not make the agent's words the user's
 
     forced = memory_write_tool(fake_memory, user_id="alice", force=True)
     assert forced.invoke({"what_to_remember": "ok"}).startswith("Saved")
@@ -106,7 +106,7 @@ def test_a_model_uses_the_tools_in_an_agent(fake_memory):
     agent = create_agent(model, memory_tools(fake_memory, user_id="alice"))
     result = agent.invoke(says("Keep my reports in A4 landscape from now on, and check what you know."))
     tool_answers = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
-    assert tool_answers[0].startswith("Saved as a preference memory")
+    assert tool_answers[0].startswith("Saved as a fact memory")  # a model cannot file the user's preference
     assert PREFERENCE in tool_answers[1]
 
 

@@ -79,7 +79,8 @@ def test_the_save_tool_goes_through_the_gate_for_its_user_only(fake_memory):
     run_agent(FunctionAgent(tools=tools, llm=scripted.llm), "Remember I only eat vegetarian.", Memory.from_defaults())
 
     outputs = tool_messages(scripted.calls[1]) + tool_messages(scripted.calls[2])
-    assert "Saved as a preference memory" in outputs and "Not saved: small talk" in outputs
+    # the tool writes as the agent: what it saves is data, never the user's preference (issue 21)
+    assert "Saved as a fact memory" in outputs and "Not saved: small talk" in outputs
     [saved] = fake_memory.memories(user_id="alice")
     assert (saved.source, saved.session_id) == (Source.AGENT, "s-9")
     assert fake_memory.users() == ["alice"]

@@ -178,12 +178,14 @@ def test_the_block_shrinks_instead_of_vanishing_when_the_prompt_is_too_long(fake
     history = [ChatMessage(role="user", content="Tell me about my morning tea, project Falcon, Contoso, "
                                                  "Priya and meetings. " + "Please be thorough. " * 40)]
 
-    roomy = hindsight_memory(user_id="alice", memory=fake_memory, chat_history=history)
-    full = system_text(roomy.get())
+    roomy = hindsight_memory(user_id="alice", memory=fake_memory, chat_history=history, k=6)
+    system_text(roomy.get())  # the first call also offers the turn to memory, so the block grows by it
+    full = system_text(roomy.get())  # the block shows each memory's own words (issue 21): measure it as it is
     assert sum(fact in full for fact in facts) == 5
 
     tight_limit = roomy._estimate_token_count(history) + roomy._estimate_token_count(full) - 60
-    tight = hindsight_memory(user_id="alice", memory=fake_memory, chat_history=history, token_limit=tight_limit)
+    tight = hindsight_memory(user_id="alice", memory=fake_memory, chat_history=history, token_limit=tight_limit,
+                             k=6)
     shown = system_text(tight.get())
     kept = sum(fact in shown for fact in facts)
     assert 1 <= kept < 5

@@ -78,7 +78,8 @@ def test_write_search_forget_with_the_real_model(memory):
         ("memory_search", {"what_am_i_looking_for": "how should reports be printed?"}),
     )
     assert stored.structured_content["outcome"] == "stored" and stored.structured_content["kept"] is True
-    assert stored.structured_content["event_type"] == "preference"
+    # the server writes as "agent" by default: an agent's words are data, never the user's preference (issue 21)
+    assert stored.structured_content["event_type"] == "fact"
     memory_id = stored.structured_content["id"]
     assert skipped.structured_content["outcome"] == "skipped" and skipped.structured_content["kept"] is False
     assert skipped.structured_content["reasons"] and "id" not in skipped.structured_content
