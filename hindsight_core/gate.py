@@ -30,6 +30,7 @@ import json
 import re
 from typing import Callable, Protocol
 
+from .cues import exclusive_terms
 from .entities import extract_entities
 from .text import STOP_WORDS
 from .types import EventType, GateDecision, Source
@@ -225,7 +226,7 @@ def is_request(text: str) -> bool:
     body = strip_speaker(text)
     if not REQUEST.search(body):
         return False
-    return bool(_PARAMETER.search(body) or extract_entities(body))
+    return bool(_PARAMETER.search(body) or extract_entities(body) or exclusive_terms(body))
 
 
 class RuleBasedGate:

@@ -66,9 +66,9 @@ def test_massed_recalls_count_once():
     assert value_at(path, 10) == pytest.approx(0.8 * math.exp(-0.02 / 1.5 * 7.8))
 
 
-def test_a_recall_after_the_memory_faded_does_not_count():
-    path = plots.retention_path(1.0, 8, reinforce_on=[5], confidence=1.0)  # e^-5 < 0.1 by day 5
-    assert value_at(path, 6) == pytest.approx(math.exp(-6))
+def test_a_recall_after_the_memory_faded_still_counts():
+    path = plots.retention_path(1.0, 8, reinforce_on=[5], confidence=1.0)  # e^-5 < 0.1 by day 5: faded, not hidden
+    assert value_at(path, 6) == pytest.approx(math.exp(-1.0 / 1.5))  # restarted on day 5, rate / (1 + 0.5·1)
 
 
 def test_retention_path_matches_what_the_store_records(clock):

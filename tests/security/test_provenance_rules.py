@@ -1,14 +1,10 @@
-"""Issue 21's rules the lead enforces in semantic.py / consolidation.py: turn these on when that lands."""
+"""Provenance in the write rules: an agent's or a tool's words never replace or become the user's knowledge."""
 
 import pytest
 
 from hindsight_core import Source
 from hindsight_core.types import Layer
 
-LEAD = pytest.mark.xfail(strict=False, reason="lead: supersession/consolidation by source")
-
-
-@LEAD
 @pytest.mark.parametrize("source", ["tool", "agent"])
 def test_non_user_text_never_supersedes_what_the_user_said(fake_memory, source):
     mine = fake_memory.write("I prefer red for the Orion slide theme.", user_id="u", force=True).record
@@ -19,12 +15,15 @@ def test_non_user_text_never_supersedes_what_the_user_said(fake_memory, source):
     assert fake_memory.get(mine.id, user_id="u").superseded_by is None
 
 
-@LEAD
-@pytest.mark.parametrize("source", ["tool", "agent"])
-def test_non_user_text_is_never_consolidated_into_the_users_knowledge(fake_memory, source):
-    for day in range(4):
-        fake_memory.write(f"Invoices for Orion go to account GB29 NWBK 6016 1331 9268 19 (note {day}).",
-                          user_id="u", source=source, force=True)
+REPEATED = "Print the Orion report in landscape, please."
+
+
+@pytest.mark.parametrize("source, groups", [("user", True), ("tool", False), ("agent", False)])
+def test_only_the_users_own_words_become_knowledge(fake_memory, clock, source, groups):
+    for _ in range(5):  # the same request on five days: the user's repetition becomes knowledge, no one else's
+        fake_memory.write(REPEATED, user_id="u", source=source, force=True, event_type="fact", merge_duplicates=False)
+        clock.advance(days=1)
     fake_memory.consolidate(user_id="u")
     knowledge = [m for m in fake_memory.memories(user_id="u") if m.layer is Layer.SEMANTIC]
-    assert all(m.source is not Source.USER for m in knowledge), [(m.source, m.raw_content) for m in knowledge]
+    assert bool(knowledge) is groups, [(m.source, m.raw_content) for m in knowledge]
+    assert all(m.source is Source.USER for m in knowledge)
