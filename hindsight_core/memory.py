@@ -286,14 +286,23 @@ class Hindsight:
         cfg = self.config.recall
         spare = _SPARE + k + (4 * k if where is not None else 0)  # the collapse of knowledge and episodes uses up to k
         priors = recall_plan.time_priors(clean, now)
-        request = recall_plan.build_request(
-            query_vector, clean, recall=cfg, decay=self.config.decay, episode_weight=self.config.semantic.episode_weight,
-            now=now, scope=scope, limit=k + spare, min_similarity=cfg.min_similarity,
-            multilingual_dense=bool(getattr(self.embedder, "multilingual", False)), priors=priors)
+        multilingual = bool(getattr(self.embedder, "multilingual", False))
+
+        def request_for(foreign_keywords: bool) -> Any:
+            return recall_plan.build_request(
+                query_vector, clean, recall=cfg, decay=self.config.decay,
+                episode_weight=self.config.semantic.episode_weight, now=now, scope=scope, limit=k + spare,
+                min_similarity=cfg.min_similarity, multilingual_dense=multilingual, priors=priors,
+                foreign_keywords=foreign_keywords)
+
+        request = request_for(False)
         with self._locked(user):
             if not self._open(user, create=False):
                 return RecallResults()
             found = self.store.search(user, request)
+            if multilingual and len(request.channels) > 1 and recall_plan.keywords_cross_scripts(clean, found):
+                request = request_for(True)  # asked across languages: let meaning, not shared names, rank
+                found = self.store.search(user, request)
             results = recall_plan.select(found, request, query_vector, clean, now=now, decay=self.config.decay,
                                          recall=cfg, episode_weight=self.config.semantic.episode_weight,
                                          priors=priors)

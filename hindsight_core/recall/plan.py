@@ -105,24 +105,50 @@ def has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
 
-def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool) -> tuple[float, float]:
-    """(dense, keyword) fusion weights: an English-only embedder is turned down for CJK queries."""
+def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
+                    foreign_keywords: bool = False) -> tuple[float, float]:
+    """(dense, keyword) fusion weights: a channel that cannot read across the languages involved is turned down.
+
+    An English-only embedder is turned down for CJK queries; the keyword channel
+    is left out when the memories found are in the other script than the query
+    (`foreign_keywords`, see `keywords_cross_scripts`): words cannot match across
+    languages, so what BM25 finds there are names and numbers, and even at a
+    fifth of the weight they reorder the dense ranking (measured on the shared
+    archive, English dialogues over Chinese memories: 41.3 recall@5 dense alone,
+    15.0 fused, 16.4 with BM25 at 0.2).
+    """
     dense = recall.dense_weight
     if has_cjk(query) and not multilingual_dense:
         dense *= recall.foreign_dense_factor
-    return dense, recall.keyword_weight
+    return dense, (0.0 if foreign_keywords else recall.keyword_weight)
+
+
+def mostly_cjk(text: str) -> bool:
+    """Whether most of a text's letters are CJK characters."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and sum(has_cjk(ch) for ch in letters) * 2 > len(letters)
+
+
+def keywords_cross_scripts(query: str, found: SearchResult) -> bool:
+    """Whether most memories found are in the other script than the query (a Latin query over CJK memories, or
+    the reverse): then the keyword channel cannot match them, and recall is asked again with it turned down."""
+    if not found.hits:
+        return False
+    other = sum(mostly_cjk(hit.record.raw_content) != mostly_cjk(query) for hit in found.hits)
+    return other * 2 > len(found.hits)
 
 
 def build_request(query_vector: np.ndarray, query_text: str, *, recall: RecallConfig, decay: DecayConfig,
                   episode_weight: float, now: datetime, scope: Scope, limit: int, min_similarity: float | None,
-                  multilingual_dense: bool, priors: Sequence[TimePrior] = ()) -> SearchRequest:
+                  multilingual_dense: bool, priors: Sequence[TimePrior] = (),
+                  foreign_keywords: bool = False) -> SearchRequest:
     """One fused query: a dense and (when the query has keywords) a BM25 prefetch, ranked by the formula."""
-    dense_w, keyword_w = channel_weights(query_text, recall, multilingual_dense)
+    dense_w, keyword_w = channel_weights(query_text, recall, multilingual_dense, foreign_keywords)
     terms = pts.query_terms(query_text)
     depth = recall.candidates_per_channel
     channels = [Channel(pts.DENSE, np.asarray(query_vector, dtype=np.float32).tolist(), depth, min_similarity)]
     weights = [dense_w]
-    if terms[0]:
+    if terms[0] and keyword_w > 0:
         channels.append(Channel(pts.SPARSE, terms, depth))
         weights.append(keyword_w)
     return SearchRequest(channels=tuple(channels), weights=tuple(weights), rrf_k=recall.rrf_k,
