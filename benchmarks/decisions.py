@@ -108,10 +108,14 @@ def run_case(case: UpdateCase, embedder) -> dict:
             ids.append(result.record.id if result.record is not None else None)
             clock.advance(days=1)
         records = {r.id: r for r in memory.memories(user_id="u")}
-    position = {memory_id: i for i, memory_id in enumerate(ids) if memory_id}
-    decided = {(position[r.superseded_by], position[r.id]) for r in records.values()
-               if r.superseded_by in position and r.id in position}
-    groups = [frozenset(position[e] for e in r.derived_from if e in position)
+    # a repeat merged into an earlier memory shares its id: a memory stands for every position it holds
+    positions: dict[str, list[int]] = {}
+    for i, memory_id in enumerate(ids):
+        if memory_id:
+            positions.setdefault(memory_id, []).append(i)
+    decided = {(positions[r.superseded_by][0], positions[r.id][0]) for r in records.values()
+               if r.superseded_by in positions and r.id in positions}
+    groups = [frozenset(i for e in r.derived_from for i in positions.get(e, ()))
               for r in records.values() if r.layer is Layer.SEMANTIC]
     return {"case": case.name, "expected": sorted(case.supersedes), "decided": sorted(decided),
             "expected_groups": [sorted(g) for g in case.groups], "groups": [sorted(g) for g in groups]}

@@ -351,32 +351,3 @@ def apply_consensus(results: Sequence[ScoredMemory], report: ConsensusReport, *,
                                                               result.retention, result.explanation))
     return RecallResults(sorted(kept, key=lambda r: -r.score))
 
-
-def related_neighbours(vectors: object, pool_vectors: object, *, per_item: int = 5, min_similarity: float = 0.55,
-                       exclude: Iterable[int] = (), eligible: np.ndarray | None = None) -> list[int]:
-    """Rows of `pool_vectors` most similar to any of `vectors` (at most `per_item` each), best first.
-
-    `pool_vectors` must hold one user's memories only; `exclude` are rows
-    already recalled, `eligible` an optional boolean mask (e.g. active, not
-    quarantined).
-    """
-    top = np.asarray(vectors, dtype=np.float32)
-    pool = np.asarray(pool_vectors, dtype=np.float32)
-    if top.ndim != 2 or pool.ndim != 2 or (pool.size and top.shape[1] != pool.shape[1]):
-        raise InvalidInputError("vectors and pool_vectors must be 2-D with the same width")
-    if per_item < 1:
-        raise InvalidInputError("per_item must be at least 1")
-    if pool.shape[0] == 0 or top.shape[0] == 0:
-        return []
-    sims = pool @ top.T
-    mask = np.ones(pool.shape[0], dtype=bool) if eligible is None else np.asarray(eligible, dtype=bool).copy()
-    if mask.shape != (pool.shape[0],):
-        raise InvalidInputError("eligible must be a boolean mask over pool_vectors")
-    mask[list(exclude)] = False
-    chosen: dict[int, float] = {}
-    for col in range(top.shape[0]):
-        column = np.where(mask, sims[:, col], -np.inf)
-        for row in np.argsort(-column)[:per_item]:
-            if column[row] >= min_similarity:
-                chosen[int(row)] = max(chosen.get(int(row), -1.0), float(column[row]))
-    return sorted(chosen, key=lambda r: -chosen[r])

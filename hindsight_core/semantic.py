@@ -36,8 +36,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .config import SemanticConfig
-from .cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
-from .gate import strip_speaker
+from .cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, exclusive_terms, value_slots
+from .gate import speaker, strip_speaker
 from .summary import extractive_summary
 from .text import keyword_tokens
 from .types import EventType, Layer, MemoryRecord, Source, Status
@@ -100,6 +100,8 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     if new.event_type not in STANDING_TYPES or old.event_type not in STANDING_TYPES:  # events never supersede
         return False
     if is_question(new.raw_content) or is_question(old.raw_content):
+        return False
+    if speaker(new.raw_content) != speaker(old.raw_content):  # one person's words never replace another's
         return False
     shared = attributes(strip_speaker(new.raw_content)) & attributes(strip_speaker(old.raw_content))
     if not shared:
@@ -198,20 +200,40 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 
 
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
-    """The members of `indices` that state the same thing as the leader (the first): they use the group's topic
-    word (`shared_topic`), are of the leader's kind (a request with requests, a preference with preferences or
-    requests) and name no exclusive value the leader contradicts (landscape with landscape, never portrait)."""
+    """The members of `indices` that state the same thing as the leader (the first).
+
+    They set one of the leader's attributes (`cues.attributes`: an exclusive value
+    such as landscape or 横向, a preference for one purpose, where the user
+    lives) to the leader's value (no exclusive value the leader contradicts), are
+    of the leader's kind (a request with requests, a preference with preferences
+    or requests) and were said by the same speaker. A leader that sets no
+    attribute leads no group: chit-chat that shares words is not knowledge.
+    """
     leader = records[int(indices[0])]
+    wanted = attributes(strip_speaker(leader.raw_content))
+    if not wanted:
+        return Group((), 0, 0.0, None)
     kinds = _KINDS_WITH.get(leader.event_type, {leader.event_type})
-    indices = np.asarray([i for i in indices if records[i].event_type in kinds and
-                          exclusive_clash(leader.raw_content, records[i].raw_content) is None], dtype=np.int64)
-    topic = shared_topic([records[i] for i in indices]) if len(indices) else None
-    if topic is not None:
-        indices = np.asarray([i for i in indices if topic in _topic_tokens(records[i].raw_content)], dtype=np.int64)
-    members = [records[i] for i in indices]
+    who = speaker(leader.raw_content)
+    kept = [int(i) for i in indices if records[i].event_type in kinds and speaker(records[i].raw_content) == who
+            and exclusive_clash(leader.raw_content, records[i].raw_content) is None
+            and attributes(strip_speaker(records[i].raw_content)) & wanted]
+    members = [records[i] for i in kept]
     if not members:
         return Group((), 0, 0.0, None)
-    return Group(tuple(int(i) for i in indices), sum(r.confirmations for r in members), _span_days(members), topic)
+    shared = set.intersection(*(attributes(strip_speaker(m.raw_content)) for m in members))
+    topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
+    return Group(tuple(kept), sum(r.confirmations for r in members), _span_days(members), topic)
+
+
+def _topic_name(attribute: str, members: Sequence[MemoryRecord]) -> str:
+    """An attribute as a readable topic: the exclusive value the members name ("landscape"), or the attribute."""
+    if attribute.startswith("exclusive:"):
+        group = int(attribute.split(":", 1)[1])
+        values = [v for m in members for v in exclusive_terms(m.raw_content).get(group, ())]
+        if values:
+            return max(set(values), key=values.count)
+    return attribute
 
 
 #: which kinds of episode state the same thing as a leader of each kind

@@ -168,10 +168,10 @@ class WorkingMemory:
     # -- messages ---------------------------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from ..embedder import SentenceTransformerEmbedder
+        if self._embedder is None:  # the library's default embedder, as Hindsight's
+            from ..embedder import DEFAULT_MODEL, embedder_named
 
-            self._embedder = SentenceTransformerEmbedder()
+            self._embedder = embedder_named(DEFAULT_MODEL)
         return self._embedder
 
     def _make(self, role: object, content: str, timestamp: datetime | None,

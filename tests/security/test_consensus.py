@@ -10,7 +10,7 @@ import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, Status
 from hindsight_core.consensus import (ConsensusConfig, Verdict, apply_consensus, check_consensus,
-                                      conflict_reason, polarity, related_neighbours, value_slots)
+                                      conflict_reason, polarity, value_slots)
 from hindsight_core.types import Explanation, MemoryRecord, ScoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -236,15 +236,6 @@ def test_apply_drops_contradictions_and_downweights_ties():
     kept_all = apply_consensus(results, report, drop=())
     assert [r.memory.id for r in kept_all] == ["m2", "m0", "m1", "m3"]
 
-
-def test_related_neighbours_picks_similar_eligible_rows():
-    pool = np.vstack([same_topic(3), np.eye(2, 8, 6, dtype=np.float32)])
-    assert sorted(related_neighbours(pool[:1], pool, exclude=[0])) == [1, 2]  # the orthogonal rows are not related
-    mask = np.array([True, True, False, True, True])
-    assert related_neighbours(pool[:1], pool, exclude=[0], eligible=mask) == [1]
-    assert related_neighbours(pool[:1], pool, exclude=[0], per_item=1) in ([1], [2])
-    with pytest.raises(InvalidInputError):
-        related_neighbours(pool[:1], pool, per_item=0)
 
 
 def test_mixing_users_is_an_error():
