@@ -43,6 +43,7 @@ from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from .validation import check_clock, check_event_types, check_flag, check_store_path, time_window
 from .writing import store_batch
+from .write_queue import close_write_queue
 
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
@@ -119,6 +120,7 @@ class Hindsight:
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
+        close_write_queue(self)  # writes handed to the queue are stored before the store closes
         with self._lock:
             if not self._closed:
                 self._closed = True
