@@ -19,7 +19,10 @@ The rules:
   the same options go as one batch (one embedding call, one commit). A write
   leaves the journal once the store holds it.
 * A recall that follows sees a write once the writer has stored it; `flush()`
-  waits for that. `close()` (and `Hindsight.close`) flush and stop the writer.
+  waits for that, `settle(user_id)` for one user's writes only (the adapters call
+  it before they recall, so a conversation reads its own writes; the wait is
+  nothing when the model took longer than the embedding). `close()` (and
+  `Hindsight.close`) flush and stop the writer.
 * On a crash, what was journaled and not yet written is written when a queue
   is next made for the same store (the adapters make one when they are built).
   A crash between a write's commit and its removal from the journal writes it
@@ -29,7 +32,8 @@ The rules:
 * A write the core refuses as input (found only by the full check) is retried
   text by text so the others are kept; what is still refused is logged and
   listed in `failures`. Any other error (the store went away) stops the writer:
-  the writes stay journaled, and `flush()` raises `StoreUnavailableError`.
+  the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
+  next `submit` starts the writer again, from the write that failed.
 
 The journal lives beside an embedded store (`<store>/write-queue.sqlite`);
 pass `journal=` for a server store, or `journal=None` there to keep the queue in
@@ -122,17 +126,22 @@ class WriteQueue:
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
+        self._written = 0  # every entry up to this place in the queue is stored (entries are written in order)
         self._logs: dict[str, TurnLog] = {}
+        self._start()
+        atexit.register(_flush_at_exit, weakref.ref(self))
+
+    def _start(self) -> None:
+        self._stopped = None
         self._thread = threading.Thread(target=self._run, name="hindsight-writer", daemon=True)
         self._thread.start()
-        atexit.register(_flush_at_exit, weakref.ref(self))
 
     # -- handing over -------------------------------------------------------------------------
     @property
     def pending(self) -> int:
         """Writes handed over and not yet stored (the one being written included)."""
         with self._cond:
-            return len(self._queue) + self._busy
+            return len(self._queue)
 
     def submit(self, texts: Sequence[str], *, user_id: str, **options: Any) -> int:
         """Journal one `write_many` call and return at once; returns its place in the queue.
@@ -202,10 +211,12 @@ class WriteQueue:
         with self._cond:
             if self._closing:
                 raise InvalidInputError("this write queue is closed")
-            seq = self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid
+            seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)
             self._queue.append((seq, json.loads(data, object_hook=_decode)))
+            if self._stopped is not None and not self._thread.is_alive():
+                self._start()  # try again, from the write that failed
             self._cond.notify_all()
-        return int(seq)
+        return seq
 
     # -- waiting ------------------------------------------------------------------------------
     def flush(self, timeout: float | None = None) -> None:
@@ -213,11 +224,23 @@ class WriteQueue:
         with self._cond:
             if not self._cond.wait_for(lambda: self._stopped is not None or (not self._queue and not self._busy),
                                        timeout):
-                raise TimeoutError(f"{len(self._queue) + self._busy} writes still queued after {timeout} s")
+                raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
             if self._stopped is not None:
                 raise StoreUnavailableError(
                     f"the background writer stopped ({self._stopped}); {len(self._queue)} writes stay journaled "
                     "and are written when a queue is next made for this store") from self._stopped
+
+    def pending_for(self, user_id: str) -> int:
+        """Writes of one user handed over and not yet stored."""
+        with self._cond:
+            return sum(entry["user_id"] == user_id for _, entry in self._queue)
+
+    def settle(self, user_id: str, timeout: float | None = None) -> bool:
+        """Wait until the writes handed over so far for one user are stored; False if the writer stopped or timed out."""
+        with self._cond:
+            target = max((seq for seq, entry in self._queue if entry["user_id"] == user_id), default=0)
+            self._cond.wait_for(lambda: self._stopped is not None or self._written >= target, timeout)
+            return self._written >= target
 
     def close(self) -> None:
         """Flush, then stop the writer. What could not be written stays journaled (and is logged)."""
@@ -257,6 +280,7 @@ class WriteQueue:
                 self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(batch))})",
                                  [seq for seq, _ in batch])
                 del self._queue[:len(batch)]
+                self._written = max(self._written, batch[-1][0])
                 self._busy = False
                 self._cond.notify_all()
 

@@ -18,6 +18,7 @@ for the embedding. `flush()` waits until every handed-over turn is stored.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Awaitable, Callable
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -107,6 +108,8 @@ class HindsightMiddleware(AgentMiddleware):
         if plan is None:
             return handler(request)
         query, user = plan
+        if self._writes is not None:
+            self._writes.settle(user)  # read this user's earlier turns (already stored unless the model was quicker)
         block = memory_block(self.memory, query, user_id=user, k=self.k)
         return handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
@@ -116,6 +119,8 @@ class HindsightMiddleware(AgentMiddleware):
         if plan is None:
             return await handler(request)
         query, user = plan
+        if self._writes is not None and self._writes.pending_for(user):
+            await asyncio.to_thread(self._writes.settle, user)
         block = await amemory_block(self.memory, query, user_id=user, k=self.k)
         return await handler(request.override(system_message=with_memory_block(request.system_message, block)))
 

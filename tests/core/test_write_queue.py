@@ -51,6 +51,18 @@ def test_a_write_returns_before_it_is_stored_and_a_flush_waits_for_it(clock):
         assert found[0].memory.session_id == "s-1"
 
 
+def test_settle_waits_for_one_users_writes(clock):
+    embedder = GatedEmbedder()
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        queue = write_queue(memory)
+        queue.submit(["I live in Porto with my dog Biscuit."], user_id="alice")
+        assert queue.pending_for("alice") == 1 and queue.pending_for("carol") == 0
+        assert queue.settle("carol") is True  # nothing of carol's is queued: no wait
+        assert queue.settle("alice", timeout=0.05) is False  # still held at the embedder
+        embedder.go.set()
+        assert queue.settle("alice") is True and texts_of(memory) == ["I live in Porto with my dog Biscuit."]
+
+
 def test_writes_of_one_user_are_stored_in_order_and_batched(clock):
     embedder = GatedEmbedder()
     calls: list[int] = []
