@@ -1,0 +1,184 @@
+"""The vector index of a user's shard, built off the caller's path once enough points are unindexed.
+
+Qdrant Edge builds its HNSW index only in `EdgeShard.optimize()`, which blocks
+and holds Python's GIL for its whole run (measured: a 10 ms ticker thread made
+no tick during a 7 s build of 10k points), so a build in a thread would stall
+every thread of the process. The build therefore runs in a child process, on a
+copy of the shard:
+
+1. Under the store's lock: the shard is flushed and its folder copied to
+   `memories.indexing/` (a plain file copy); from then on every change the store
+   applies to that user's shard is also kept in memory (`record`).
+2. A child process loads the copy, runs `optimize()` and closes it; the caller
+   never waits for it.
+3. When it is done, under the store's lock: the copy is loaded, the kept changes
+   are applied to it (each step is idempotent: upserts, payload updates, deletes),
+   it is closed, then the live folder is renamed to `memories.old/`, the copy to
+   `memories/`, and the shard is reopened. A change that removes or rebuilds the
+   shard (forgetting a user, a migration) cancels the build instead.
+
+A crash at any step leaves the live folder (or, between the two renames,
+`memories.old/`, which `settle_folder` puts back on the next open); a leftover
+copy is removed. Nothing acknowledged lives only in the copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+logger = logging.getLogger("hindsight_core.store")
+
+_BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
+COPY, OLD = ".indexing", ".old"
+
+
+def settle_folder(folder: Path) -> None:
+    """Finish or undo an index swap a crash interrupted (called before a shard folder is opened)."""
+    old, copy = folder.with_name(folder.name + OLD), folder.with_name(folder.name + COPY)
+    if old.exists():
+        if folder.exists():
+            shutil.rmtree(old, ignore_errors=True)  # the swap was done; only the clean-up was left
+        else:
+            old.rename(folder)  # crashed between the two renames: the old folder holds everything
+    if copy.exists():
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy a shard folder but its write-ahead log, keeping holes (Edge preallocates 32 MiB files sparsely)."""
+    if shutil.which("cp") and sys.platform.startswith("linux"):
+        target.mkdir()
+        parts = [str(p) for p in source.iterdir() if p.name != "wal"]
+        if not parts or subprocess.run(["cp", "-r", "--sparse=always", *parts, str(target)],
+                                       capture_output=True).returncode == 0:
+            return
+        shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("wal"))
+
+
+class _Build:
+    def __init__(self, user_id: str, folder: Path, points: int) -> None:
+        self.user_id, self.folder, self.points = user_id, folder, points
+        self.copy = folder.with_name(folder.name + COPY)
+        self.changes: list[tuple[str, Any]] = []
+        self.process: subprocess.Popen | None = None
+        self.cancelled = False
+
+
+class IndexBuilder:
+    """Starts, watches and swaps in background index builds for one `EdgeStore` (see the module docstring).
+
+    `threshold`: unindexed points of one user that start a build. `lock` is the
+    store's lock; `close_shard(user_id)` closes the store's open shard of that
+    user so the next call loads the swapped folder.
+    """
+
+    def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None]) -> None:
+        self.threshold = int(threshold)
+        self._lock = lock
+        self._close_shard = close_shard
+        self._builds: dict[str, _Build] = {}
+        self._indexed: dict[str, int] = {}  # points a user's shard had when its last build started
+        self.completed: list[tuple[str, int]] = []  # (user, points indexed), for tests and benchmarks
+        self._idle = threading.Condition(lock)
+
+    def building(self, user_id: str) -> bool:
+        return user_id in self._builds
+
+    def maybe_start(self, user_id: str, shard: Any, folder: Path) -> bool:
+        """Start a build if the user's unindexed points passed the threshold (call under the store's lock)."""
+        if user_id in self._builds:
+            return False
+        points = int(shard.info().points_count)
+        if points - self._indexed.get(user_id, 0) < self.threshold:
+            return False
+        build = _Build(user_id, folder, points)
+        shard.flush()  # the segments now hold every change: the copy needs no write-ahead log
+        shutil.rmtree(build.copy, ignore_errors=True)
+        _copy_tree(folder, build.copy)
+        build.process = subprocess.Popen([sys.executable, "-c", _BUILD, str(build.copy)],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._builds[user_id] = build
+        self._indexed[user_id] = points
+        threading.Thread(target=self._finish, args=(build,), name="hindsight-index", daemon=True).start()
+        return True
+
+    def record(self, user_id: str, kind: str, change: Any) -> None:
+        """Keep a change applied to the live shard during a build, to apply to the copy (under the lock)."""
+        build = self._builds.get(user_id)
+        if build is not None:
+            build.changes.append((kind, change))
+
+    def cancel(self, user_id: str) -> None:
+        """Drop the user's build (the shard is being removed or rebuilt); under the lock."""
+        build = self._builds.pop(user_id, None)
+        if build is not None:
+            build.cancelled = True
+            if build.process is not None and build.process.poll() is None:
+                build.process.kill()
+            self._indexed.pop(user_id, None)
+            self._idle.notify_all()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until no build is running (for tests, benchmarks and `close`)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._builds, timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            for user_id in list(self._builds):
+                build = self._builds[user_id]
+                self.cancel(user_id)
+                if build.process is not None:
+                    build.process.wait()
+                shutil.rmtree(build.copy, ignore_errors=True)
+
+    def _finish(self, build: _Build) -> None:
+        assert build.process is not None
+        _, err = build.process.communicate()  # waits without holding the GIL
+        with self._lock:
+            try:
+                if build.cancelled or self._builds.get(build.user_id) is not build:
+                    return
+                if build.process.returncode != 0:
+                    logger.warning("hindsight: building the index for a user failed: %s",
+                                   err.decode(errors="replace")[-500:])
+                    self._indexed.pop(build.user_id, None)
+                    return
+                self._swap(build)
+                self.completed.append((build.user_id, build.points))
+            except Exception as exc:  # the live shard is untouched unless the swap's renames ran
+                logger.warning("hindsight: swapping in the new index failed: %s", exc)
+                self._indexed.pop(build.user_id, None)
+            finally:
+                if self._builds.get(build.user_id) is build:
+                    del self._builds[build.user_id]
+                with contextlib.suppress(OSError):
+                    if build.copy.exists():
+                        shutil.rmtree(build.copy, ignore_errors=True)
+                self._idle.notify_all()
+
+    def _swap(self, build: _Build) -> None:
+        from qdrant_edge import EdgeShard
+
+        from .edge import apply_change
+
+        copy = EdgeShard.load(str(build.copy))
+        try:
+            for kind, change in build.changes:
+                apply_change(copy, kind, change)
+            copy.flush()
+        finally:
+            copy.close()
+        self._close_shard(build.user_id)  # flushes and closes the live shard; the next call loads the new one
+        old = build.folder.with_name(build.folder.name + OLD)
+        build.folder.rename(old)
+        build.copy.rename(build.folder)
+        shutil.rmtree(old, ignore_errors=True)
