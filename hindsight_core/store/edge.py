@@ -9,10 +9,15 @@ Layout under the store's root:
         keys.sqlite            per-memory keys of the sealed text (see `sealing`)
         journal/<id>.json      a multi-step change, written before it is applied
         memories/ archive/ staging/ staging_archive/   one Edge shard each
+        memories.indexing/     a copy being indexed in a child process (see `indexing`)
+        index.json             how many points the last index build covered
 
 One shard per user keeps users apart by construction (no filter can leak) and
 makes forgetting a user a directory removal. Open shards are kept in an LRU
 (`max_open`), so serving many users does not hold every shard open.
+The vector index (HNSW) of a user's shard is built in a child process once
+`auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
+holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).

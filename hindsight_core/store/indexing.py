@@ -9,6 +9,8 @@ copy of the shard:
 1. Under the store's lock: the shard is flushed and its folder copied to
    `memories.indexing/` (a plain file copy); from then on every change the store
    applies to that user's shard is also kept in memory (`record`).
+   A build starts when the unindexed points reach `threshold` and a quarter of
+   those indexed at the last build (so a big store is not rebuilt often).
 2. A child process loads the copy, runs `optimize()` and closes it; the caller
    never waits for it.
 3. When it is done, under the store's lock: the copy is loaded, the kept changes
@@ -25,6 +27,7 @@ copy is removed. Nothing acknowledged lives only in the copy.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shutil
 import subprocess
@@ -37,6 +40,7 @@ logger = logging.getLogger("hindsight_core.store")
 
 _BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
 COPY, OLD = ".indexing", ".old"
+INDEX_FILE = "index.json"  # beside the shard: how many points the last build indexed
 
 
 def settle_folder(folder: Path) -> None:
@@ -52,15 +56,31 @@ def settle_folder(folder: Path) -> None:
 
 
 def _copy_tree(source: Path, target: Path) -> None:
-    """Copy a shard folder but its write-ahead log, keeping holes (Edge preallocates 32 MiB files sparsely)."""
+    """Copy a shard folder, keeping holes (Edge preallocates 32 MiB files sparsely).
+
+    The write-ahead log goes too: it carries the operation numbers, and Edge
+    ignores a change numbered below a point's version, so a copy with a fresh
+    log would silently drop the changes replayed onto it.
+    """
     if shutil.which("cp") and sys.platform.startswith("linux"):
-        target.mkdir()
-        parts = [str(p) for p in source.iterdir() if p.name != "wal"]
-        if not parts or subprocess.run(["cp", "-r", "--sparse=always", *parts, str(target)],
-                                       capture_output=True).returncode == 0:
+        if subprocess.run(["cp", "-r", "--sparse=always", str(source), str(target)],
+                          capture_output=True).returncode == 0:
             return
         shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("wal"))
+    shutil.copytree(source, target)
+
+
+def _read_indexed(folder: Path) -> int:
+    """Points the user's shard had when its index was last built (0 if never)."""
+    try:
+        return int(json.loads(folder.with_name(INDEX_FILE).read_text(encoding="utf-8"))["points"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+def _write_indexed(folder: Path, points: int) -> None:
+    with contextlib.suppress(OSError):  # only a hint: without it the next build comes sooner
+        folder.with_name(INDEX_FILE).write_text(json.dumps({"points": points}), encoding="utf-8")
 
 
 class _Build:
@@ -97,10 +117,14 @@ class IndexBuilder:
         if user_id in self._builds:
             return False
         points = int(shard.info().points_count)
-        if points - self._indexed.get(user_id, 0) < self.threshold:
+        indexed = self._indexed.get(user_id)
+        if indexed is None:
+            indexed = self._indexed[user_id] = _read_indexed(folder)
+        # each build indexes the whole shard: wait for a quarter more points, so a big store is not rebuilt often
+        if points - indexed < max(self.threshold, indexed // 4):
             return False
         build = _Build(user_id, folder, points)
-        shard.flush()  # the segments now hold every change: the copy needs no write-ahead log
+        shard.flush()
         shutil.rmtree(build.copy, ignore_errors=True)
         _copy_tree(folder, build.copy)
         build.process = subprocess.Popen([sys.executable, "-c", _BUILD, str(build.copy)],
@@ -153,6 +177,7 @@ class IndexBuilder:
                     self._indexed.pop(build.user_id, None)
                     return
                 self._swap(build)
+                _write_indexed(build.folder, build.points)
                 self.completed.append((build.user_id, build.points))
             except Exception as exc:  # the live shard is untouched unless the swap's renames ran
                 logger.warning("hindsight: swapping in the new index failed: %s", exc)
