@@ -33,6 +33,7 @@ from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
 from .gate import RuleBasedGate, WriteGate
 from .preparing import WriteResult
+from .query_cache import QueryCache
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .semantic import ConsolidationReport
@@ -117,6 +118,7 @@ class Hindsight:
         self._forget_listeners = ForgetListeners()
         self._lock = threading.RLock()
         self._closed = False
+        self._query_cache = QueryCache()
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -170,7 +172,10 @@ class Hindsight:
         return vectors / np.where(norms == 0, 1.0, norms)
 
     def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
-        """Queries through the embedder's query side, for models trained with one (e5)."""
+        """Queries through the embedder's query side, for models trained with one (e5); repeated ones from a cache."""
+        return self._query_cache.vectors(texts, self._embed_query_uncached, owner=self.embedder)
+
+    def _embed_query_uncached(self, texts: Sequence[str]) -> np.ndarray:
         embed_query = getattr(self.embedder, "embed_query", None)
         if embed_query is None:
             return self._embed(texts)
