@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
               "embedder": embedder.name, "arms": {}}
     for arm in ("quiet", "loaded"):
         with cpu_hogs(arm == "loaded") as hogs:
-            result = {"cpu_hogs": hogs,
+            result = {"cpu_hogs": hogs, "load_average": round(os.getloadavg()[0], 1),
                       "query_embedding": query_embedding(embedder, args.turns),
                       "queue_submit": journal_append(args.turns),
                       "langchain": langchain_arm(embedder, args.turns),
