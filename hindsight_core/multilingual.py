@@ -80,7 +80,9 @@ class E5Embedder:
     #: ones at 0.80-0.89 (measured here), so the dense floor 0.18 lands at 0.80
     query_similarity_baseline = 0.756
 
-    def __init__(self, batch_size: int = 32, *, symmetric: bool = True) -> None:
+    def __init__(self, batch_size: int = 4, *, symmetric: bool = True) -> None:
+        #: texts per engine call: 4 measured fastest on a quiet and on a loaded machine (30.8 and 18.5 texts/s,
+        #: against 23.0 and 13.2 at 32; `benchmarks/embedder_batch.py`, results/embedder_batch.json)
         self.batch_size = batch_size
         #: embed queries as passages too: memories and the requests that recall them are alike (short
         #: statements), which is e5's symmetric use
