@@ -29,6 +29,8 @@ The rules:
   again: at least once. A repeated write is merged into the memory it repeats
   (a re-confirmation), and a conversation turn is recognised by its digest and
   not written twice (`hindsight_core.turns`).
+* Forgetting everything of a user drops their writes still waiting in the queue
+  (one being stored at that moment is stored, then forgotten by the next forget).
 * A write the core refuses as input (found only by the full check) is retried
   text by text so the others are kept; what is still refused is logged and
   listed in `failures`. Any other error (the store went away) stops the writer:
@@ -56,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .clock import ensure_utc
 from .errors import HindsightError, InvalidInputError, StoreUnavailableError
+from .events import Forgotten
 from .text import validate_id, validate_text
 from .turns import TURN_FIELD, Turn, TurnLog
 from .types import Source
@@ -128,8 +131,10 @@ class WriteQueue:
         self._closing = False
         self._written = 0  # every entry up to this place in the queue is stored (entries are written in order)
         self._logs: dict[str, TurnLog] = {}
+        self._inflight = 0  # entries at the front of the queue the writer is storing now
         self._start()
         atexit.register(_flush_at_exit, weakref.ref(self))
+        memory.on_forget(self._forgotten)
 
     def _start(self) -> None:
         self._stopped = None
@@ -267,13 +272,13 @@ class WriteQueue:
                 if self._closing:
                     return
                 batch = self._next_batch()
-                self._busy = True
+                self._busy, self._inflight = True, len(batch)
             try:
                 self._write(batch)
             except BaseException as exc:  # the store or the embedder failed: keep the writes journaled
                 logger.error("hindsight: the background writer stopped: %s", exc)
                 with self._cond:
-                    self._stopped, self._busy = exc, False
+                    self._stopped, self._busy, self._inflight = exc, False, 0
                     self._cond.notify_all()
                 return
             with self._cond:
@@ -281,8 +286,20 @@ class WriteQueue:
                                  [seq for seq, _ in batch])
                 del self._queue[:len(batch)]
                 self._written = max(self._written, batch[-1][0])
-                self._busy = False
+                self._busy, self._inflight = False, 0
                 self._cond.notify_all()
+
+    def _forgotten(self, event: Forgotten) -> int:
+        """A user forgot everything: their writes still waiting are dropped, not stored after the forget."""
+        if event.everything:
+            with self._cond:
+                dropped = [seq for seq, entry in self._queue[self._inflight:] if entry["user_id"] == event.user_id]
+                if dropped:
+                    self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(dropped))})", dropped)
+                    gone = set(dropped)
+                    self._queue = [item for item in self._queue if item[0] not in gone]
+                    self._cond.notify_all()
+        return 0  # nothing was stored, so nothing counts as removed
 
     def _next_batch(self) -> list[tuple[int, dict[str, Any]]]:
         """The first entry and those after it that can share its `write_many` call."""

@@ -135,6 +135,21 @@ def test_closing_the_memory_stores_what_was_handed_over_first(tmp_path, clock):
         assert WriteQueue(memory).pending == 0  # nothing left to replay
 
 
+def test_forgetting_everything_drops_the_users_waiting_writes(clock):
+    embedder = GatedEmbedder()
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        queue = write_queue(memory)
+        queue.submit(["My manager is Priya Shah."], user_id="bob")  # in flight, held at the embedder
+        queue.submit(["I live in Porto with my dog Biscuit."], user_id="alice")
+        queue.submit(["My sister lives in Lisbon."], user_id="bob", session_id="s-2")
+        receipt = memory.forget(user_id="alice", everything=True)
+        assert receipt.working_messages == 0 and queue.pending == 2
+        embedder.go.set()
+        queue.flush()
+        assert texts_of(memory, "alice") == []
+        assert texts_of(memory, "bob") == ["My manager is Priya Shah.", "My sister lives in Lisbon."]
+
+
 def test_turns_go_through_the_turn_log_once(clock):
     gate = RecordingGate()
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, gate=gate) as memory:
