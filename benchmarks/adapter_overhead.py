@@ -40,7 +40,6 @@ from metrics import percentiles  # noqa: E402
 
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.embedder import DEFAULT_MODEL, embedder_named  # noqa: E402
-from hindsight_core.write_queue import write_queue  # noqa: E402
 
 FACTS = ["My sister {n} lives in Lisbon and works as a nurse.", "I prefer meetings after {n} am on weekdays.",
          "Project Falcon-{n} ships on the 12th; Priya owns the release.", "I am allergic to peanuts and {n} shellfish.",
@@ -144,19 +143,22 @@ def query_embedding(embedder, turns: int) -> dict:
     return percentiles(samples)
 
 
-def journal_append(turns: int) -> dict:
-    """The hand-over alone: one `WriteQueue.submit` (a journal append, fsync'd), with the writer held back."""
+def journal_append(turns: int, sync: str) -> dict:
+    """The hand-over alone: one `WriteQueue.submit` (a journal append; fsync'd with sync="full"), writer idle."""
     from hindsight_core.testing import FakeEmbedder
+    from hindsight_core.write_queue import WriteQueue
 
     folder = tempfile.mkdtemp(prefix="hindsight-adapter-")
     samples = []
     try:
         with Hindsight(path=folder, embedder=FakeEmbedder()) as memory:
-            queue = write_queue(memory)
+            queue = WriteQueue(memory, journal=Path(folder) / f"bench-{sync}.sqlite", sync=sync)
             for i in range(turns):
                 start = time.perf_counter()
                 queue.submit([message(i)], user_id="alice")
                 samples.append((time.perf_counter() - start) * 1000)
+                queue.flush()  # the writer idle at the next hand-over, as between an agent's turns
+            queue.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return percentiles(samples)
@@ -177,7 +179,8 @@ def main(argv: list[str] | None = None) -> dict:
         with cpu_hogs(arm == "loaded") as hogs:
             result = {"cpu_hogs": hogs, "load_average": round(os.getloadavg()[0], 1),
                       "query_embedding": query_embedding(embedder, args.turns),
-                      "queue_submit": journal_append(args.turns),
+                      "queue_submit": journal_append(args.turns, "full"),
+                      "queue_submit_no_fsync": journal_append(args.turns, "normal"),
                       "langchain": langchain_arm(embedder, args.turns),
                       "llamaindex": llamaindex_arm(embedder, args.turns)}
         report["arms"][arm] = result

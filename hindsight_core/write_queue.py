@@ -11,7 +11,8 @@ The rules:
 
 * `submit` checks what it can check at once (the user id, each text, that the
   options can be journaled), appends the write to the journal and commits it
-  (SQLite, `synchronous=FULL`: fsync'd) before it returns. A bad text is an
+  (SQLite, `synchronous=FULL`: fsync'd; `sync="normal"` skips the fsync, which
+  survives a killed process but not a power cut) before it returns. A bad text is an
   `InvalidInputError` at once, and nothing of that call is queued.
 * One writer thread per queue runs each write in the order handed over: the
   write gate, the embedding and the store commit (`Hindsight.write_many`, or
@@ -112,15 +113,20 @@ class WriteQueue:
     which gives every caller of one `Hindsight` the same queue.
     """
 
-    def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT) -> None:
+    def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
+                 sync: str = "full") -> None:
+        if sync not in ("full", "normal"):
+            raise InvalidInputError('sync must be "full" (fsync each hand-over) or "normal" (survives a killed '
+                                    'process, not a power cut)')
         self.memory = memory
+        self.sync = sync
         path = _journal_path(memory) if journal is _DEFAULT else journal
         self.journal = Path(path) if path is not None else None  # type: ignore[arg-type]
         self.failures: list[WriteFailure] = []
         self._db = sqlite3.connect(str(self.journal) if self.journal else ":memory:", check_same_thread=False,
                                    isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA synchronous={sync.upper()}")
         self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
         self._cond = threading.Condition()
         self._queue: list[tuple[int, dict[str, Any]]] = [
@@ -282,8 +288,11 @@ class WriteQueue:
                     self._cond.notify_all()
                 return
             with self._cond:
+                # a removal need not wait for the disk: lost in a power cut, the write is only stored again
+                self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(batch))})",
                                  [seq for seq, _ in batch])
+                self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
                 del self._queue[:len(batch)]
                 self._written = max(self._written, batch[-1][0])
                 self._busy, self._inflight = False, 0

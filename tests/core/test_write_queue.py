@@ -95,6 +95,8 @@ def test_bad_input_is_refused_at_once_and_nothing_of_that_call_is_queued(fake_me
         queue.submit(["I prefer tea."], user_id="alice", sources=["user", "agent"])
     with pytest.raises(InvalidInputError, match="cannot be queued"):
         queue.submit(["I prefer tea."], user_id="alice", metadata={"when": object()})
+    with pytest.raises(InvalidInputError, match="sync must be"):
+        WriteQueue(fake_memory, journal=None, sync="sometimes")
     assert queue.pending == 0
     queue.flush()
     assert texts_of(fake_memory) == []
