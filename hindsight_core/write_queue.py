@@ -14,7 +14,8 @@ The rules:
   (SQLite, `synchronous=FULL`: fsync'd; `sync="normal"` skips the fsync, which
   survives a killed process but not a power cut) before it returns. A bad text is an
   `InvalidInputError` at once, and nothing of that call is queued.
-* One writer thread per queue runs each write in the order handed over: the
+* One writer thread per queue runs each write in the order handed over, a
+  moment (`linger`, 20 ms) after the hand-over unless someone waits for it: the
   write gate, the embedding and the store commit (`Hindsight.write_many`, or
   `TurnLog.offer` for conversation turns). Consecutive writes of one user with
   the same options go as one batch (one embedding call, one commit). A write
@@ -46,6 +47,7 @@ memory only (then a crash loses what was not yet written).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import sqlite3
@@ -55,7 +57,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from .clock import ensure_utc
 from .errors import HindsightError, InvalidInputError, StoreUnavailableError
@@ -114,12 +116,16 @@ class WriteQueue:
     """
 
     def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
-                 sync: str = "full") -> None:
+                 sync: str = "full", linger: float = 0.02) -> None:
         if sync not in ("full", "normal"):
             raise InvalidInputError('sync must be "full" (fsync each hand-over) or "normal" (survives a killed '
                                     'process, not a power cut)')
         self.memory = memory
         self.sync = sync
+        #: seconds the writer waits after a hand-over before it starts: the caller's thread finishes its turn
+        #: without sharing the interpreter with the writer, and hand-overs arriving meanwhile share one batch
+        self.linger = float(linger)
+        self._waiting = 0  # callers in flush/settle: the writer does not linger for them
         path = _journal_path(memory) if journal is _DEFAULT else journal
         self.journal = Path(path) if path is not None else None  # type: ignore[arg-type]
         self.failures: list[WriteFailure] = []
@@ -232,7 +238,7 @@ class WriteQueue:
     # -- waiting ------------------------------------------------------------------------------
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every write handed over so far is stored (or `timeout` seconds pass: `TimeoutError`)."""
-        with self._cond:
+        with self._cond, self._waited():
             if not self._cond.wait_for(lambda: self._stopped is not None or (not self._queue and not self._busy),
                                        timeout):
                 raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
@@ -241,6 +247,16 @@ class WriteQueue:
                     f"the background writer stopped ({self._stopped}); {len(self._queue)} writes stay journaled "
                     "and are written when a queue is next made for this store") from self._stopped
 
+    @contextlib.contextmanager
+    def _waited(self) -> Iterator[None]:
+        """Mark a caller waiting for the writer (under the condition's lock): it starts without lingering."""
+        self._waiting += 1
+        self._cond.notify_all()
+        try:
+            yield
+        finally:
+            self._waiting -= 1
+
     def pending_for(self, user_id: str) -> int:
         """Writes of one user handed over and not yet stored."""
         with self._cond:
@@ -248,7 +264,7 @@ class WriteQueue:
 
     def settle(self, user_id: str, timeout: float | None = None) -> bool:
         """Wait until the writes handed over so far for one user are stored; False if the writer stopped or timed out."""
-        with self._cond:
+        with self._cond, self._waited():
             target = max((seq for seq, entry in self._queue if entry["user_id"] == user_id), default=0)
             self._cond.wait_for(lambda: self._stopped is not None or self._written >= target, timeout)
             return self._written >= target
@@ -275,10 +291,13 @@ class WriteQueue:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._queue or self._closing)
+                if self.linger > 0 and not self._waiting and not self._closing:
+                    self._cond.wait_for(lambda: self._waiting or self._closing, self.linger)
                 if self._closing:
                     return
                 batch = self._next_batch()
                 self._busy, self._inflight = True, len(batch)
+                self._cond.notify_all()
             try:
                 self._write(batch)
             except BaseException as exc:  # the store or the embedder failed: keep the writes journaled

@@ -72,7 +72,9 @@ def test_writes_of_one_user_are_stored_in_order_and_batched(clock):
         queue = write_queue(memory)
         facts = [f"My project number {n} is called {name}." for n, name in
                  enumerate(["Falcon", "Heron", "Osprey", "Kestrel"])]
-        queue.submit([facts[0]], user_id="alice")  # taken by the writer at once, held at the embedder
+        queue.submit([facts[0]], user_id="alice")
+        with queue._cond:  # the writer took it and is held at the embedder
+            assert queue._cond.wait_for(lambda: queue._busy, 30)
         for fact in facts[1:]:
             queue.submit([fact], user_id="alice", sources=[Source.USER])
         queue.submit(["I am Bob and I prefer tea over coffee."], user_id="bob")
