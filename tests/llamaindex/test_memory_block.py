@@ -96,6 +96,7 @@ def test_each_turn_is_offered_once_though_it_is_read_every_turn(gated_memory):
              "I am learning Portuguese on weekday evenings."]
     for text in texts:
         chat.chat(text)
+    settled(memory)
     assert gate.offered == [("user", texts[0]), ("agent", "text text text"), ("user", texts[1]), ("user", texts[2])]
     records = settled(memory).memories(user_id="alice")
     assert [r.raw_content for r in records] == texts
