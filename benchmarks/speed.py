@@ -250,7 +250,7 @@ def print_report(report: dict) -> None:
 
 def main(argv: list[str] | None = None, embedder=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10000, 100000])
     parser.add_argument("--million", action="store_true", help="also a store of 1,000,000 memories (exact search)")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--write-sample", type=int, default=2000, help="texts for the batched-write timing")
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
         embedder = embedder_named(args.embedder or DEFAULT_MODEL)
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
-    texts = synthetic_memories(max(sizes + [single + args.write_sample]))
+    texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
               "command": "python benchmarks/speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),

@@ -13,9 +13,9 @@ copy of the shard:
    those indexed at the last build (so a big store is not rebuilt often).
 2. A child process loads the copy, runs `optimize()` and closes it; the caller
    never waits for it.
-3. When it is done, under the store's lock: the copy is loaded, the kept changes
-   are applied to it (each step is idempotent: upserts, payload updates, deletes),
-   it is closed, then the live folder is renamed to `memories.old/`, the copy to
+3. When it is done, the copy is loaded and the changes kept so far are applied
+   to it (each is idempotent: upserts, payload updates, deletes); then, under the
+   store's lock, the few kept since, it is closed, the live folder is renamed to `memories.old/`, the copy to
    `memories/`, and the shard is reopened. A change that removes or rebuilds the
    shard (forgetting a user, a migration) cancels the build instead.
 
@@ -90,6 +90,7 @@ class _Build:
         self.changes: list[tuple[str, Any]] = []
         self.process: subprocess.Popen | None = None
         self.cancelled = False
+        self.applied = 0  # changes already applied to the copy
 
 
 class IndexBuilder:
@@ -108,13 +109,14 @@ class IndexBuilder:
         self._indexed: dict[str, int] = {}  # points a user's shard had when its last build started
         self.completed: list[tuple[str, int]] = []  # (user, points indexed), for tests and benchmarks
         self._idle = threading.Condition(lock)
+        self._finishing: set[str] = set()
 
     def building(self, user_id: str) -> bool:
         return user_id in self._builds
 
     def maybe_start(self, user_id: str, shard: Any, folder: Path) -> bool:
         """Start a build if the user's unindexed points passed the threshold (call under the store's lock)."""
-        if user_id in self._builds:
+        if user_id in self._builds or user_id in self._finishing:
             return False
         points = int(shard.info().points_count)
         indexed = self._indexed.get(user_id)
@@ -130,6 +132,7 @@ class IndexBuilder:
         build.process = subprocess.Popen([sys.executable, "-c", _BUILD, str(build.copy)],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self._builds[user_id] = build
+        self._finishing.add(user_id)  # until its thread is done, even if cancelled: it may hold the copy open
         self._indexed[user_id] = points
         threading.Thread(target=self._finish, args=(build,), name="hindsight-index", daemon=True).start()
         return True
@@ -153,7 +156,7 @@ class IndexBuilder:
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until no build is running (for tests, benchmarks and `close`)."""
         with self._idle:
-            return self._idle.wait_for(lambda: not self._builds, timeout)
+            return self._idle.wait_for(lambda: not self._builds and not self._finishing, timeout)
 
     def close(self) -> None:
         with self._lock:
@@ -167,37 +170,66 @@ class IndexBuilder:
     def _finish(self, build: _Build) -> None:
         assert build.process is not None
         _, err = build.process.communicate()  # waits without holding the GIL
+        copy = None
+        if build.process.returncode == 0 and not build.cancelled:
+            try:  # most of the changes made meanwhile go onto the copy before the store's lock is taken
+                copy = self._catch_up(build)
+            except Exception as exc:
+                logger.warning("hindsight: the new index could not catch up: %s", exc)
+                build.cancelled = True
         with self._lock:
             try:
                 if build.cancelled or self._builds.get(build.user_id) is not build:
+                    if copy is not None:
+                        copy.close()
                     return
                 if build.process.returncode != 0:
                     logger.warning("hindsight: building the index for a user failed: %s",
                                    err.decode(errors="replace")[-500:])
                     self._indexed.pop(build.user_id, None)
                     return
-                self._swap(build)
+                self._swap(build, copy)
+                copy = None
                 _write_indexed(build.folder, build.points)
                 self.completed.append((build.user_id, build.points))
             except Exception as exc:  # the live shard is untouched unless the swap's renames ran
                 logger.warning("hindsight: swapping in the new index failed: %s", exc)
                 self._indexed.pop(build.user_id, None)
             finally:
+                if copy is not None:
+                    with contextlib.suppress(Exception):
+                        copy.close()
                 if self._builds.get(build.user_id) is build:
                     del self._builds[build.user_id]
                 with contextlib.suppress(OSError):
                     if build.copy.exists():
                         shutil.rmtree(build.copy, ignore_errors=True)
+                self._finishing.discard(build.user_id)
                 self._idle.notify_all()
 
-    def _swap(self, build: _Build) -> None:
+    def _catch_up(self, build: _Build) -> Any:
+        """Open the indexed copy and apply the changes kept so far (outside the store's lock); returns the copy."""
         from qdrant_edge import EdgeShard
 
         from .edge import apply_change
 
         copy = EdgeShard.load(str(build.copy))
         try:
-            for kind, change in build.changes:
+            done = len(build.changes)  # appends happen under the lock; this prefix is stable
+            for kind, change in build.changes[:done]:
+                apply_change(copy, kind, change)
+            build.applied = done
+        except BaseException:
+            copy.close()
+            raise
+        return copy
+
+    def _swap(self, build: _Build, copy: Any) -> None:
+        """Under the store's lock: the last changes onto the copy, then the copy in place of the live folder."""
+        from .edge import apply_change
+
+        try:
+            for kind, change in build.changes[build.applied:]:
                 apply_change(copy, kind, change)
             copy.flush()
         finally:
