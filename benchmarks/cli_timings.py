@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> dict:
             run([*base, "remember", "-u", "alice", text], env)
         exported = folder / "export.jsonl"
         run([*base, "export", "--user", "alice", str(exported)], env)
-        memory_id = json.loads(exported.read_text().splitlines()[0])["id"]
+        memory_id = next(json.loads(line)["record"]["id"] for line in exported.read_text().splitlines()
+                         if "record" in json.loads(line))
         commands = {
             "--help": ["--help"],
             "stats": [*base, "stats"],
