@@ -121,6 +121,13 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
                      f"{r.get('load_writes_per_s', '–')} | {r.get('reopen_and_first_recall_s', '–')} | "
                      f"{r.get('rss_store_open_mb', '–')} | {r.get('optimize_s', '–')} | "
                      f"{r.get('disk_bytes_per_memory', 0):,} B |")
+    for r in report.get("auto_index", []):
+        lines += ["", f"The store as users get it at {r['memories']:,} memories (the vector index built automatically "
+                      f"in a child process while writes go on): loading {r['load_writes_per_s']} writes/s, slowest "
+                      f"batch of 1,000 {r['batch_ms']['max_ms']:,.0f} ms, {r['index_wait_after_load_s']} s of build "
+                      f"left after the load, then recall p50 / p95 {r['recall_excluded']['p50_ms']:.2f} / "
+                      f"{r['recall_excluded']['p95_ms']:.2f} ms ({r['recall_excluded_reinforce']['p50_ms']:.2f} ms "
+                      "p50 with reinforcement)."]
     w = report["writes"]
     zd, zo = w.get("zero_cost_defaults", {}), w.get("zero_cost_rules_off", {})
     lines += ["", f"Writes per second with the real model: raw embedder {w['raw_embedder_per_s']}, one `remember` "
@@ -152,6 +159,55 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
               f"Command: `{report.get('command', 'python benchmarks/speed.py')}` ({report['machine']}, "
               f"{report['date'][:10]})."]
     return lines
+
+
+def adapter_section(report: dict, image_prefix: str) -> list[str]:
+    lines = ["", "### What memory adds to an agent turn", "",
+             f"Real framework turns with a model that answers at once, the default embedder ({report['embedder']}), "
+             "on the embedded store; p50 / p95 in ms. A turn's writes are handed to the write queue (journaled, "
+             "fsync'd) and stored behind the agent; \"loaded\" runs a CPU-bound process on every core beside it. "
+             "No environment variable is set.", "",
+             "| machine | LangChain write hook | LangChain recall hook | LlamaIndex block (recall + hand-over) | "
+             "LlamaIndex hand-over | query embedding alone | `WriteQueue.submit` |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+
+    def cell(x: dict) -> str:
+        return f"{x['p50_ms']:.1f} / {x['p95_ms']:.1f}"
+
+    for arm, r in report["arms"].items():
+        lines.append(f"| {arm} (load average {r.get('load_average', '–')}) | {cell(r['langchain']['write_hook'])} | "
+                     f"{cell(r['langchain']['recall_hook'])} | {cell(r['llamaindex']['block_aget'])} | "
+                     f"{cell(r['llamaindex']['hand_over'])} | {cell(r['query_embedding'])} | "
+                     f"{cell(r['queue_submit'])} |")
+    lines += ["", "Targets:", ""]
+    for arm, t in report.get("targets", {}).items():
+        for name, ok in t.items():
+            lines.append(f"- {arm}: {name.replace('_', ' ')}: {_met(ok)}")
+    lines += ["", f"Command: `{report['command']}` ({report['machine']}, {report['date'][:10]})."]
+    return lines
+
+
+def figures_section(results: Path) -> list[str]:
+    """The README's smaller figures (CLI, model load, install size), each from its own script's JSON."""
+    lines: list[str] = []
+    cli, load, size = (results / n for n in ("cli_timings.json", "model_load.json", "install_size.json"))
+    if cli.exists():
+        r = json.loads(cli.read_text())
+        lines += ["", f"CLI commands, each a fresh process, mean of {r['runs']} (load average {r['load_average']}): "
+                  + "; ".join(f"`{name}` {c['mean_s']:.2f} s" for name, c in r["commands"].items())
+                  + f". Command: `{r['command']}`."]
+    if load.exists():
+        r = json.loads(load.read_text())
+        m = r["median"]
+        lines += ["", f"Loading {r['model']} in a fresh process (median of {len(r['runs'])}, load average "
+                  f"{r['load_average']}): import {m['import_s']:.2f} s, load and first text "
+                  f"{m['load_and_first_text_s']:.2f} s, then {m['second_text_s'] * 1000:.0f} ms a text. "
+                  f"Command: `{r['command']}`."]
+    if size.exists():
+        r = json.loads(size.read_text())
+        lines += ["", "Installed size in a fresh venv: " + "; ".join(
+            f"{name} {v['venv_mib']:,.0f} MiB" for name, v in r["variants"].items()) + f". Command: `{r['command']}`."]
+    return (["", "### Smaller figures"] + lines) if lines else []
 
 
 def multilingual_section(report: dict, image_prefix: str) -> list[str]:
@@ -251,10 +307,12 @@ def render(results: Path, image_prefix: str = "benchmarks/results/") -> str:
     for name, section in (("locomo.json", locomo_section), ("locomo_adapters.json", adapters_section),
                           ("locomo_ablations.json", ablation_section), ("madial.json", madial_section),
                           ("ablations.json", ablations_section),
-                          ("multilingual.json", multilingual_section), ("speed.json", speed_section)):
+                          ("multilingual.json", multilingual_section), ("speed.json", speed_section),
+                          ("adapter_overhead.json", adapter_section)):
         source = results / name
         if source.exists():
             parts += [""] + section(json.loads(source.read_text()), image_prefix)
+    parts += figures_section(results)
     return "\n".join(parts) + "\n"
 
 

@@ -105,14 +105,51 @@ def timed(fn, repeats: int) -> list[float]:
     return out
 
 
+def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
+    """The store as users get it: the vector index built automatically in a child process while writes go on.
+
+    The load's slowest batch shows the stall of copying the shard when a build
+    starts; then the wait for the build, and recall with the index swapped in.
+    """
+    embedder = ZeroCostEmbedder()
+    folder = tempfile.mkdtemp(prefix=f"hindsight-bench-auto-{n}-")
+    result: dict = {"memories": n}
+    try:
+        with Hindsight(path=folder, embedder=embedder, config=scale_config()) as memory:
+            batches = []
+            start = time.perf_counter()
+            for i in range(0, n, BATCH):
+                t = time.perf_counter()
+                memory.write_many(texts[i:i + BATCH], user_id="bench", force=True)
+                batches.append((time.perf_counter() - t) * 1000)
+            result["load_writes_per_s"] = round(n / (time.perf_counter() - start), 1)
+            result["batch_ms"] = {**percentiles(batches), "max_ms": round(max(batches), 1)}
+            start = time.perf_counter()
+            memory.store.wait_for_index()
+            result["index_wait_after_load_s"] = round(time.perf_counter() - start, 1)
+            result["builds"] = list(memory.store._indexer.completed) if memory.store._indexer else []
+            queries = [QUERIES[i % len(QUERIES)] + f" ({i})" for i in range(repeats)]
+            memory.recall(queries[0], user_id="bench", reinforce=False)
+            result["recall_excluded"] = percentiles(
+                timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats))
+            result["recall_excluded_reinforce"] = percentiles(
+                timed(lambda i: memory.recall(queries[i], user_id="bench"), repeats))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
 def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True) -> dict:
+    """Exact search (the automatic index switched off), then the index built by `optimize`, against numpy."""
     import gc
+
+    from hindsight_core.store import EdgeStore
 
     embedder = ZeroCostEmbedder()
     folder = tempfile.mkdtemp(prefix=f"hindsight-bench-{n}-")
     result: dict = {"memories": n}
     try:
-        with Hindsight(path=folder, embedder=embedder, config=scale_config()) as memory:
+        with Hindsight(store=EdgeStore(folder, auto_index=None), embedder=embedder, config=scale_config()) as memory:
             start = time.perf_counter()
             for i in range(0, n, BATCH):
                 memory.write_many(texts[i:i + BATCH], user_id="bench", force=True)
@@ -132,7 +169,8 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
         gc.collect()
         rss_before = rss_mb()
         start = time.perf_counter()
-        with Hindsight(path=folder, embedder=embedder, config=scale_config()) as memory:
+        with Hindsight(store=EdgeStore(folder, auto_index=None), embedder=embedder,
+                       config=scale_config()) as memory:
             memory.recall(queries[0], user_id="bench", reinforce=False)
             result["reopen_and_first_recall_s"] = round(time.perf_counter() - start, 3)
             result["rss_store_open_mb"] = rss_mb()
@@ -197,7 +235,13 @@ def print_report(report: dict) -> None:
               f"{idx['p95_ms']:<7.2f} | {npy['p50_ms']:>9.3f} | {r['ratio_best_to_numpy_p50']:>5} | "
               f"{r['reopen_and_first_recall_s']:>8} | {r['rss_store_open_mb']:>7.0f} | {r.get('optimize_s', '-'):>10} | "
               f"{r['disk_bytes_per_memory']:>10,}")
+    for r in report.get("auto_index", []):
+        print(f"auto index at {r['memories']:,}: load {r['load_writes_per_s']}/s, slowest batch "
+              f"{r['batch_ms']['max_ms']} ms, wait after load {r['index_wait_after_load_s']} s, recall p50 "
+              f"{r['recall_excluded']['p50_ms']} ms (reinforcing {r['recall_excluded_reinforce']['p50_ms']} ms)")
     w = report["writes"]
+    if not w:
+        return
     print(f"\nwrites/s: raw embedder {w['raw_embedder_per_s']}, single remember {w['single_writes_per_s']}, "
           f"batched write_many {w['batched_writes_per_s']} ({w['batched_vs_raw']:.0%} of raw)")
     print(f"zero-cost embedder: defaults {w['zero_cost_defaults']}, neighbour rules off {w['zero_cost_rules_off']}")
@@ -206,12 +250,15 @@ def print_report(report: dict) -> None:
 
 def main(argv: list[str] | None = None, embedder=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10000, 100000])
     parser.add_argument("--million", action="store_true", help="also a store of 1,000,000 memories (exact search)")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--write-sample", type=int, default=2000, help="texts for the batched-write timing")
     parser.add_argument("--overhead-sample", type=int, default=20000, help="texts for the zero-cost write timing")
     parser.add_argument("--no-index", action="store_true", help="skip building the vector index (optimize)")
+    parser.add_argument("--auto-index", type=int, nargs="*", default=None,
+                        help="sizes at which to measure the automatic index build (default: each size below 1M)")
+    parser.add_argument("--no-writes", action="store_true", help="skip the write-rate section")
     parser.add_argument("--embedder", default=None, help="the real model for the write timings (default: "
                                                          "hindsight's default, multilingual-e5-small)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "speed.json")
@@ -223,18 +270,22 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
         embedder = embedder_named(args.embedder or DEFAULT_MODEL)
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
-    texts = synthetic_memories(max(sizes + [single + args.write_sample]))
+    texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
               "command": "python benchmarks/speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
               "engine": "Qdrant Edge (qdrant-edge-py), one shard per user",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
                            "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
-              "sizes": [],
-              "writes": bench_writes(embedder, texts[:single + args.write_sample], single, args.overhead_sample)}
+              "sizes": [], "auto_index": [],
+              "writes": {} if args.no_writes else
+              bench_writes(embedder, texts[:single + args.write_sample], single, args.overhead_sample)}
     for n in sizes:
         print(f"store of {n:,} memories ...", flush=True)
         report["sizes"].append(bench_size(n, texts[:n], args.repeats, build_index=not args.no_index and n < 1_000_000))
+    for n in (args.auto_index if args.auto_index is not None else [n for n in sizes if n < 1_000_000]):
+        print(f"store of {n:,} memories, index built automatically ...", flush=True)
+        report["auto_index"].append(bench_auto_index(n, texts[:n], args.repeats))
     report["peak_rss_mb"] = peak_rss_mb()
     print_report(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)

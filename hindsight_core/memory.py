@@ -33,6 +33,7 @@ from .events import ForgetListener, ForgetListeners, Forgotten
 from .formatting import format_for_prompt
 from .gate import RuleBasedGate, WriteGate
 from .preparing import WriteResult
+from .query_cache import QueryCache
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .semantic import ConsolidationReport
@@ -43,6 +44,7 @@ from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, check_visible, time_window
 from .writing import store_batch
+from .write_queue import close_write_queue
 
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
@@ -117,9 +119,11 @@ class Hindsight:
         self._forget_listeners = ForgetListeners()
         self._lock = threading.RLock()
         self._closed = False
+        self._query_cache = QueryCache()
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
+        close_write_queue(self)  # writes handed to the queue are stored before the store closes
         with self._lock:
             if not self._closed:
                 self._closed = True
@@ -169,7 +173,10 @@ class Hindsight:
         return normalize_rows(vectors)
 
     def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
-        """Queries through the embedder's query side, for models trained with one (e5)."""
+        """Queries through the embedder's query side, for models trained with one (e5); repeated ones from a cache."""
+        return self._query_cache.vectors(texts, self._embed_query_uncached, owner=self.embedder)
+
+    def _embed_query_uncached(self, texts: Sequence[str]) -> np.ndarray:
         embed_query = getattr(self.embedder, "embed_query", None)
         if embed_query is None:
             return self._embed(texts)

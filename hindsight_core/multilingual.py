@@ -82,7 +82,9 @@ class E5Embedder:
     #: archive, measured here); only the cue that lets a recall strengthen a memory is stated on this scale
     query_similarity_baseline = 0.756
 
-    def __init__(self, batch_size: int = 32, *, symmetric: bool = False) -> None:
+    def __init__(self, batch_size: int = 4, *, symmetric: bool = False) -> None:
+        #: texts per engine call: 4 measured fastest on a quiet and on a loaded machine (30.8 and 18.5 texts/s,
+        #: against 23.0 and 13.2 at 32; `benchmarks/embedder_batch.py`, results/embedder_batch.json)
         self.batch_size = batch_size
         #: embed queries as passages too (off by default: the query side recalls more on every set but one,
         #: see the module docstring); the stored vectors are the same either way

@@ -10,8 +10,10 @@ Before each model call the middleware recalls the memories most worth bringing
 back for the latest user message and appends them, as a delimited block, to the
 system prompt of *that request only*: the block never enters the message state,
 so a checkpointer does not save it and the next turn recalls afresh. After the
-agent finishes a turn, the user's message and the final answer go through the
-core's write gate (`Hindsight.write`), which keeps what is worth keeping.
+agent finishes a turn, the user's message and the final answer are handed to
+the core's write queue (`hindsight_core.write_queue`): journaled at once, then
+put through the write gate and stored behind the agent, so the turn never waits
+for the embedding. `flush()` waits until every handed-over turn is stored.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core.write_queue import write_queue
 
 from ._context import amemory_block, memory_block
 from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block
@@ -69,6 +72,12 @@ class HindsightMiddleware(AgentMiddleware):
         self.agent_id = agent_id
         self.remember = remember
         self.remember_answers = remember_answers
+        self._writes = write_queue(memory) if remember else None  # also stores what a crash left journaled
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every turn handed to memory so far is stored."""
+        if self._writes is not None:
+            self._writes.flush(timeout)
 
     def _user(self, runtime: Runtime[Any] | None, config: dict[str, Any]) -> str:
         context = runtime.context if runtime is not None else None
@@ -99,6 +108,8 @@ class HindsightMiddleware(AgentMiddleware):
         if plan is None:
             return handler(request)
         query, user = plan
+        if self._writes is not None:
+            self._writes.settle(user)  # read this user's earlier turns (already stored unless the model was quicker)
         block = memory_block(self.memory, query, user_id=user, k=self.k)
         return handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
@@ -108,19 +119,20 @@ class HindsightMiddleware(AgentMiddleware):
         if plan is None:
             return await handler(request)
         query, user = plan
+        if self._writes is not None and self._writes.pending_for(user):
+            await asyncio.to_thread(self._writes.settle, user)
         block = await amemory_block(self.memory, query, user_id=user, k=self.k)
         return await handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
     # -- after the turn ---------------------------------------------------------------------
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         plan = self._write_plan(state, runtime)
-        if plan is not None:
-            self.memory.write_many(**plan)
+        if plan is not None and self._writes is not None:
+            self._writes.submit(**plan)  # journaled; the gate, the embedding and the write happen behind
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         plan = self._write_plan(state, runtime)
-        if plan is not None:
-            # the core has no async write_many; run the same sync call off the event loop
-            await asyncio.to_thread(self.memory.write_many, **plan)
+        if plan is not None and self._writes is not None:
+            self._writes.submit(**plan)  # one journal append: returns at once
         return None

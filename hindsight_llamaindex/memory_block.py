@@ -19,6 +19,10 @@ assistant reply at the next read (the next turn; for agents, the read that
 follows each run). `_aput` offers flushed messages the same way, so a Memory
 that is written but never read still stores its turns.
 
+The turns are handed to the core's write queue (`hindsight_core.write_queue`):
+journaled at once, then offered behind the conversation, so a turn never waits
+for the embedding; `flush()` waits until they are stored.
+
 De-duplication is the core's `TurnLog` (`hindsight_core.turns`): each user or
 assistant message is offered at most once per user and session, and a chat
 history reloaded by LlamaIndex's chat store after a restart is not written
@@ -29,6 +33,7 @@ core's block to text.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from typing import Any, List, Optional
@@ -41,6 +46,7 @@ from hindsight_core import Hindsight, InvalidInputError
 from hindsight_core.context import MemoryBlock, amemory_block, shorten_block
 from hindsight_core.text import validate_id
 from hindsight_core.turns import TurnLog
+from hindsight_core.write_queue import WriteQueue, write_queue
 
 from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
 from ._validate import check_k, check_memory
@@ -77,6 +83,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
     write_turns: bool = Field(default=True, description="Offer each user and assistant message to the write gate.")
 
     _turns: TurnLog = PrivateAttr()
+    _writes: WriteQueue = PrivateAttr()
     _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
 
     def __init__(self, *, memory: Hindsight, user_id: str | None = None, session_id: str | None = None,
@@ -86,6 +93,11 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
             validate_id(value, what=what, required=False)
         super().__init__(memory=memory, user_id=user_id, session_id=session_id, agent_id=agent_id, k=k, **fields)
         self._turns = TurnLog(memory, metadata_field=TURN_FIELD)
+        self._writes = write_queue(memory)  # also stores what a crash left journaled
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every turn handed to memory so far is stored."""
+        self._writes.flush(timeout)
 
     # -- ids ------------------------------------------------------------------------------
     def _ids(self, memory_session_id: str | None) -> tuple[str, str | None]:
@@ -112,6 +124,8 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         return context.text if context is not None else ""
 
     async def _recall(self, query: str, user: str) -> MemoryBlock | None:
+        if self._writes.pending_for(user):  # read this user's earlier turns (stored unless the model was quicker)
+            await asyncio.to_thread(self._writes.settle, user)
         try:
             context = await amemory_block(self.memory, query, user_id=user, k=self.k)
         except InvalidInputError as exc:  # e.g. a pasted text over the size limit: answer without memories
@@ -141,11 +155,10 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         await self._offer(messages, user, session)
 
     async def _offer(self, messages: List[ChatMessage], user: str, session: str | None) -> None:
-        offered = await self._turns.aoffer(turns_from_messages(messages), user_id=user, session_id=session,
-                                           agent_id=self.agent_id)
-        for item in offered:
-            if item.error is not None:  # one unstorable message must not break the conversation
-                logger.warning("hindsight: a %s message was not stored: %s", item.turn.source.value, item.error)
+        _, refused = self._writes.offer_turns(turns_from_messages(messages), user_id=user, session_id=session,
+                                              agent_id=self.agent_id, log=self._turns)  # journaled; written behind
+        for turn, error in refused:  # one unstorable message must not break the conversation
+            logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)
 
 
 def hindsight_memory(*, user_id: str, memory: Hindsight, session_id: str | None = None, k: int = 5,

@@ -9,10 +9,15 @@ Layout under the store's root:
         keys.sqlite            per-memory keys of the sealed text (see `sealing`)
         journal/<id>.json      a multi-step change, written before it is applied
         memories/ archive/ staging/ staging_archive/   one Edge shard each
+        memories.indexing/     a copy being indexed in a child process (see `indexing`)
+        index.json             how many points the last index build covered
 
 One shard per user keeps users apart by construction (no filter can leak) and
 makes forgetting a user a directory removal. Open shards are kept in an LRU
 (`max_open`), so serving many users does not hold every shard open.
+The vector index (HNSW) of a user's shard is built in a child process once
+`auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
+holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
@@ -20,6 +25,7 @@ also flushes segments after every change (against power loss, slower).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fcntl
 import hashlib
@@ -40,6 +46,7 @@ from ..types import MemoryRecord
 from . import points as pts
 from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
 from .edge_query import channel_query, compile_formula, edge_filter
+from .indexing import IndexBuilder, settle_folder
 from .sealing import KeyStore
 
 _FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
@@ -68,6 +75,33 @@ def _write_json_atomic(path: Path, value: Any) -> None:
         os.close(fd)
 
 
+def _journaled(entry: dict[str, Any]) -> dict[str, Any]:
+    """A change as its journal file holds it: dense vectors as base64 float32 (JSON floats cost ~1 ms a vector)."""
+    return {**entry, "upserts": [{**p, "dense": base64.b64encode(np.asarray(p["dense"], dtype="<f4").tobytes())
+                                  .decode("ascii")} for p in entry["upserts"]]}
+
+
+def _from_journal(entry: dict[str, Any]) -> dict[str, Any]:
+    """The change a journal file holds (vectors written as lists by older versions are read as they are)."""
+    return {**entry, "upserts": [{**p, "dense": np.frombuffer(base64.b64decode(p["dense"]), dtype="<f4").tolist()}
+                                 if isinstance(p["dense"], str) else p for p in entry.get("upserts", [])]}
+
+
+def apply_change(shard: Any, kind: str, change: Any) -> None:
+    """Apply a change the store applied to a live shard to another shard (a copy being indexed); idempotent."""
+    from qdrant_edge import UpdateOperation
+
+    if kind == "entry":
+        if change["upserts"]:
+            EdgeStore._upsert_points(None, shard, change["upserts"])  # type: ignore[arg-type]
+        if change["updates"]:
+            EdgeStore._set_fields(None, shard, [(m, f) for m, f in change["updates"]])  # type: ignore[arg-type]
+        if change["deletes"]:
+            shard.update(UpdateOperation.delete_points(list(change["deletes"])))
+    else:
+        EdgeStore._set_fields(None, shard, change)  # type: ignore[arg-type]
+
+
 def is_legacy_store(root: Path) -> bool:
     """Whether `root` holds hindsight 0.1's layout (qdrant-client local mode: collection/ + meta.json)."""
     return (root / "collection").is_dir() and (root / "meta.json").is_file()
@@ -79,7 +113,7 @@ class EdgeStore:
     embedded = True
 
     def __init__(self, path: str | Path | None = None, *, location: str | None = None, max_open: int = 64,
-                 sync: str = "normal", seal: bool = True) -> None:
+                 sync: str = "normal", seal: bool = True, auto_index: int | None = 10_000) -> None:
         if (path is None) == (location is None):
             raise HindsightError('give exactly one of path= or location=":memory:" to EdgeStore')
         if location is not None and location != ":memory:":
@@ -98,6 +132,8 @@ class EdgeStore:
         self._users: dict[str, dict[str, Any]] = {}
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
+        # a user's vector index is built in a child process once this many of its points are unindexed (None: never)
+        self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard) if auto_index else None
 
     def _open_root(self, root: Path) -> None:
         if root.exists() and not root.is_dir():
@@ -143,6 +179,8 @@ class EdgeStore:
             self._shards.move_to_end(key)
             return shard
         folder = self._user_path(user_id) / space
+        if space == MEMORIES and not self._building(user_id):
+            settle_folder(folder)  # an index swap a crash interrupted
         try:
             if (folder / "edge_config.json").exists() or (folder / "segments").exists():
                 shard = EdgeShard.load(str(folder))
@@ -164,6 +202,24 @@ class EdgeStore:
                 old.flush()
                 old.close()
         return shard
+
+    def _building(self, user_id: str) -> bool:
+        return self._indexer is not None and self._indexer.building(user_id)
+
+    def _close_shard(self, user_id: str, space: str = MEMORIES) -> None:
+        shard = self._shards.pop((user_id, space), None)
+        if shard is not None:
+            shard.flush()
+            shard.close()
+
+    def _cancel_index(self, user_id: str, space: str = MEMORIES) -> None:
+        """A change that removes or rebuilds the shard: a build on the old one must not be swapped in."""
+        if self._indexer is not None and space == MEMORIES:
+            self._indexer.cancel(user_id)
+
+    def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Wait until no background index build is running (benchmarks, tests); False on timeout."""
+        return self._indexer is None or self._indexer.wait(timeout)
 
     @staticmethod
     def _config(dimension: int) -> Any:
@@ -239,6 +295,7 @@ class EdgeStore:
     def drop_user(self, user_id: str) -> None:
         """Every trace of a user: shards, keys, journal, registry entry (the folder goes)."""
         with self._lock:
+            self._cancel_index(user_id)
             for space in SPACES:
                 shard = self._shards.pop((user_id, space), None)
                 if shard is not None:
@@ -316,7 +373,7 @@ class EdgeStore:
             journal = self._user_path(user_id) / "journal"
             journal.mkdir(exist_ok=True)
             path = journal / f"{uuid.uuid4().hex}.json"
-            _write_json_atomic(path, entry)
+            _write_json_atomic(path, _journaled(entry))
             self._apply(user_id, shard, entry)
             path.unlink()
 
@@ -331,6 +388,10 @@ class EdgeStore:
             self._set_fields(shard, [(m, f) for m, f in entry["updates"]])
         self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
+        if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
+            self._indexer.record(user_id, "entry", entry)
+            if entry["upserts"]:
+                self._indexer.maybe_start(user_id, shard, self._user_path(user_id) / MEMORIES)
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
         with self._lock:
@@ -338,6 +399,8 @@ class EdgeStore:
             if shard is not None and updates:
                 self._set_fields(shard, updates)
                 self._after_change(shard)
+                if self._indexer is not None:
+                    self._indexer.record(user_id, "fields", [(m, dict(f)) for m, f in updates])
 
     def recover(self, user_id: str) -> int:
         with self._lock:
@@ -347,7 +410,7 @@ class EdgeStore:
             done = 0
             for path in sorted(journal.glob("*.json")):
                 try:
-                    entry = json.loads(path.read_text(encoding="utf-8"))
+                    entry = _from_journal(json.loads(path.read_text(encoding="utf-8")))
                 except ValueError:  # a journal torn before its rename never became visible: nothing was applied
                     path.unlink()
                     continue
@@ -486,6 +549,8 @@ class EdgeStore:
         with self._lock:
             if self._closed:
                 return
+            if self._indexer is not None:
+                self._indexer.close()  # a build not swapped in yet is dropped; the next one starts over
             self._closed = True
             for shard in self._shards.values():
                 with contextlib.suppress(Exception):
@@ -532,6 +597,7 @@ class EdgeStore:
         if vectors.ndim != 2 or len(vectors) != len(records):
             raise HindsightError("put_space needs one vector per record")
         with self._lock:
+            self._cancel_index(user_id, space)
             shard = self._shard(user_id, space, dimension=int(vectors.shape[1]))
             if self.seal:
                 self._keystore(user_id, space).prepare(r.id for r in records)
@@ -569,6 +635,7 @@ class EdgeStore:
     def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
         _check_space(space)
         with self._lock:
+            self._cancel_index(user_id, space)
             shard = self._shard(user_id, space)
             if shard is not None:
                 from qdrant_edge import UpdateOperation
@@ -583,6 +650,7 @@ class EdgeStore:
     def drop_space(self, user_id: str, space: str) -> None:
         _check_space(space)
         with self._lock:
+            self._cancel_index(user_id, space)
             shard = self._shards.pop((user_id, space), None)
             if shard is not None:
                 with contextlib.suppress(Exception):

@@ -13,6 +13,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from hindsight_core import InvalidInputError, InvalidUserIdError, Source
 from hindsight_core.formatting import OPEN_TAG
+from hindsight_core.write_queue import write_queue
 from hindsight_langchain import HindsightMiddleware
 from hindsight_langchain._convert import with_memory_block
 from hindsight_langchain.testing import RecordingChatModel
@@ -20,6 +21,11 @@ from hindsight_langchain.testing import RecordingChatModel
 from .helpers import LATER_REQUEST, PREFERENCE, says, tool_call
 
 SYSTEM = "You are a helpful assistant."
+
+
+def settle(memory):
+    """Wait until the turns the middleware handed to memory are stored (they are written behind the agent)."""
+    write_queue(memory).flush()
 
 
 def agent_for(memory, responses, **options):
@@ -33,10 +39,12 @@ def agent_for(memory, responses, **options):
 def test_preference_from_an_earlier_session_is_in_the_first_system_prompt_of_a_new_one(memory):
     monday, monday_model = agent_for(memory, ["Noted: A4 landscape from now on."])
     monday.invoke(says(PREFERENCE), context={"user_id": "alice"})
+    settle(memory)
     assert OPEN_TAG not in monday_model.system_prompts()[0]  # nothing was known before
 
     thursday, model = agent_for(memory, ["Here is the sales summary, ready to print."])
     thursday.invoke(says(LATER_REQUEST), context={"user_id": "alice"})
+    settle(memory)
 
     first_prompt = model.system_prompts()[0]
     assert first_prompt.startswith(SYSTEM)
@@ -47,8 +55,10 @@ def test_the_same_with_ainvoke(memory):
     async def sessions():
         monday, _ = agent_for(memory, ["Noted: A4 landscape from now on."])
         await monday.ainvoke(says(PREFERENCE), context={"user_id": "alice"})
+        settle(memory)
         thursday, model = agent_for(memory, ["Here is the sales summary, ready to print."])
         await thursday.ainvoke(says(LATER_REQUEST), context={"user_id": "alice"})
+        settle(memory)
         return model
 
     model = asyncio.run(sessions())
@@ -59,18 +69,21 @@ def test_the_same_with_ainvoke(memory):
 def test_a_trivial_turn_stores_nothing(fake_memory):
     agent, _ = agent_for(fake_memory, ["It is 10:42 in the morning."])
     agent.invoke(says("what time is it?"), context={"user_id": "alice"})
+    settle(fake_memory)
     assert fake_memory.memories(user_id="alice") == []
 
 
 def test_a_bare_acknowledgement_from_the_agent_is_not_stored(fake_memory):
     agent, _ = agent_for(fake_memory, ["Noted."])
     agent.invoke(says("ok"), context={"user_id": "alice"})
+    settle(fake_memory)
     assert fake_memory.memories(user_id="alice") == []
 
 
 def test_the_agents_acknowledgement_does_not_supersede_what_the_user_said(memory):
     agent, _ = agent_for(memory, ["Noted: A4 landscape from now on."])
     agent.invoke(says(PREFERENCE), context={"user_id": "alice"})
+    settle(memory)
     [said] = [r for r in memory.memories(user_id="alice") if r.source is Source.USER]
     assert said.superseded_by is None and said.confidence == 0.9
 
@@ -79,6 +92,7 @@ def test_a_turn_writes_the_users_message_and_the_final_answer_with_their_sources
     agent, _ = agent_for(fake_memory, ["Understood, every report will be printed in A4 landscape from now on."],
                          agent_id="report-bot", checkpointer=InMemorySaver())
     agent.invoke(says(PREFERENCE), {"configurable": {"thread_id": "t-42"}}, context={"user_id": "alice"})
+    settle(fake_memory)
 
     stored = fake_memory.memories(user_id="alice")
     assert [(r.raw_content, r.source) for r in stored] == [
@@ -92,11 +106,13 @@ def test_two_users_never_see_each_others_memories(memory):
     for user, text in (("alice", PREFERENCE), ("bob", "I'm allergic to peanuts, never book restaurants with nuts.")):
         agent, _ = agent_for(memory, ["Noted, I will keep that in mind."])
         agent.invoke(says(text), context={"user_id": user})
+        settle(memory)
 
     prompts = {}
     for user in ("alice", "bob"):
         agent, model = agent_for(memory, ["Done."])
         agent.invoke(says("Print my reports and book a restaurant for the team lunch."), context={"user_id": user})
+        settle(memory)
         prompts[user] = model.system_prompts()[0]
 
     assert PREFERENCE in prompts["alice"] and "peanuts" not in prompts["alice"]
@@ -111,7 +127,9 @@ def test_the_memory_block_never_enters_the_checkpointed_state(fake_memory):
                              checkpointer=saver)
     config = {"configurable": {"thread_id": "thread-1"}}
     agent.invoke(says("Print my reports"), config, context={"user_id": "alice"})
+    settle(fake_memory)
     agent.invoke(says("Print the reports again please"), config, context={"user_id": "alice"})
+    settle(fake_memory)
 
     assert all(OPEN_TAG in prompt for prompt in model.system_prompts())  # the model did see it, twice
     checkpoints = list(saver.list(config))
@@ -128,6 +146,7 @@ def test_user_id_from_the_config_and_a_clear_error_without_one(fake_memory):
     fake_memory.remember(PREFERENCE, user_id="carol")
     agent, model = agent_for(fake_memory, ["In A4 landscape."])
     agent.invoke(says("Print my reports"), {"configurable": {"langgraph_user_id": "carol"}})
+    settle(fake_memory)
     assert PREFERENCE in model.system_prompts()[0]
 
     agent, _ = agent_for(fake_memory, ["unused"])
@@ -144,6 +163,7 @@ def test_context_object_wins_over_the_default_user(fake_memory):
     model = RecordingChatModel(responses=["In A4 landscape."])
     agent = create_agent(model, context_schema=Context, middleware=[HindsightMiddleware(fake_memory, user_id="eve")])
     agent.invoke(says("Print my reports"), context=Context(user_id="dave"))
+    settle(fake_memory)
     assert PREFERENCE in model.system_prompts()[0]  # no system prompt of its own: the block is the whole prompt
     assert {r.user_id for r in fake_memory.memories(user_id="dave")} == {"dave"}
     assert fake_memory.memories(user_id="eve") == []
@@ -161,6 +181,7 @@ def test_a_tool_loop_recalls_for_every_model_call_and_stores_only_the_exchange(f
                                           "The sales summary is queued for printing in A4 landscape."])
     agent = create_agent(model, [print_report], system_prompt=SYSTEM, middleware=[HindsightMiddleware(fake_memory)])
     agent.invoke(says("Print the sales summary report for Friday's board meeting."), context={"user_id": "alice"})
+    settle(fake_memory)
 
     assert len(model.received) == 2 and all(PREFERENCE in p for p in model.system_prompts())
     texts = [r.raw_content for r in fake_memory.memories(user_id="alice")]
@@ -178,6 +199,7 @@ def test_a_bad_k_is_refused_when_the_middleware_is_made(fake_memory):
 def test_read_only_middleware_writes_nothing(fake_memory):
     agent, _ = agent_for(fake_memory, ["Noted."], remember=False)
     agent.invoke(says(PREFERENCE), context={"user_id": "alice"})
+    settle(fake_memory)
     assert fake_memory.memories(user_id="alice") == []
 
 
@@ -185,6 +207,7 @@ def test_the_answer_can_be_left_out(fake_memory):
     agent, _ = agent_for(fake_memory, ["Understood, every report in A4 landscape from now on."],
                          remember_answers=False)
     agent.invoke(says(PREFERENCE), context={"user_id": "alice"})
+    settle(fake_memory)
     assert [(r.raw_content, r.source) for r in fake_memory.memories(user_id="alice")] == [(PREFERENCE, Source.USER)]
 
 
@@ -198,3 +221,29 @@ def test_memory_block_is_appended_to_every_kind_of_system_message():
     assert blocks.content == [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
     original = SystemMessage(content="Be brief.")
     assert with_memory_block(original, "") is original
+
+
+def test_the_turn_is_written_behind_the_agent_and_flush_waits_for_it(clock):
+    import threading
+
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder
+
+    class HeldEmbedder(FakeEmbedder):
+        go = threading.Event()
+
+        def embed(self, texts):  # the write's embedding waits; the recall's (embed_query) does not
+            assert self.go.wait(30)
+            return super().embed(texts)
+
+        def embed_query(self, texts):
+            return super().embed(texts)
+
+    with Hindsight(location=":memory:", embedder=HeldEmbedder(), clock=clock) as memory:
+        middleware = HindsightMiddleware(memory)
+        agent = create_agent(RecordingChatModel(responses=["Noted."]), middleware=[middleware])
+        agent.invoke(says(PREFERENCE), context={"user_id": "alice"})  # returns while the embedder is held
+        assert memory.memories(user_id="alice") == []
+        HeldEmbedder.go.set()
+        middleware.flush()
+        assert [r.raw_content for r in memory.memories(user_id="alice")] == [PREFERENCE]

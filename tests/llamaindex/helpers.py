@@ -9,6 +9,13 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
 
 from hindsight_core.testing import RecordingGate  # noqa: F401  (the shipped fake; the tests import it from here)
+from hindsight_core.write_queue import write_queue
+
+
+def settled(memory):
+    """`memory` once the turns handed to it are stored (the block writes behind the conversation)."""
+    write_queue(memory).flush()
+    return memory
 
 
 def system_text(messages: Sequence[ChatMessage]) -> str:

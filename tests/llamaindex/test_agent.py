@@ -14,7 +14,7 @@ from hindsight_core import InvalidInputError, InvalidUserIdError, Source
 from hindsight_llamaindex import HindsightToolSpec, hindsight_memory
 from hindsight_llamaindex.tools import NOTHING_FOUND
 
-from .helpers import ScriptedLLM, run_agent, system_text
+from .helpers import ScriptedLLM, run_agent, settled, system_text
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."
 REQUEST = "Get the sales summary ready for the board handout."
@@ -30,7 +30,7 @@ def test_function_agent_new_session_sees_an_earlier_preference(memory, clock):
     agent = FunctionAgent(tools=[], llm=first.llm, system_prompt="You are an office assistant.")
     run_agent(agent, PREFERENCE, hindsight_memory(user_id="alice", memory=memory))
     # the agent reads its memory after the run, so its own reply is offered too
-    assert [r.source for r in memory.memories(user_id="alice")] == [Source.USER, Source.AGENT]
+    assert [r.source for r in settled(memory).memories(user_id="alice")] == [Source.USER, Source.AGENT]
 
     clock.advance(days=3)
     llm = MockFunctionCallingLLMWithChatMemoryOfLastCall()
@@ -50,7 +50,7 @@ def test_agent_turns_are_stored_once_and_trivial_ones_skipped(fake_memory):
     agent = FunctionAgent(tools=[], llm=scripted.llm)
     for text in ["hello", "My passport expires on 2 August 2027.", "thanks"]:
         run_agent(agent, text, memory)
-    assert [(r.source, r.raw_content) for r in fake_memory.memories(user_id="alice")] == [
+    assert [(r.source, r.raw_content) for r in settled(fake_memory).memories(user_id="alice")] == [
         (Source.USER, "My passport expires on 2 August 2027.")]
     assert asyncio.run(memory.aget_all()) != []  # the agent did keep its short-term history
 
@@ -81,7 +81,7 @@ def test_the_save_tool_goes_through_the_gate_for_its_user_only(fake_memory):
     outputs = tool_messages(scripted.calls[1]) + tool_messages(scripted.calls[2])
     # the tool writes as the agent: what it saves is data, never the user's preference (issue 21)
     assert "Saved as a fact memory" in outputs and "Not saved: small talk" in outputs
-    [saved] = fake_memory.memories(user_id="alice")
+    [saved] = settled(fake_memory).memories(user_id="alice")
     assert (saved.source, saved.session_id) == (Source.AGENT, "s-9")
     assert fake_memory.users() == ["alice"]
 

@@ -15,6 +15,8 @@ from hindsight_core.config import SemanticConfig
 from hindsight_core.testing import FakeEmbedder
 from hindsight_llamaindex import as_text_function, hindsight_memory, llm_gate, llm_summarizer
 
+from .helpers import settled
+
 
 class AnsweringLLM(CustomLLM):
     """A LlamaIndex LLM that gives one fixed answer and keeps every prompt it was sent."""
@@ -67,6 +69,7 @@ def test_the_llm_gate_judges_chat_turns(clock):
         chat = SimpleChatEngine.from_defaults(llm=MockLLMWithChatMemoryOfLastCall(max_tokens=3),
                                               memory=hindsight_memory(user_id="alice", memory=memory))
         chat.chat("My favourite colour is green and I live in Leeds.")  # the rules would keep this
+        settled(memory)
         assert memory.memories(user_id="alice") == []
     assert any("favourite colour is green" in p for p in verdict.prompts)
 

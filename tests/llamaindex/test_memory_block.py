@@ -16,7 +16,7 @@ from hindsight_core import Hindsight, InvalidInputError, InvalidUserIdError, Sou
 from hindsight_core.testing import FakeEmbedder
 from hindsight_llamaindex import HindsightMemoryBlock, hindsight_memory
 
-from .helpers import RecordingGate, ScriptedLLM, system_text
+from .helpers import RecordingGate, ScriptedLLM, settled, system_text
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."
 REQUEST = "Get the sales summary ready for the board handout."  # shares no content word with PREFERENCE
@@ -27,7 +27,7 @@ def engine(memory: Hindsight, llm, user_id: str = "alice", **options) -> SimpleC
 
 
 def stored(memory: Hindsight, user_id: str) -> list[tuple[str, str]]:
-    return [(r.source.value, r.raw_content) for r in memory.memories(user_id=user_id)]
+    return [(r.source.value, r.raw_content) for r in settled(memory).memories(user_id=user_id)]
 
 
 @pytest.mark.model
@@ -72,7 +72,7 @@ def test_turns_are_stored_although_the_fifo_never_flushes(fake_memory):
         ("user", "I prefer spreadsheets over slides for budget reviews."),
     ]
     session = chat._memory.session_id
-    assert {r.session_id for r in fake_memory.memories(user_id="alice")} == {session}
+    assert {r.session_id for r in settled(fake_memory).memories(user_id="alice")} == {session}
 
 
 def test_trivial_turns_are_not_stored(fake_memory):
@@ -96,8 +96,9 @@ def test_each_turn_is_offered_once_though_it_is_read_every_turn(gated_memory):
              "I am learning Portuguese on weekday evenings."]
     for text in texts:
         chat.chat(text)
+    settled(memory)
     assert gate.offered == [("user", texts[0]), ("agent", "text text text"), ("user", texts[1]), ("user", texts[2])]
-    records = memory.memories(user_id="alice")
+    records = settled(memory).memories(user_id="alice")
     assert [r.raw_content for r in records] == texts
     assert all(r.confirmations == 1 for r in records)  # a re-offer would have counted as a confirmation
 
@@ -212,8 +213,8 @@ def test_write_turns_false_only_reads(fake_memory):
     SimpleChatEngine.from_defaults(llm=llm, memory=Memory.from_defaults(memory_blocks=[block])).chat(
         "My new phone is a Pixel 9; set it up in dark mode.")
     assert "dark mode in every app" in system_text(llm.last_chat_messages)
-    assert [r.source for r in fake_memory.memories(user_id="alice")] == [Source.USER]
-    assert len(fake_memory.memories(user_id="alice")) == 1
+    assert [r.source for r in settled(fake_memory).memories(user_id="alice")] == [Source.USER]
+    assert len(settled(fake_memory).memories(user_id="alice")) == 1
 
 
 def test_a_turn_whose_write_failed_is_offered_again(clock):
@@ -227,8 +228,9 @@ def test_a_turn_whose_write_failed_is_offered_again(clock):
     gate = FailingOnceGate()
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, gate=gate) as memory:
         chat = engine(memory, MockLLMWithChatMemoryOfLastCall(max_tokens=3))
-        with pytest.raises(StoreUnavailableError):
-            chat.chat("My new address is 12 Rue Cler, Paris.")
-        chat.chat("I prefer deliveries in the morning.")
+        chat.chat("My new address is 12 Rue Cler, Paris.")  # written behind the conversation: it is not held up
+        with pytest.raises(StoreUnavailableError, match="stay journaled"):
+            settled(memory)
+        chat.chat("I prefer deliveries in the morning.")  # the next turn starts the writer again
         assert stored(memory, "alice") == [("user", "My new address is 12 Rue Cler, Paris."),
                                            ("user", "I prefer deliveries in the morning.")]

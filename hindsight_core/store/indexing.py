@@ -1,0 +1,241 @@
+"""The vector index of a user's shard, built off the caller's path once enough points are unindexed.
+
+Qdrant Edge builds its HNSW index only in `EdgeShard.optimize()`, which blocks
+and holds Python's GIL for its whole run (measured: a 10 ms ticker thread made
+no tick during a 7 s build of 10k points), so a build in a thread would stall
+every thread of the process. The build therefore runs in a child process, on a
+copy of the shard:
+
+1. Under the store's lock: the shard is flushed and its folder copied to
+   `memories.indexing/` (a plain file copy); from then on every change the store
+   applies to that user's shard is also kept in memory (`record`).
+   A build starts when the unindexed points reach `threshold` and a quarter of
+   those indexed at the last build (so a big store is not rebuilt often).
+2. A child process loads the copy, runs `optimize()` and closes it; the caller
+   never waits for it.
+3. When it is done, the copy is loaded and the changes kept so far are applied
+   to it (each is idempotent: upserts, payload updates, deletes); then, under the
+   store's lock, the few kept since, it is closed, the live folder is renamed to `memories.old/`, the copy to
+   `memories/`, and the shard is reopened. A change that removes or rebuilds the
+   shard (forgetting a user, a migration) cancels the build instead.
+
+A crash at any step leaves the live folder (or, between the two renames,
+`memories.old/`, which `settle_folder` puts back on the next open); a leftover
+copy is removed. Nothing acknowledged lives only in the copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+logger = logging.getLogger("hindsight_core.store")
+
+_BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
+COPY, OLD = ".indexing", ".old"
+INDEX_FILE = "index.json"  # beside the shard: how many points the last build indexed
+
+
+def settle_folder(folder: Path) -> None:
+    """Finish or undo an index swap a crash interrupted (called before a shard folder is opened)."""
+    old, copy = folder.with_name(folder.name + OLD), folder.with_name(folder.name + COPY)
+    if old.exists():
+        if folder.exists():
+            shutil.rmtree(old, ignore_errors=True)  # the swap was done; only the clean-up was left
+        else:
+            old.rename(folder)  # crashed between the two renames: the old folder holds everything
+    if copy.exists():
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy a shard folder, keeping holes (Edge preallocates 32 MiB files sparsely).
+
+    The write-ahead log goes too: it carries the operation numbers, and Edge
+    ignores a change numbered below a point's version, so a copy with a fresh
+    log would silently drop the changes replayed onto it.
+    """
+    if shutil.which("cp") and sys.platform.startswith("linux"):
+        if subprocess.run(["cp", "-r", "--sparse=always", str(source), str(target)],
+                          capture_output=True).returncode == 0:
+            return
+        shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+
+
+def _read_indexed(folder: Path) -> int:
+    """Points the user's shard had when its index was last built (0 if never)."""
+    try:
+        return int(json.loads(folder.with_name(INDEX_FILE).read_text(encoding="utf-8"))["points"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+def _write_indexed(folder: Path, points: int) -> None:
+    with contextlib.suppress(OSError):  # only a hint: without it the next build comes sooner
+        folder.with_name(INDEX_FILE).write_text(json.dumps({"points": points}), encoding="utf-8")
+
+
+class _Build:
+    def __init__(self, user_id: str, folder: Path, points: int) -> None:
+        self.user_id, self.folder, self.points = user_id, folder, points
+        self.copy = folder.with_name(folder.name + COPY)
+        self.changes: list[tuple[str, Any]] = []
+        self.process: subprocess.Popen | None = None
+        self.cancelled = False
+        self.applied = 0  # changes already applied to the copy
+
+
+class IndexBuilder:
+    """Starts, watches and swaps in background index builds for one `EdgeStore` (see the module docstring).
+
+    `threshold`: unindexed points of one user that start a build. `lock` is the
+    store's lock; `close_shard(user_id)` closes the store's open shard of that
+    user so the next call loads the swapped folder.
+    """
+
+    def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None]) -> None:
+        self.threshold = int(threshold)
+        self._lock = lock
+        self._close_shard = close_shard
+        self._builds: dict[str, _Build] = {}
+        self._indexed: dict[str, int] = {}  # points a user's shard had when its last build started
+        self.completed: list[tuple[str, int]] = []  # (user, points indexed), for tests and benchmarks
+        self._idle = threading.Condition(lock)
+        self._finishing: set[str] = set()
+
+    def building(self, user_id: str) -> bool:
+        return user_id in self._builds
+
+    def maybe_start(self, user_id: str, shard: Any, folder: Path) -> bool:
+        """Start a build if the user's unindexed points passed the threshold (call under the store's lock)."""
+        if user_id in self._builds or user_id in self._finishing:
+            return False
+        points = int(shard.info().points_count)
+        indexed = self._indexed.get(user_id)
+        if indexed is None:
+            indexed = self._indexed[user_id] = _read_indexed(folder)
+        # each build indexes the whole shard: wait for a quarter more points, so a big store is not rebuilt often
+        if points - indexed < max(self.threshold, indexed // 4):
+            return False
+        build = _Build(user_id, folder, points)
+        shard.flush()
+        shutil.rmtree(build.copy, ignore_errors=True)
+        _copy_tree(folder, build.copy)
+        build.process = subprocess.Popen([sys.executable, "-c", _BUILD, str(build.copy)],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._builds[user_id] = build
+        self._finishing.add(user_id)  # until its thread is done, even if cancelled: it may hold the copy open
+        self._indexed[user_id] = points
+        threading.Thread(target=self._finish, args=(build,), name="hindsight-index", daemon=True).start()
+        return True
+
+    def record(self, user_id: str, kind: str, change: Any) -> None:
+        """Keep a change applied to the live shard during a build, to apply to the copy (under the lock)."""
+        build = self._builds.get(user_id)
+        if build is not None:
+            build.changes.append((kind, change))
+
+    def cancel(self, user_id: str) -> None:
+        """Drop the user's build (the shard is being removed or rebuilt); under the lock."""
+        build = self._builds.pop(user_id, None)
+        if build is not None:
+            build.cancelled = True
+            if build.process is not None and build.process.poll() is None:
+                build.process.kill()
+            self._indexed.pop(user_id, None)
+            self._idle.notify_all()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until no build is running (for tests, benchmarks and `close`)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._builds and not self._finishing, timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            for user_id in list(self._builds):
+                build = self._builds[user_id]
+                self.cancel(user_id)
+                if build.process is not None:
+                    build.process.wait()
+                shutil.rmtree(build.copy, ignore_errors=True)
+
+    def _finish(self, build: _Build) -> None:
+        assert build.process is not None
+        _, err = build.process.communicate()  # waits without holding the GIL
+        copy = None
+        if build.process.returncode == 0 and not build.cancelled:
+            try:  # most of the changes made meanwhile go onto the copy before the store's lock is taken
+                copy = self._catch_up(build)
+            except Exception as exc:
+                logger.warning("hindsight: the new index could not catch up: %s", exc)
+                build.cancelled = True
+        with self._lock:
+            try:
+                if build.cancelled or self._builds.get(build.user_id) is not build:
+                    if copy is not None:
+                        copy.close()
+                    return
+                if build.process.returncode != 0:
+                    logger.warning("hindsight: building the index for a user failed: %s",
+                                   err.decode(errors="replace")[-500:])
+                    self._indexed.pop(build.user_id, None)
+                    return
+                self._swap(build, copy)
+                copy = None
+                _write_indexed(build.folder, build.points)
+                self.completed.append((build.user_id, build.points))
+            except Exception as exc:  # the live shard is untouched unless the swap's renames ran
+                logger.warning("hindsight: swapping in the new index failed: %s", exc)
+                self._indexed.pop(build.user_id, None)
+            finally:
+                if copy is not None:
+                    with contextlib.suppress(Exception):
+                        copy.close()
+                if self._builds.get(build.user_id) is build:
+                    del self._builds[build.user_id]
+                with contextlib.suppress(OSError):
+                    if build.copy.exists():
+                        shutil.rmtree(build.copy, ignore_errors=True)
+                self._finishing.discard(build.user_id)
+                self._idle.notify_all()
+
+    def _catch_up(self, build: _Build) -> Any:
+        """Open the indexed copy and apply the changes kept so far (outside the store's lock); returns the copy."""
+        from qdrant_edge import EdgeShard
+
+        from .edge import apply_change
+
+        copy = EdgeShard.load(str(build.copy))
+        try:
+            done = len(build.changes)  # appends happen under the lock; this prefix is stable
+            for kind, change in build.changes[:done]:
+                apply_change(copy, kind, change)
+            build.applied = done
+        except BaseException:
+            copy.close()
+            raise
+        return copy
+
+    def _swap(self, build: _Build, copy: Any) -> None:
+        """Under the store's lock: the last changes onto the copy, then the copy in place of the live folder."""
+        from .edge import apply_change
+
+        try:
+            for kind, change in build.changes[build.applied:]:
+                apply_change(copy, kind, change)
+            copy.flush()
+        finally:
+            copy.close()
+        self._close_shard(build.user_id)  # flushes and closes the live shard; the next call loads the new one
+        old = build.folder.with_name(build.folder.name + OLD)
+        build.folder.rename(old)
+        build.copy.rename(build.folder)
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,417 @@
+"""Writes behind the agent: hand a turn to memory, return at once, lose nothing that was acknowledged.
+
+    from hindsight_core.write_queue import write_queue
+
+    queue = write_queue(memory)                      # one per Hindsight, one writer thread
+    queue.submit(["I live in Porto."], user_id="alice", session_id="s-1")   # journaled, then returns
+    ...
+    queue.flush()                                    # wait until everything handed over is written
+
+The rules:
+
+* `submit` checks what it can check at once (the user id, each text, that the
+  options can be journaled), appends the write to the journal and commits it
+  (SQLite, `synchronous=FULL`: fsync'd; `sync="normal"` skips the fsync, which
+  survives a killed process but not a power cut) before it returns. A bad text is an
+  `InvalidInputError` at once, and nothing of that call is queued.
+* One writer thread per queue runs each write in the order handed over, a
+  moment (`linger`, 20 ms) after the hand-over unless someone waits for it: the
+  write gate, the embedding and the store commit (`Hindsight.write_many`, or
+  `TurnLog.offer` for conversation turns). Consecutive writes of one user with
+  the same options go as one batch (one embedding call, one commit). A write
+  leaves the journal once the store holds it.
+* A recall that follows sees a write once the writer has stored it; `flush()`
+  waits for that, `settle(user_id)` for one user's writes only (the adapters call
+  it before they recall, so a conversation reads its own writes; the wait is
+  nothing when the model took longer than the embedding). `close()` (and
+  `Hindsight.close`) flush and stop the writer.
+* On a crash, what was journaled and not yet written is written when a queue
+  is next made for the same store (the adapters make one when they are built).
+  A crash between a write's commit and its removal from the journal writes it
+  again: at least once. A repeated write is merged into the memory it repeats
+  (a re-confirmation), and a conversation turn is recognised by its digest and
+  not written twice (`hindsight_core.turns`).
+* Forgetting everything of a user drops their writes still waiting in the queue
+  (one being stored at that moment is stored, then forgotten by the next forget).
+* A write the core refuses as input (found only by the full check) is retried
+  text by text so the others are kept; what is still refused is logged and
+  listed in `failures`. Any other error (the store went away) stops the writer:
+  the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
+  next `submit` starts the writer again, from the write that failed.
+
+The journal lives beside an embedded store (`<store>/write-queue.sqlite`);
+pass `journal=` for a server store, or `journal=None` there to keep the queue in
+memory only (then a crash loses what was not yet written).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+import weakref
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+
+from .clock import ensure_utc
+from .errors import HindsightError, InvalidInputError, StoreUnavailableError
+from .events import Forgotten
+from .text import validate_id, validate_text
+from .turns import TURN_FIELD, Turn, TurnLog
+from .types import Source
+
+if TYPE_CHECKING:
+    from .memory import Hindsight
+
+logger = logging.getLogger("hindsight_core.write_queue")
+
+JOURNAL_NAME = "write-queue.sqlite"
+#: per-text lists of `write_many`; every other option applies to the whole call
+_PER_TEXT = ("timestamps", "sources", "metadatas", "contexts")
+_OPTIONS = frozenset(("session_id", "agent_id", "source", "event_type", "timestamp", "confidence", "entities",
+                      "metadata", "force", "layer", "merge_duplicates", "context", *_PER_TEXT))
+_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class WriteFailure:
+    """A handed-over write that was not stored: which user, which text, and why."""
+
+    user_id: str
+    text: str
+    error: str
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return {"$datetime": ensure_utc(value).isoformat()}
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"{type(value).__name__} cannot be journaled")
+
+
+def _decode(value: dict) -> Any:
+    if set(value) == {"$datetime"}:
+        return datetime.fromisoformat(value["$datetime"])
+    return value
+
+
+def _journal_path(memory: "Hindsight") -> Path | None:
+    root = getattr(memory.store, "root", None)
+    return Path(root) / JOURNAL_NAME if root is not None else None
+
+
+class WriteQueue:
+    """Writes handed to memory, journaled at once and stored in order by one writer thread (see the module rules).
+
+    `journal`: the journal file; by default beside an embedded store, and in
+    memory (not durable) for a store without a folder. Prefer `write_queue(memory)`,
+    which gives every caller of one `Hindsight` the same queue.
+    """
+
+    def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
+                 sync: str = "full", linger: float = 0.02) -> None:
+        if sync not in ("full", "normal"):
+            raise InvalidInputError('sync must be "full" (fsync each hand-over) or "normal" (survives a killed '
+                                    'process, not a power cut)')
+        self.memory = memory
+        self.sync = sync
+        #: seconds the writer waits after a hand-over before it starts: the caller's thread finishes its turn
+        #: without sharing the interpreter with the writer, and hand-overs arriving meanwhile share one batch
+        self.linger = float(linger)
+        self._waiting = 0  # callers in flush/settle: the writer does not linger for them
+        path = _journal_path(memory) if journal is _DEFAULT else journal
+        self.journal = Path(path) if path is not None else None  # type: ignore[arg-type]
+        self.failures: list[WriteFailure] = []
+        self._db = sqlite3.connect(str(self.journal) if self.journal else ":memory:", check_same_thread=False,
+                                   isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={sync.upper()}")
+        self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
+        self._cond = threading.Condition()
+        self._queue: list[tuple[int, dict[str, Any]]] = [
+            (seq, json.loads(entry, object_hook=_decode))
+            for seq, entry in self._db.execute("SELECT seq, entry FROM pending ORDER BY seq")]
+        self._busy = False
+        self._stopped: BaseException | None = None
+        self._closing = False
+        self._written = 0  # every entry up to this place in the queue is stored (entries are written in order)
+        self._logs: dict[str, TurnLog] = {}
+        self._inflight = 0  # entries at the front of the queue the writer is storing now
+        self._start()
+        atexit.register(_flush_at_exit, weakref.ref(self))
+        memory.on_forget(self._forgotten)
+
+    def _start(self) -> None:
+        self._stopped = None
+        self._thread = threading.Thread(target=self._run, name="hindsight-writer", daemon=True)
+        self._thread.start()
+
+    # -- handing over -------------------------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        """Writes handed over and not yet stored (the one being written included)."""
+        with self._cond:
+            return len(self._queue)
+
+    def submit(self, texts: Sequence[str], *, user_id: str, **options: Any) -> int:
+        """Journal one `write_many` call and return at once; returns its place in the queue.
+
+        Arguments are those of `Hindsight.write_many`; the write happens behind the
+        caller (see the module rules), so the results are not returned.
+        """
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise InvalidInputError("texts must be a list of strings")
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise InvalidInputError(f"unknown write option(s): {', '.join(sorted(unknown))}")
+        limits = self.memory.config.limits
+        if len(texts) > limits.max_batch:
+            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {limits.max_batch:,}")
+        for name in _PER_TEXT:
+            values = options.get(name)
+            if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
+                raise InvalidInputError(f"{name} must be a list with one entry per text")
+        entry = {"kind": "write", "user_id": self._user(user_id), "texts": self._texts(texts),
+                 "options": {k: (list(v) if k in _PER_TEXT and v is not None else v) for k, v in options.items()}}
+        return self._append(entry)
+
+    def offer_turns(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
+                    agent_id: str | None = None, log: TurnLog | None = None) -> tuple[int | None, list[tuple[Turn, InvalidInputError]]]:
+        """Journal conversation turns for `TurnLog.offer` behind the caller.
+
+        Returns (the place in the queue or None, the turns refused at once with
+        their error); the refused ones are left out and the rest are queued.
+        `log` is the caller's `TurnLog` (so its record of what was offered is kept);
+        a queue replaying its journal after a restart uses one of its own.
+        """
+        user = self._user(user_id)
+        validate_id(session_id, what="session_id", required=False)
+        validate_id(agent_id, what="agent_id", required=False)
+        accepted, refused = [], []
+        for turn in turns:
+            try:
+                validate_text(turn.text, max_bytes=self.memory.config.limits.max_text_bytes)
+                accepted.append(turn)
+            except InvalidInputError as exc:
+                refused.append((turn, exc))
+        if not accepted:
+            return None, refused
+        field = log.metadata_field if log is not None else TURN_FIELD
+        if log is not None:
+            self._logs.setdefault(field, log)
+        entry = {"kind": "turns", "user_id": user, "texts": [t.text for t in accepted],
+                 "sources": [t.source.value for t in accepted], "field": field,
+                 "options": {"session_id": session_id, "agent_id": agent_id}}
+        return self._append(entry), refused
+
+    def _user(self, user_id: object) -> str:
+        return validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)  # type: ignore[return-value]
+
+    def _texts(self, texts: Sequence[str]) -> list[str]:
+        max_bytes = self.memory.config.limits.max_text_bytes
+        for text in texts:
+            validate_text(text, max_bytes=max_bytes)
+        return list(texts)
+
+    def _append(self, entry: dict[str, Any]) -> int:
+        try:
+            data = json.dumps(entry, default=_encode, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"this write cannot be queued: {exc}") from None
+        with self._cond:
+            if self._closing:
+                raise InvalidInputError("this write queue is closed")
+            seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)
+            self._queue.append((seq, json.loads(data, object_hook=_decode)))
+            if self._stopped is not None and not self._thread.is_alive():
+                self._start()  # try again, from the write that failed
+            self._cond.notify_all()
+        return seq
+
+    # -- waiting ------------------------------------------------------------------------------
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every write handed over so far is stored (or `timeout` seconds pass: `TimeoutError`)."""
+        with self._cond, self._waited():
+            if not self._cond.wait_for(lambda: self._stopped is not None or (not self._queue and not self._busy),
+                                       timeout):
+                raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
+            if self._stopped is not None:
+                raise StoreUnavailableError(
+                    f"the background writer stopped ({self._stopped}); {len(self._queue)} writes stay journaled "
+                    "and are written when a queue is next made for this store") from self._stopped
+
+    @contextlib.contextmanager
+    def _waited(self) -> Iterator[None]:
+        """Mark a caller waiting for the writer (under the condition's lock): it starts without lingering."""
+        self._waiting += 1
+        self._cond.notify_all()
+        try:
+            yield
+        finally:
+            self._waiting -= 1
+
+    def pending_for(self, user_id: str) -> int:
+        """Writes of one user handed over and not yet stored."""
+        with self._cond:
+            return sum(entry["user_id"] == user_id for _, entry in self._queue)
+
+    def settle(self, user_id: str, timeout: float | None = None) -> bool:
+        """Wait until the writes handed over so far for one user are stored; False if the writer stopped or timed out."""
+        with self._cond, self._waited():
+            target = max((seq for seq, entry in self._queue if entry["user_id"] == user_id), default=0)
+            self._cond.wait_for(lambda: self._stopped is not None or self._written >= target, timeout)
+            return self._written >= target
+
+    def close(self) -> None:
+        """Flush, then stop the writer. What could not be written stays journaled (and is logged)."""
+        with self._cond:
+            if self._closing:
+                return
+        try:
+            if self._thread.is_alive():
+                self.flush()
+        except StoreUnavailableError as exc:
+            logger.error("hindsight: %s", exc)
+        finally:
+            with self._cond:
+                self._closing = True
+                self._cond.notify_all()
+            self._thread.join()
+            self._db.close()
+
+    # -- the writer ---------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._queue or self._closing)
+                if self.linger > 0 and not self._waiting and not self._closing:
+                    self._cond.wait_for(lambda: self._waiting or self._closing, self.linger)
+                if self._closing:
+                    return
+                batch = self._next_batch()
+                self._busy, self._inflight = True, len(batch)
+                self._cond.notify_all()
+            try:
+                self._write(batch)
+            except BaseException as exc:  # the store or the embedder failed: keep the writes journaled
+                logger.error("hindsight: the background writer stopped: %s", exc)
+                with self._cond:
+                    self._stopped, self._busy, self._inflight = exc, False, 0
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                # a removal need not wait for the disk: lost in a power cut, the write is only stored again
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(batch))})",
+                                 [seq for seq, _ in batch])
+                self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+                del self._queue[:len(batch)]
+                self._written = max(self._written, batch[-1][0])
+                self._busy, self._inflight = False, 0
+                self._cond.notify_all()
+
+    def _forgotten(self, event: Forgotten) -> int:
+        """A user forgot everything: their writes still waiting are dropped, not stored after the forget."""
+        if event.everything:
+            with self._cond:
+                dropped = [seq for seq, entry in self._queue[self._inflight:] if entry["user_id"] == event.user_id]
+                if dropped:
+                    self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(dropped))})", dropped)
+                    gone = set(dropped)
+                    self._queue = [item for item in self._queue if item[0] not in gone]
+                    self._cond.notify_all()
+        return 0  # nothing was stored, so nothing counts as removed
+
+    def _next_batch(self) -> list[tuple[int, dict[str, Any]]]:
+        """The first entry and those after it that can share its `write_many` call."""
+        first = self._queue[0][1]
+        batch = [self._queue[0]]
+        if first["kind"] != "write":
+            return batch
+        size, limit = len(first["texts"]), self.memory.config.limits.max_batch
+        for seq, entry in self._queue[1:]:
+            if not _joinable(first, entry) or size + len(entry["texts"]) > limit:
+                break
+            batch.append((seq, entry))
+            size += len(entry["texts"])
+        return batch
+
+    def _write(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
+        if getattr(self.memory, "_closed", False):  # not the input's fault: keep it journaled
+            raise StoreUnavailableError("the Hindsight instance was closed before its queue")
+        first = batch[0][1]
+        if first["kind"] == "turns":
+            self._offer(first)
+            return
+        texts = [t for _, e in batch for t in e["texts"]]
+        options = dict(first["options"])
+        for name in _PER_TEXT:
+            if options.get(name) is not None:
+                options[name] = [v for _, e in batch for v in e["options"][name]]
+        try:
+            self.memory.write_many(texts, user_id=first["user_id"], **options)
+        except InvalidInputError:  # one bad text fails the call: write them one by one to keep the rest
+            for i, text in enumerate(texts):
+                one = {k: ([v[i]] if k in _PER_TEXT and v is not None else v) for k, v in options.items()}
+                try:
+                    self.memory.write_many([text], user_id=first["user_id"], **one)
+                except InvalidInputError as exc:
+                    self._failed(first["user_id"], text, exc)
+
+    def _offer(self, entry: dict[str, Any]) -> None:
+        log = self._logs.get(entry["field"])
+        if log is None:
+            log = self._logs[entry["field"]] = TurnLog(self.memory, metadata_field=entry["field"])
+        turns = [Turn(text, Source(source)) for text, source in zip(entry["texts"], entry["sources"])]
+        for item in log.offer(turns, user_id=entry["user_id"], **entry["options"]):
+            if item.error is not None:
+                self._failed(entry["user_id"], item.turn.text, item.error)
+
+    def _failed(self, user: str, text: str, error: HindsightError) -> None:
+        logger.warning("hindsight: a queued write was not stored: %s", error)
+        with self._cond:
+            self.failures.append(WriteFailure(user, text, str(error)))
+
+
+def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """Whether `entry` can join `first`'s call: same user, same options, per-text lists present in both or neither."""
+    if entry["kind"] != "write" or entry["user_id"] != first["user_id"]:
+        return False
+    a, b = first["options"], entry["options"]
+    if set(a) != set(b):
+        return False
+    return all((a[k] is None) == (b[k] is None) if k in _PER_TEXT else a[k] == b[k] for k in a)
+
+
+def _flush_at_exit(ref: "weakref.ref[WriteQueue]") -> None:
+    queue = ref()
+    if queue is not None and queue._thread.is_alive():
+        queue.close()
+
+
+_QUEUES: "weakref.WeakKeyDictionary[Hindsight, WriteQueue]" = weakref.WeakKeyDictionary()
+_QUEUES_LOCK = threading.Lock()
+
+
+def write_queue(memory: "Hindsight") -> WriteQueue:
+    """The write queue of `memory` (made on first use, which writes what a crash left in its journal)."""
+    with _QUEUES_LOCK:
+        queue = _QUEUES.get(memory)
+        if queue is None or queue._closing:
+            queue = _QUEUES[memory] = WriteQueue(memory)
+        return queue
+
+
+def close_write_queue(memory: "Hindsight") -> None:
+    """Flush and stop `memory`'s queue, if it has one (`Hindsight.close` calls this first)."""
+    with _QUEUES_LOCK:
+        queue = _QUEUES.pop(memory, None)
+    if queue is not None:
+        queue.close()

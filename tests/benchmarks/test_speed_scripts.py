@@ -1,0 +1,36 @@
+"""The speed scripts' helpers and README sections, on hand-made results (their timings are never asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import render_readme
+from load import cpu_hogs
+
+
+def test_cpu_hogs_run_for_the_block_and_are_gone_after():
+    with cpu_hogs(count=2) as count:
+        assert count == 2
+    with cpu_hogs(False) as none:
+        assert none == 0
+
+
+def _stat(p50: float) -> dict:
+    return {"p50_ms": p50, "p95_ms": p50 * 2}
+
+
+def test_the_adapter_and_smaller_figures_render_from_their_json(tmp_path):
+    arm = {"load_average": 1.5, "query_embedding": _stat(20.0), "queue_submit": _stat(1.0),
+           "langchain": {"write_hook": _stat(0.8), "recall_hook": _stat(25.0)},
+           "llamaindex": {"block_aget": _stat(30.0), "hand_over": _stat(1.1)}}
+    report = {"embedder": "multilingual-e5-small", "arms": {"quiet": arm}, "command": "python x.py",
+              "machine": "x86_64", "date": "2026-12-01T16:00:00",
+              "targets": {"quiet": {"langchain_write_p50_le_5ms": True}}}
+    (tmp_path / "adapter_overhead.json").write_text(json.dumps(report))
+    (tmp_path / "model_load.json").write_text(json.dumps({
+        "model": "multilingual-e5-small", "runs": [{}], "load_average": 2.0, "command": "python y.py",
+        "median": {"import_s": 0.5, "load_and_first_text_s": 1.25, "second_text_s": 0.02}}))
+    text = render_readme.render(tmp_path)
+    assert "| quiet (load average 1.5) | 0.8 / 1.6 | 25.0 / 50.0 | 30.0 / 60.0 | 1.1 / 2.2 | 20.0 / 40.0 |" in text
+    assert "- quiet: langchain write p50 le 5ms: met" in text
+    assert "load and first text 1.25 s, then 20 ms a text" in text

@@ -1,0 +1,52 @@
+"""A repeated query is embedded once; the cache never hands out a vector another embedder made."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hindsight_core import Hindsight
+from hindsight_core.query_cache import QueryCache
+from hindsight_core.testing import FakeEmbedder
+
+
+class CountingEmbedder(FakeEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+def test_a_repeated_query_is_embedded_once(clock):
+    embedder = CountingEmbedder()
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        memory.remember("I prefer tea over coffee in the morning.", user_id="alice")
+        embedder.calls.clear()
+        first = memory.recall("what do I drink in the morning", user_id="alice", reinforce=False)
+        second = memory.recall("what do I drink in the morning", user_id="alice", reinforce=False)
+        assert embedder.calls == [["what do I drink in the morning"]]
+        assert [r.memory.id for r in first] == [r.memory.id for r in second]
+        memory.recall("what do I drink at night", user_id="alice", reinforce=False)
+        assert len(embedder.calls) == 2
+        memory.embedder = other = CountingEmbedder()  # another model: nothing cached is reused
+        memory.recall("what do I drink in the morning", user_id="alice", reinforce=False)
+        assert other.calls == [["what do I drink in the morning"]]
+
+
+def test_the_least_recently_used_query_leaves_and_rows_are_read_only():
+    embedder = CountingEmbedder()
+    cache = QueryCache(size=2)
+    a = cache.vectors(["a", "b", "a"], embedder.embed)
+    assert embedder.calls == [["a", "b"]] and np.array_equal(a[0], a[2])
+    cache.vectors(["a"], embedder.embed)  # "a" is now the most recent
+    cache.vectors(["c"], embedder.embed)  # "b" leaves
+    cache.vectors(["a", "b"], embedder.embed)
+    assert embedder.calls[-1] == ["b"] and cache.hits == 2
+    row = cache.vectors(["a"], embedder.embed)
+    with pytest.raises(ValueError):
+        cache._rows["a"][0] = 2.0
+    row[0, 0] = 5.0  # the caller's copy is its own
+    assert cache.vectors(["a"], embedder.embed)[0, 0] != 5.0
