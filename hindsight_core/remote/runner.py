@@ -115,12 +115,72 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
             say(f"hindsight serving on {url}/ (API {url}/api/v1, MCP {url}/mcp, inspector {url}/); "
                 f"recall log {'on' if log.enabled else 'off'}; Ctrl-C stops it")
 
+        original_shutdown = server.shutdown
+
+        async def shutdown(sockets: Any = None) -> None:
+            # uvicorn re-raises SIGTERM/SIGINT once it has stopped, ending the process: clean up here, not after
+            await original_shutdown(sockets=sockets)
+            finish()
+
+        def finish() -> None:
+            if store_folder is not None:
+                remove_record(store_folder, os.getpid())
+            memory.close()
+
         server.startup = startup  # type: ignore[method-assign]
+        server.shutdown = shutdown  # type: ignore[method-assign]
         try:
             server.run(sockets=[sock])
         finally:
-            if store_folder is not None:
-                remove_record(store_folder, os.getpid())
+            finish()
     finally:
         memory.close()
         sock.close()
+
+
+class BackgroundServer:
+    """`hindsight serve`'s app for `memory`, in a thread of this process (tests, notebooks, benchmarks).
+
+    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at
+    `server.url` until the block ends; the caller keeps and closes `memory`.
+    """
+
+    def __init__(self, memory: Any, options: ServeOptions | None = None) -> None:
+        import uvicorn
+
+        self.options = options or ServeOptions(port=0)
+        self.sock = bind(self.options.host, self.options.port)
+        self.port = self.sock.getsockname()[1]
+        self.app, self.log = make_app(memory, self.options, self.port)
+        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self._thread: Any = None
+
+    @property
+    def url(self) -> str:
+        return url_of(self.options.host, self.port) + "/"
+
+    @property
+    def login_url(self) -> str:
+        from urllib.parse import quote
+
+        return self.url + (f"?token={quote(self.options.token, safe='')}" if self.options.token else "")
+
+    def __enter__(self) -> "BackgroundServer":
+        import threading
+        import time
+
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]},
+                                        name="hindsight-serve", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the background hindsight server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=15)
+        self.sock.close()
