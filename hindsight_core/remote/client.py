@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import httpx
 
 from ..clock import read_clock, system_clock
-from ..errors import HindsightError, StoreUnavailableError
+from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..formatting import format_for_prompt
 from ..memory import Hindsight
 from ..types import MemoryRecord, RecallResults, ScoredMemory
@@ -51,8 +51,12 @@ def _caller(default: str) -> str:
     return default
 
 
-class HindsightClient:
+class HindsightClient(Hindsight):
     """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
+
+    A `Hindsight` to whoever checks (the adapters' `isinstance`, pydantic fields):
+    every public method of the facade is defined again here, over HTTP; none of
+    the facade's own state (store, embedder, locks) exists in a client.
 
     `token`: the server's token or a user's own (per-user tokens reach that user
     only). `caller` names this process in the server's recall log; `session`
@@ -77,7 +81,10 @@ class HindsightClient:
         headers = {"X-Hindsight-Caller": _caller(self.caller)}
         if self.session:
             headers["X-Hindsight-Session"] = self.session
-        body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
+        try:
+            body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
+        except (TypeError, ValueError) as exc:  # NaN, a function, an object: the facade refuses these too
+            raise InvalidInputError(f"an argument of {name} cannot be sent as JSON: {exc}") from None
         try:
             response = self._http.post(f"{wire.PREFIX}/{name}", content=body.encode(),
                                        headers={**headers, "Content-Type": "application/json"})

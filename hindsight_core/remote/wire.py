@@ -167,7 +167,14 @@ _SECTIONS = {"decay": DecayConfig, "semantic": SemanticConfig, "recall": RecallC
 
 
 def config_out(config: HindsightConfig) -> dict[str, Any]:
-    return dataclasses.asdict(config)
+    def plain(value: Any) -> Any:
+        if dataclasses.is_dataclass(value):
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, Mapping):  # the decay rates are a read-only mapping
+            return {str(k): plain(v) for k, v in value.items()}
+        return value
+
+    return plain(config)
 
 
 def config_in(data: Mapping[str, Any]) -> HindsightConfig:
