@@ -90,7 +90,8 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     inspector = None
     if options.token is not None or access.open:
         inspector = InspectorApp(memory, Guard(port=port, token=options.token), recall_log=log)
-    return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, inspector=inspector), log
+    return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, mcp_scope=scope,
+                     inspector=inspector), log
 
 
 def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder: Path | None,

@@ -128,20 +128,30 @@ class Checks:
             return await _plain(send, *refusal)
         limit = self.max_body
         seen = 0
+        refused = False
 
         async def bounded() -> dict[str, Any]:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _TooLarge()
+                if seen > limit:  # answer now; the app sees the client leave, and what it sends is dropped
+                    refused = True
+                    await _plain(send, 413, f"the request body is larger than {limit:,} bytes")
+                    return {"type": "http.disconnect"}
             return message
 
+        async def unless_refused(message: dict[str, Any]) -> None:
+            if not refused:
+                await send(message)
+
         try:
-            await self.app(scope, bounded, send)
-        except _TooLarge:
-            await _plain(send, 413, f"the request body is larger than {limit:,} bytes")
+            await self.app(scope, bounded, unless_refused)
+        except Exception:
+            if not refused:
+                raise
 
     def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
         length = headers.get("content-length")
@@ -159,10 +169,6 @@ class Checks:
                 origin not in (f"http://{headers.get('host')}", f"https://{headers.get('host')}"):
             return 403, "the API does not answer web pages of another origin"
         return None
-
-
-class _TooLarge(Exception):
-    pass
 
 
 async def _plain(send: Any, status: int, message: str) -> None:
@@ -198,10 +204,24 @@ def inspector_endpoint(inspector: Any, max_body: int) -> Callable[..., Any]:
     return endpoint
 
 
-def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: Any = None, inspector: Any = None,
-              max_body: int = MAX_BODY_BYTES) -> Any:
-    """The one ASGI app. `mcp`: an MCP streamable-HTTP Starlette app (its lifespan runs the sessions) or None;
-    `inspector`: an `InspectorApp` or None."""
+class _ExplainMcpRefusals:
+    """mcp's `ExplainedUnauthorized` (a 401 that says why) on the MCP endpoint only."""
+
+    def __init__(self, app: Any, scope: Any) -> None:
+        from ..mcp.server import ExplainedUnauthorized
+
+        self.app = app
+        self.explained = ExplainedUnauthorized(app, scope)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        target = self.explained if scope["type"] == "http" and scope.get("path", "").startswith("/mcp") else self.app
+        await target(scope, receive, send)
+
+
+def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: Any = None, mcp_scope: Any = None,
+              inspector: Any = None, max_body: int = MAX_BODY_BYTES) -> Any:
+    """The one ASGI app. `mcp`: an MCP streamable-HTTP Starlette app (its lifespan runs the sessions) or None,
+    with `mcp_scope` its `UserScope`; `inspector`: an `InspectorApp` or None."""
     operations = Operations(memory, log)
     app = mcp if mcp is not None else Starlette()
     routes = [Route("/healthz", healthz, methods=["GET"]), api_route(operations, access)]
@@ -209,4 +229,5 @@ def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: An
     if inspector is not None:
         app.router.routes.append(Route("/{path:path}", inspector_endpoint(inspector, max_body),
                                        methods=["GET", "POST"]))
-    return Checks(app, port=port, guarded=not access.open, max_body=max_body)
+    inner: Any = _ExplainMcpRefusals(app, mcp_scope) if mcp is not None and mcp_scope.authenticated else app
+    return Checks(inner, port=port, guarded=not access.open, max_body=max_body)
