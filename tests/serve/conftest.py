@@ -18,7 +18,7 @@ FAKE = "fake-hash-embedder"
 def start(home, *args: str, model: str = FAKE, port: int | None = None, extra_env: dict | None = None):
     """`hindsight serve` on `home`'s store (a context manager yielding (process, url))."""
     port = port or free_port()
-    env = server_env(home, HINDSIGHT_EMBEDDING_MODEL=model, **(extra_env or {}))
+    env = server_env(home, **({"HINDSIGHT_EMBEDDING_MODEL": model} if model else {}), **(extra_env or {}))
     return port, running([*HINDSIGHT, "serve", "--port", str(port), *args], env, port, home / f"serve-{port}.log")
 
 
