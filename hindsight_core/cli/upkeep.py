@@ -193,7 +193,7 @@ def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool,
             sys.exit(130)
     finally:
         store.close()
-    click.echo(f"migrated {len(report.users)} users to {model} ({report.embedded} memories embedded now, "
+    click.echo(f"migrated {counted(len(report.users), 'user', 'users')} to {model} ({report.embedded} memories embedded now, "
                f"{report.resumed_from} earlier). The store remembers it: the commands use it from now on")
 
 
