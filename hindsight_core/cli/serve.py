@@ -74,9 +74,10 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
     except ImportError as exc:
         optional_extra(exc, "mcp", "mcp")
 
-    memory = settings.open_memory()
+    memory = settings.open_memory()  # a client of `hindsight serve` when one holds the store
     try:
-        memory.embedder.load()  # now, not on the first request
+        if hasattr(memory, "embedder"):
+            memory.embedder.load()  # now, not on the first request
         server = build_server(memory, scope, host=host, port=port, write_source=write_source)
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"
@@ -94,6 +95,13 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
 def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
     from ..ui.cli import run
 
+    running = settings.server()
+    if running is not None:  # the server holds the store and serves the inspector already
+        from urllib.parse import quote
+
+        click.echo(f"`hindsight serve` (pid {running.pid}) holds this store and serves the inspector:", err=True)
+        click.echo(running.url + "/" + (f"?token={quote(running.token, safe='')}" if running.token else ""))
+        return
     run(settings.open_memory, host=host, port=port, token=token, describe=settings.describe())
 
 

@@ -225,3 +225,32 @@ def test_clean_exit_removes_the_record_and_the_cli_opens_the_store_again(tmp_pat
     out = cli(tmp_path, "--embedding-model", "fake-hash-embedder", "stats", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["memories"] == 1
+
+
+def test_an_mcp_host_starting_hindsight_mcp_goes_through_the_server(served):
+    """What Claude Desktop does (`hindsight mcp` over stdio) while `hindsight serve` holds the store."""
+    from mcp import StdioServerParameters
+
+    env = server_env(served["home"])
+    env["PYTHONPATH"] = str(ROOT)
+    params = StdioServerParameters(command=HINDSIGHT[0], args=[*HINDSIGHT[1:], "mcp", "--user-id", "stdio-user"],
+                                   env=env)
+
+    async def session():
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                written = await client.call_tool("memory_write", {"text": "I prefer oat milk in my coffee."})
+                stats = await client.call_tool("memory_stats", {})
+                return written, stats
+
+    written, stats = anyio.run(session)
+    assert written.structured_content["kept"] is True, written
+    assert stats.structured_content["memories"] == 1
+    with HindsightClient(served["url"]) as client:
+        assert [m.raw_content for m in client.memories(user_id="stdio-user")] == ["I prefer oat milk in my coffee."]
+
+
+def test_hindsight_ui_points_to_the_servers_inspector(served):
+    out = cli(served["home"], "ui")
+    assert out.returncode == 0 and out.stdout.strip() == served["url"] + "/"
+    assert f"pid {served['process'].pid}" in out.stderr
