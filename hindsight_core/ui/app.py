@@ -92,7 +92,7 @@ class InspectorApp:
                  recall_log: Any = None) -> None:
         self.memory = memory
         self.guard = guard
-        #: what the agent saw (`hindsight_core.remote.recall_log.RecallLog`), when `hindsight serve` keeps one
+        #: what the agent saw (the RecallLog of remote/recall_log.py), when `hindsight serve` keeps one
         self.recall_log = recall_log
         self.log = log or (lambda line: print(line, file=sys.stderr))
         self.routes: dict[tuple[str, str], Callable[[Request], Response]] = {
