@@ -47,9 +47,18 @@ def test_an_empty_token_is_refused(memory):
         InspectorServer(memory, port=0, token="  ")
 
 
-def test_with_a_token_every_request_needs_it(memory):
+def _with_token(stack: str, memory, token: str):
+    if stack == "ui":
+        return InspectorServer(memory, port=0, token=token)
+    from hindsight_core.remote.runner import BackgroundServer, ServeOptions
+
+    return BackgroundServer(memory, ServeOptions(port=0, token=token))
+
+
+@pytest.mark.parametrize("stack", ["ui", "serve"])
+def test_with_a_token_every_request_needs_it(memory, stack):
     token = 'se;cr"et token'
-    with InspectorServer(memory, port=0, token=token) as server:
+    with _with_token(stack, memory, token) as server:
         denied = request(server.port, "GET", "/memories?user=alice")
         assert denied.status == 401 and "alice" not in denied.body and "?token=" in denied.body
         assert request(server.port, "GET", "/?token=wrong").status == 401
@@ -64,7 +73,7 @@ def test_with_a_token_every_request_needs_it(memory):
 
         bearer = request(server.port, "GET", "/memories?user=bob", headers={"Authorization": f"Bearer {token}"})
         assert bearer.status == 200 and "I prefer tea to coffee." in bearer.body
-        forged = request(server.port, "GET", "/", headers={"Cookie": f"{server.httpd.get_app().guard.cookie_name}=x"})
+        forged = request(server.port, "GET", "/", headers={"Cookie": f"hindsight_ui_{server.port}=x"})
         assert forged.status == 401
 
 
