@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Mapping
 
 from .. import errors
@@ -21,6 +21,7 @@ from ..maintenance.stats import StoreStats
 from ..preparing import WriteResult
 from ..safety.verdict import Action, Category, Finding
 from ..semantic import ConsolidationReport
+from ..timerange import TimeRange
 from ..types import Explanation, ForgetReceipt, GateDecision, MemoryRecord, RecallResults, ScoredMemory, Source
 
 #: the API's version, in every path: /api/v1/<operation>
@@ -32,6 +33,10 @@ def value_out(value: Any) -> Any:
     """An argument as JSON: datetimes as tagged ISO strings, enums as their values, tuples as lists."""
     if isinstance(value, datetime):
         return {"$datetime": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, TimeRange):
+        return {"$timerange": [value_out(value.start), value_out(value.end)]}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
@@ -44,11 +49,15 @@ def value_out(value: Any) -> Any:
 def value_in(value: Any) -> Any:
     """The inverse of `value_out` (a tagged datetime becomes a datetime again)."""
     if isinstance(value, dict):
-        if set(value) == {"$datetime"}:
-            try:
-                return datetime.fromisoformat(value["$datetime"])
-            except (TypeError, ValueError):
-                raise errors.InvalidInputError(f"not an ISO date and time: {value['$datetime']!r}") from None
+        for tag, kind in (("$datetime", datetime), ("$date", date)):
+            if set(value) == {tag}:
+                try:
+                    return kind.fromisoformat(value[tag])
+                except (TypeError, ValueError):
+                    raise errors.InvalidInputError(f"not an ISO date: {value[tag]!r}") from None
+        if set(value) == {"$timerange"} and isinstance(value["$timerange"], list) and len(value["$timerange"]) == 2:
+            start, end = (value_in(v) for v in value["$timerange"])
+            return TimeRange(start, end)
         return {k: value_in(v) for k, v in value.items()}
     if isinstance(value, list):
         return [value_in(v) for v in value]
