@@ -83,7 +83,7 @@ class Operations:
             name: getattr(self, name) for name in (
                 "write", "write_many", "recall", "forget", "get", "memories", "find", "release", "unreadable",
                 "users", "consolidate", "consolidate_all", "compact", "optimize", "stats", "export", "import_jsonl",
-                "config", "recall_log")}
+                "config", "recall_log", "recall_log_consent")}
 
     def write(self, call: Call) -> Any:
         return wire.write_result_out(self.memory.write(_text(call, "text"), **call.kwargs(*_WRITE, also=("text",))))
@@ -166,6 +166,14 @@ class Operations:
     def config(self, call: Call) -> Any:
         return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedder.name,
                 "recall_log": self.log.enabled}
+
+    def recall_log_consent(self, call: Call) -> Any:
+        given = call.args.get("given")
+        if not isinstance(given, bool):
+            raise InvalidInputError("given must be true or false")
+        user = call.kwargs("given")["user_id"]
+        self.log.consent(user, given)
+        return self.log.keeps(user)
 
     def recall_log(self, call: Call) -> Any:
         entries = self.log.entries(call.user(), session=call.args.get("session"))

@@ -247,6 +247,10 @@ class HindsightClient(Hindsight):
             entry["results"] = [wire.scored_in(r) for r in entry["results"]]
         return entries
 
+    def recall_log_consent(self, *, user_id: str, given: bool) -> bool:
+        """Give or withdraw this user's consent to the recall log; returns whether it is kept now."""
+        return bool(self._call("recall_log_consent", user_id=user_id, given=given))
+
     # -- prompt ---------------------------------------------------------------------------------
     @staticmethod
     def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:

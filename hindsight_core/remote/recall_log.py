@@ -52,15 +52,31 @@ class RecallLog:
     _entries: dict[str, deque[RecallEntry]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _numbers: itertools.count = field(default_factory=lambda: itertools.count(1))
+    #: users who withdrew their consent: nothing of theirs is kept
+    _refused: set[str] = field(default_factory=set)
+
+    def consent(self, user_id: str, given: bool) -> None:
+        """A user's own say: withdrawing drops what is kept and keeps nothing more; giving it back resumes."""
+        with self._lock:
+            if given:
+                self._refused.discard(user_id)
+            else:
+                self._refused.add(user_id)
+                self._entries.pop(user_id, None)
+
+    def keeps(self, user_id: str) -> bool:
+        return self.enabled and user_id not in self._refused
 
     def add(self, user_id: str, query: str, results: Iterable[ScoredMemory], *, caller: str,
             session: str | None = None) -> RecallEntry | None:
-        if not self.enabled:
+        if not self.keeps(user_id):
             return None
         results = tuple(results)
         entry = RecallEntry(next(self._numbers), self.clock(), user_id, session or "-", caller, query, results,
                             format_for_prompt(results))
         with self._lock:
+            if user_id in self._refused:  # withdrawn while this recall ran
+                return None
             ring = self._entries.setdefault(user_id, deque(maxlen=self.max_entries))
             ring.append(entry)
             self._expire(ring)

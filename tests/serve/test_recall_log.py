@@ -113,3 +113,19 @@ def test_the_llamaindex_retriever_takes_the_client(local):
         [entry] = client.recall_log(user_id="alice")
     assert TEA in nodes[0].node.get_content()
     assert entry["caller"] == "hindsight_llamaindex"
+
+
+def test_a_user_can_withdraw_consent_and_give_it_back(local):
+    local.write(TEA, user_id="alice")
+    local.write(TEA, user_id="bob")
+    with BackgroundServer(local, ServeOptions(port=0)) as server, HindsightClient(server.url) as client:
+        client.recall("tea", user_id="alice", reinforce=False)
+        client.recall("tea", user_id="bob", reinforce=False)
+        assert client.recall_log_consent(user_id="alice", given=False) is False
+        assert client.recall_log(user_id="alice") == []  # what was kept is dropped
+        client.recall("tea", user_id="alice", reinforce=False)
+        assert client.recall_log(user_id="alice") == []  # and nothing more is kept
+        assert len(client.recall_log(user_id="bob")) == 1  # bob's own say is his
+        assert client.recall_log_consent(user_id="alice", given=True) is True
+        client.recall("green tea", user_id="alice", reinforce=False)
+        assert [e["query"] for e in client.recall_log(user_id="alice")] == ["green tea"]
