@@ -37,6 +37,8 @@ from .recall_log import RecallLog
 
 #: the largest request body: a batch of writes or a slice of an import
 MAX_BODY_BYTES = 16 * 1024 * 1024
+#: the longest caller or session label kept in the recall log
+MAX_LABEL = 200
 
 
 @dataclass(frozen=True)
@@ -94,11 +96,13 @@ def api_route(operations: Operations, access: Access) -> Route:
             body = json.loads(await request.body() or b"{}")
             if not isinstance(body, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):
             return JSONResponse(wire.error_out(InvalidInputError("the body must be a JSON object")), status_code=400)
-        call = Call(wire.value_in(body), who, caller=request.headers.get("x-hindsight-caller") or "api",
-                    session=request.headers.get("x-hindsight-session"))
+        # the caller and session only label entries of the recall log (shown escaped): bounded, never trusted
+        caller = (request.headers.get("x-hindsight-caller") or "api")[:MAX_LABEL]
+        session = (request.headers.get("x-hindsight-session") or "")[:MAX_LABEL] or None
         try:
+            call = Call(wire.value_in(body), who, caller=caller, session=session)
             result = await anyio.to_thread.run_sync(operation, call)
         except HindsightError as exc:
             return JSONResponse(wire.error_out(exc), status_code=_status(exc))

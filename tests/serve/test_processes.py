@@ -254,3 +254,12 @@ def test_hindsight_ui_points_to_the_servers_inspector(served):
     out = cli(served["home"], "ui")
     assert out.returncode == 0 and out.stdout.strip() == served["url"] + "/"
     assert f"pid {served['process'].pid}" in out.stderr
+
+
+@pytest.mark.parametrize("body", [b"[1, 2]", b"{not json", b"[" * 100_000, b'{"user_id": "a", "timestamp": '
+                                  b'{"$datetime": "yesterday"}, "text": "x"}'])
+def test_a_malformed_body_is_a_400_that_says_why(served, body):
+    name = "write" if b"timestamp" in body else "users"
+    status, answer = http_get(f"{served['url']}/api/v1/{name}", method="POST", body=body)
+    assert status == 400
+    assert json.loads(answer)["error"]["type"] == "InvalidInputError"
