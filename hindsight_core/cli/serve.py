@@ -143,6 +143,10 @@ def serve(settings: Settings, host: str, port: int, token: str | None, tokens_fi
     if token is None and not user_tokens and not is_loopback(host):
         raise click.UsageError(f"serving on {host} without a token would give every user's memories to anyone who "
                                "can reach it; set --token (HINDSIGHT_SERVE_TOKEN) or --tokens-file")
+    running = settings.server()
+    if running is not None:
+        raise click.ClickException(f"`hindsight serve` (pid {running.pid}) already serves this store at "
+                                   f"{running.url}; use it, or stop it first")
     try:
         import uvicorn  # noqa: F401  (brought by the mcp extra)
     except ImportError as exc:

@@ -132,6 +132,20 @@ def test_a_client_gets_hindsight_errors_for_a_server_down_or_a_wrong_token(tmp_p
                 alice.consolidate_all()
         with HindsightClient(url, token="server-token-1234567890abcdef") as admin:
             assert admin.users() == ["alice"] and len(admin.memories(user_id="alice")) == 1
+        # MCP on the same port, with the same per-user tokens: alice's memory is not bob's
+        status, body = http_get(f"{url}/mcp", method="POST", body=b"{}", headers={"Content-Type": "application/json"})
+        assert status == 401 and "needs an 'Authorization: Bearer <token>' header" in body.decode()
+
+        async def as_user(token: str, *steps: tuple[str, dict]) -> list:
+            async with httpx2.AsyncClient(timeout=30, headers={"Authorization": f"Bearer {token}"}) as http:
+                async with Client(streamable_http_client(url + "/mcp", http_client=http)) as client:
+                    return [await client.call_tool(name, args) for name, args in steps]
+
+        question = ("memory_search", {"what_am_i_looking_for": "green tea", "how_many_results": 20})
+        [bob] = anyio.run(lambda: as_user("bob-token-0a1b2c3d4e5f6a7b8c", question))
+        [alice_found] = anyio.run(lambda: as_user("alice-token-7f3c9e1a2b4d6f80", question))
+        assert bob.structured_content == {"count": 0, "results": []}
+        assert alice_found.structured_content["count"] == 1
         status, _ = http_get(f"{url}/memories?user=alice")
         assert status == 401  # the inspector wants the server's token too
         status, _ = http_get(f"{url}/healthz")
@@ -263,3 +277,9 @@ def test_a_malformed_body_is_a_400_that_says_why(served, body):
     status, answer = http_get(f"{served['url']}/api/v1/{name}", method="POST", body=body)
     assert status == 400
     assert json.loads(answer)["error"]["type"] == "InvalidInputError"
+
+
+def test_a_second_server_on_the_same_store_names_the_first(served):
+    out = cli(served["home"], "serve", "--port", "0")
+    assert out.returncode == 1
+    assert f"(pid {served['process'].pid}) already serves this store at {served['url']}" in out.stderr
