@@ -2,7 +2,8 @@
 
 A running `hindsight serve` writes `<store>/server.json` (url, pid, token; mode
 0600, like the store's own files it is readable only by their owner) and removes
-it on a clean exit; a record whose pid is no longer alive is ignored. When the
+it on a clean exit; a record whose pid is no longer alive (or now runs something
+other than a `serve` command) is ignored. When the
 store is locked and no server is recorded, `holder` reads /proc/locks to name the
 process holding the lock.
 """
@@ -57,7 +58,13 @@ def read_record(store: Path) -> ServerRecord | None:
         record = ServerRecord(str(data["url"]), int(data["pid"]), data.get("token"))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return record if alive(record.pid) else None
+    return record if alive(record.pid) and _serving(record.pid) else None
+
+
+def _serving(pid: int) -> bool:
+    """Whether `pid` is still a `serve` process, not a later one that reused the number (unknown: yes)."""
+    command = command_of(pid)
+    return command == "command unknown" or "serve" in command.split()
 
 
 def remove_record(store: Path, pid: int) -> None:
