@@ -178,3 +178,18 @@ def test_a_bug_is_a_500_page_and_a_traceback_in_the_log(memory, monkeypatch):
         reply = request(server.port, "GET", "/memories?user=alice")
     assert reply.status == 500 and "the details are in its log" in reply.body and "ZeroDivision" not in reply.body
     assert len(logged) == 1 and "ZeroDivisionError" in logged[0]
+
+
+@pytest.mark.parametrize("length", ["-1", "abc"])
+def test_a_bad_content_length_is_a_clean_400(server, length):
+    """On both stacks: the standard library's server (the inspector's own check) and uvicorn's."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(f"POST /forget HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {length}\r\n"
+                     "Connection: close\r\n\r\nuser=alice".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert int(answer.split(b" ", 2)[1]) == 400
+    assert request(server.port, "GET", "/").status == 200  # and it still serves
