@@ -22,7 +22,7 @@ from ..embedder import DEFAULT_MODEL
 from .edge import Group
 from .everyday import forget, recall, remember
 from .options import env
-from .serve import demo, mcp, serve, ui
+from .serve import demo, mcp, serve_command, ui
 from .settings import FAKE_MODEL, LazyEmbedder, Settings
 from .upkeep import archive, export_command, import_command, migrate, stats
 
@@ -78,5 +78,5 @@ def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_
 
 
 for command in (demo, remember, recall, forget, stats, export_command, import_command, migrate, archive, mcp,
-                ui, serve):
+                ui, serve_command):
     main.add_command(command)

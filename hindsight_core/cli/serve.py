@@ -130,7 +130,7 @@ def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
 @click.option("--recall-log-days", default=7.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Recalls older than this leave the log.")
 @pass_settings
-def serve(settings: Settings, host: str, port: int, token: str | None, tokens_file: Path | None,
+def serve_command(settings: Settings, host: str, port: int, token: str | None, tokens_file: Path | None,
           mcp_user: str | None, write_source: str, recall_log: bool | None, recall_log_entries: int,
           recall_log_days: float) -> None:
     from ..mcp.scope import MIN_TOKEN_CHARS, UserScope
