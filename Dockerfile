@@ -1,4 +1,5 @@
-# hindsight's MCP server over streamable HTTP (endpoint /mcp, health at /healthz).
+# `hindsight serve`: the JSON API, MCP over streamable HTTP (/mcp) and the inspector (/) on one port,
+# health at /healthz.
 #   docker build -t hindsight .
 #   docker compose up          (with Qdrant and Redis; see docker-compose.yml)
 # Not built in CI: docker cannot run there. tests/mcp/test_deploy.py runs this image's
@@ -12,8 +13,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1 \
     TOKENIZERS_PARALLELISM=false \
     HINDSIGHT_HOME=/data \
-    HINDSIGHT_MCP_HOST=0.0.0.0 \
-    HINDSIGHT_MCP_PORT=8080
+    HINDSIGHT_SERVE_HOST=0.0.0.0 \
+    HINDSIGHT_SERVE_PORT=8765
 
 WORKDIR /app
 
@@ -27,10 +28,10 @@ RUN pip install ".[mcp,redis]"
 RUN useradd --create-home --uid 10001 hindsight && mkdir -p /data && chown hindsight /data
 USER hindsight
 VOLUME ["/data"]
-EXPOSE 8080
+EXPOSE 8765
 
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=5 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('HINDSIGHT_MCP_PORT', '8080') + '/healthz', timeout=3)"]
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('HINDSIGHT_SERVE_PORT', '8765') + '/healthz', timeout=3)"]
 
 ENTRYPOINT ["hindsight"]
-CMD ["mcp", "--http"]
+CMD ["serve"]

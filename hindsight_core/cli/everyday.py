@@ -49,7 +49,7 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
            include_faded: bool, reinforce: bool, as_json: bool) -> None:
     query = read_text(query, "query")
     with settings.open_memory() as memory:
-        if memory.memories(user_id=user_id):
+        if not hasattr(memory, "store") or memory.memories(user_id=user_id):
             results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
                                     include_faded=include_faded, reinforce=reinforce)
         else:  # nothing to search: check the input as recall would, but load no model to embed the query
@@ -94,8 +94,8 @@ def forget(settings: Settings, user_id: str, memory_id: str | None, about: str |
     if everything and not dry_run and not yes:
         click.confirm(f"Forget every memory of {user_id!r}, for good?", abort=True)
     with settings.open_memory() as memory:
-        # forgetting a user drops their archive too: count it first, to report it
-        purged = maintenance.archived_count(memory.store, user_id) if everything else 0
+        # forgetting a user drops their archive too: count it first, to report it (beside the store only)
+        purged = maintenance.archived_count(memory.store, user_id) if everything and hasattr(memory, "store") else 0
         receipt = memory.forget(user_id=user_id, memory_id=memory_id, about=about, everything=everything,
                                 dry_run=dry_run)
         if not dry_run and (receipt.count or purged) and hasattr(memory, "compact"):

@@ -74,9 +74,10 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
     except ImportError as exc:
         optional_extra(exc, "mcp", "mcp")
 
-    memory = settings.open_memory()
+    memory = settings.open_memory()  # a client of `hindsight serve` when one holds the store
     try:
-        memory.embedder.load()  # now, not on the first request
+        if hasattr(memory, "embedder"):
+            memory.embedder.load()  # now, not on the first request
         server = build_server(memory, scope, host=host, port=port, write_source=write_source)
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"
@@ -94,4 +95,71 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
 def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
     from ..ui.cli import run
 
+    running = settings.server()
+    if running is not None:  # the server holds the store and serves the inspector already
+        from urllib.parse import quote
+
+        click.echo(f"`hindsight serve` (pid {running.pid}) holds this store and serves the inspector:", err=True)
+        click.echo(running.url + "/" + (f"?token={quote(running.token, safe='')}" if running.token else ""))
+        return
     run(settings.open_memory, host=host, port=port, token=token, describe=settings.describe())
+
+
+@click.command(name="serve", help="Hold the store and serve it to every other process on one port: the HTTP API "
+                                  "(for the CLI and HindsightClient), MCP at /mcp and the inspector at /. "
+                                  "Other hindsight commands on this store then go through it.")
+@click.option("--host", default="127.0.0.1", show_default=True, **env("HINDSIGHT_SERVE_HOST"),
+              help="Off loopback a --token or --tokens-file is required.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), **env("HINDSIGHT_SERVE_PORT"),
+              help="0: any free port (the address is recorded in STORE/server.json).")
+@click.option("--token", **env("HINDSIGHT_SERVE_TOKEN"),
+              help="The server's own token: reaches every user, and opens the inspector.")
+@click.option("--tokens-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              **env("HINDSIGHT_SERVE_TOKENS_FILE"), help='Per-user tokens, JSON {"user_id": "token", ...}: each '
+                                                         'reaches its own user only (API and MCP).')
+@click.option("--user-id", "-u", "mcp_user", **env("HINDSIGHT_USER_ID"),
+              help="The user MCP tools act for when no per-user token names one (without it and without "
+                   "--tokens-file, /mcp is not served).")
+@click.option("--write-source", type=click.Choice(["agent", "user", "tool"]), default="agent", show_default=True,
+              **env("HINDSIGHT_MCP_WRITE_SOURCE"), help="Who MCP writes are recorded as coming from.")
+@click.option("--recall-log/--no-recall-log", default=None,
+              help="Keep what each recall gave the agent, per user (in memory only).  "
+                   "[default: on for loopback, off elsewhere]")
+@click.option("--recall-log-entries", default=200, show_default=True, type=click.IntRange(1, 100_000),
+              help="Recalls kept per user.")
+@click.option("--recall-log-days", default=7.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Recalls older than this leave the log.")
+@pass_settings
+def serve_command(settings: Settings, host: str, port: int, token: str | None, tokens_file: Path | None,
+          mcp_user: str | None, write_source: str, recall_log: bool | None, recall_log_entries: int,
+          recall_log_days: float) -> None:
+    from ..mcp.scope import MIN_TOKEN_CHARS, UserScope
+    from ..ui.security import is_loopback
+
+    if token is not None and (not token.strip() or len(token) < MIN_TOKEN_CHARS):
+        raise click.UsageError(f"--token must be at least {MIN_TOKEN_CHARS} characters (is the variable you "
+                               "passed set?); e.g. `--token \"$(openssl rand -hex 16)\"`")
+    user_tokens = dict(UserScope.from_tokens_file(tokens_file).tokens) if tokens_file is not None else {}
+    if token is None and not user_tokens and not is_loopback(host):
+        raise click.UsageError(f"serving on {host} without a token would give every user's memories to anyone who "
+                               "can reach it; set --token (HINDSIGHT_SERVE_TOKEN) or --tokens-file")
+    running = settings.server()
+    if running is not None:
+        raise click.ClickException(f"`hindsight serve` (pid {running.pid}) already serves this store at "
+                                   f"{running.url}; use it, or stop it first")
+    try:
+        import uvicorn  # noqa: F401  (brought by the mcp extra)
+    except ImportError as exc:
+        optional_extra(exc, "uvicorn", "mcp")
+    from ..remote.runner import ServeOptions, serve as run_serve
+
+    options = ServeOptions(host=host, port=port, token=token, user_tokens=user_tokens, mcp_user=mcp_user,
+                           write_source=write_source, recall_log=recall_log, recall_log_entries=recall_log_entries,
+                           recall_log_days=recall_log_days)
+    try:
+        run_serve(lambda: settings.open_memory(direct=True), options,
+                  store_folder=None if settings.qdrant_url else settings.store_path,
+                  say=lambda line: click.echo(line, err=True))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port} ({exc.strerror or exc}); choose another "
+                                   "--port (0 picks a free one)") from None

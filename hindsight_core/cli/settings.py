@@ -120,13 +120,17 @@ class LazyEmbedder:
 
 @dataclass(frozen=True)
 class Settings:
-    """Where the store is, which model embeds and the input limit, as resolved from flags, environment, defaults."""
+    """Where the store is, which model embeds and the input limit, as resolved from flags, environment, defaults.
+
+    `embedding_model` None: the model the store was built with (so after `migrate` no flag is needed), else the
+    default model.
+    """
 
     store_path: Path
     qdrant_url: str | None
     qdrant_api_key: str | None
     redis_url: str | None
-    embedding_model: str
+    embedding_model: str | None
     max_text_bytes: int | None = None
 
     def describe(self) -> str:
@@ -137,20 +141,77 @@ class Settings:
             return HindsightConfig()
         return HindsightConfig(limits=Limits(max_text_bytes=self.max_text_bytes))
 
-    def open_store(self) -> Any:
+    def server(self) -> Any:
+        """The `hindsight serve` recorded beside the embedded store and still running, or None."""
+        if self.qdrant_url:
+            return None
+        from ..remote.discovery import read_record
+
+        return read_record(self.store_path)
+
+    def open_store(self, *, purpose: str | None = None) -> Any:
+        """The store itself. `purpose`: the command, named in the error when a server holds the store."""
+        from ..errors import StoreInUseError
         from ..store import EdgeStore, ServerStore
 
         if self.qdrant_url:
             return ServerStore(self.qdrant_url, api_key=self.qdrant_api_key)
-        return EdgeStore(self.store_path)
+        running = self.server()
+        if running is not None and purpose is not None:
+            raise StoreInUseError(f"`hindsight serve` (pid {running.pid}, {running.url}) holds the store at "
+                                  f"{self.store_path}; {purpose} needs the store to itself: stop the server "
+                                  f"(Ctrl-C, or `kill {running.pid}`), run this command, then start it again")
+        try:
+            return EdgeStore(self.store_path)
+        except StoreInUseError as exc:
+            raise self._held(exc, purpose) from None
+
+    def _held(self, exc: Exception, purpose: str | None) -> Exception:
+        """The error for a store another process holds: which process, and what to run instead."""
+        from ..errors import StoreInUseError
+        from ..remote.discovery import holder
+
+        running = self.server()
+        if running is not None:
+            return StoreInUseError(f"`hindsight serve` (pid {running.pid}) holds the store at {self.store_path}; "
+                                   f"{purpose or 'this command'} needs it to itself: stop the server first")
+        found = holder(self.store_path)
+        who = str(found) if found is not None else "another process"
+        return StoreInUseError(
+            f"the store at {self.store_path} is held by {who}. One process at a time opens an embedded store: "
+            "to share it, stop that process and run `hindsight serve` in its place (MCP hosts then connect to "
+            "its /mcp, the inspector is at its address); this and every other hindsight command then go through it")
+
+    def model_for(self, store: Any) -> str:
+        """The configured model, else the one the store records, else the default."""
+        if self.embedding_model:
+            return self.embedding_model
+        from ..embedder import DEFAULT_MODEL
+
+        if store is not None and hasattr(store, "registered_embedding"):
+            for user in store.users()[:20]:
+                found = store.registered_embedding(user)
+                if found:
+                    return found[0]
+        return DEFAULT_MODEL
 
     def embedder(self, model: str | None = None, store: Any = None) -> LazyEmbedder:
-        """The named (default: configured) model, lazily; `store` tells its dimension if it holds that model."""
-        return LazyEmbedder(model or self.embedding_model, known_dimension=_registered_dimension(store))
+        """The named (default: configured, else the store's) model, lazily; `store` tells its dimension."""
+        return LazyEmbedder(model or self.model_for(store), known_dimension=_registered_dimension(store))
 
-    def open_memory(self) -> Any:
+    def open_memory(self, *, direct: bool = False) -> Any:
+        """A `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
+
+        `direct`: always the store itself (the server opens it so).
+        """
         from ..memory import Hindsight
 
+        if not direct:
+            running = self.server()
+            if running is not None:
+                from ..remote.client import HindsightClient
+
+                return HindsightClient(running.url, token=running.token, caller="cli")
         store = self.open_store()
         return Hindsight(store=store, embedder=self.embedder(store=store), config=self.config())
 

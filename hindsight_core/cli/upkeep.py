@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Iterator
 import click
 
 from .edge import check_not_terminal, not_utf8
-from .options import pass_settings, users_option
+from .options import counted, pass_settings, users_option
 from .settings import Settings
 
 
@@ -47,7 +47,8 @@ def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: 
     from .. import maintenance
 
     with settings.open_memory() as memory:
-        report = maintenance.stats(memory, users=users or None)
+        local = hasattr(memory, "store")
+        report = maintenance.stats(memory, users=users or None) if local else memory.stats(users=users or None)
     if plot_path is not None:
         from ..plots import stats_figure
 
@@ -80,14 +81,23 @@ def export_command(settings: Settings, file: Any, users: tuple[str, ...], vector
     from .. import maintenance
     from ..clock import system_clock
 
+    running = settings.server()
+    if running is not None:
+        from ..remote.client import HindsightClient
+
+        with HindsightClient(running.url, token=running.token, caller="cli") as client:
+            counts = client.export_jsonl(file, users=users or None, vectors=vectors, include_archive=include_archive)
+        click.echo(f"exported {counted(counts['memories'], 'memory', 'memories')} and {counts['archived']} archived "
+                   f"of {counted(len(counts['users']), 'user', 'users')} (through `hindsight serve` at {running.url})", err=True)
+        return
     store = settings.open_store()
     try:
         summary = maintenance.export_jsonl(store, file, users=users or None, vectors=vectors,
                                            include_archive=include_archive, now=system_clock())
     finally:
         store.close()
-    click.echo(f"exported {summary.memories} memories and {summary.archived} archived of "
-               f"{len(summary.users)} users", err=True)
+    click.echo(f"exported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived of "
+               f"{counted(len(summary.users), 'user', 'users')}", err=True)
 
 
 def _counted_lines(file: Any, update: Callable[[int], None]) -> Iterable[str]:
@@ -112,6 +122,19 @@ def import_command(settings: Settings, file: Any) -> None:
 
     name = getattr(file, "name", "-")
     check_not_terminal(name, "export to import")
+    running = settings.server()
+    if running is not None:
+        from ..remote.client import HindsightClient
+
+        try:
+            with HindsightClient(running.url, token=running.token, caller="cli") as client:
+                counts = client.import_jsonl(file)
+        except UnicodeDecodeError as exc:
+            raise click.ClickException(not_utf8("standard input" if name in ("-", "<stdin>") else name, exc)) from exc
+        click.echo(f"imported {counted(counts['memories'], 'memory', 'memories')} and {counts['archived']} archived "
+                   f"of {counted(len(counts['users']), 'user', 'users')}; {counts['reembedded']} re-embedded "
+                   f"(through `hindsight serve` at {running.url})")
+        return
     store = settings.open_store()
     embedder = settings.embedder(store=store)
     try:
@@ -121,8 +144,8 @@ def import_command(settings: Settings, file: Any) -> None:
         raise click.ClickException(not_utf8("standard input" if name in ("-", "<stdin>") else name, exc)) from exc
     finally:
         store.close()
-    click.echo(f"imported {summary.memories} memories and {summary.archived} archived of {len(summary.users)} "
-               f"users; {summary.reembedded} re-embedded with {settings.embedding_model}")
+    click.echo(f"imported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived of "
+               f"{counted(len(summary.users), 'user', 'users')}; {summary.reembedded} re-embedded with {embedder.name}")
 
 
 @click.command(help="Re-embed every memory with another model. Resumable: run it again after an interruption.")
@@ -136,7 +159,7 @@ def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool,
     from .. import maintenance
     from ..clock import system_clock
 
-    store = settings.open_store()
+    store = settings.open_store(purpose="migrate")
     try:
         if legacy is not None:
             copied = maintenance.migrate_legacy(legacy, store)
@@ -170,8 +193,8 @@ def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool,
             sys.exit(130)
     finally:
         store.close()
-    click.echo(f"migrated {len(report.users)} users to {model} ({report.embedded} memories embedded now, "
-               f"{report.resumed_from} earlier). Use it from now on: HINDSIGHT_EMBEDDING_MODEL={model}")
+    click.echo(f"migrated {counted(len(report.users), 'user', 'users')} to {model} ({report.embedded} memories embedded now, "
+               f"{report.resumed_from} earlier). The store remembers it: the commands use it from now on")
 
 
 def _finite_days(value: float) -> float:
@@ -199,7 +222,7 @@ def archive(settings: Settings, users: tuple[str, ...], days: float, restore: bo
 
     if memory_ids and not restore:
         raise click.UsageError("--id only applies with --restore")
-    store = settings.open_store()
+    store = settings.open_store(purpose="archive")
     moved: list[Any] = []
     missing: set[str] = set(memory_ids)
     try:

@@ -57,6 +57,8 @@ class Request:
                 length = int(environ.get("CONTENT_LENGTH") or 0)
             except ValueError:
                 raise InvalidInputError("the request's Content-Length is not a number") from None
+            if length < 0:
+                raise InvalidInputError("the request's Content-Length is negative")
             if length > MAX_FORM_BYTES:
                 raise InvalidInputError(f"a form of {length:,} bytes; the inspector takes {MAX_FORM_BYTES:,} at most")
             form = first(environ["wsgi.input"].read(length).decode("utf-8", "replace")) if length else {}
@@ -86,13 +88,17 @@ class Response:
 class InspectorApp:
     """Serves the inspector's pages for one `Hindsight`; `guard` decides who may use them."""
 
-    def __init__(self, memory: Any, guard: Guard, *, log: Callable[[str], None] | None = None) -> None:
+    def __init__(self, memory: Any, guard: Guard, *, log: Callable[[str], None] | None = None,
+                 recall_log: Any = None) -> None:
         self.memory = memory
         self.guard = guard
+        #: what the agent saw (the RecallLog of remote/recall_log.py), when `hindsight serve` keeps one
+        self.recall_log = recall_log
         self.log = log or (lambda line: print(line, file=sys.stderr))
         self.routes: dict[tuple[str, str], Callable[[Request], Response]] = {
             ("GET", "/"): self.home, ("GET", "/memories"): self.memories, ("GET", "/memory"): self.one_memory,
-            ("GET", "/search"): self.search, ("GET", "/quarantine"): self.quarantine,
+            ("GET", "/search"): self.search, ("GET", "/recalls"): self.recalls,
+            ("GET", "/quarantine"): self.quarantine,
             ("GET", "/forget"): self.forget_form, ("POST", "/forget"): self.forget, ("POST", "/release"): self.release,
         }
 
@@ -201,6 +207,15 @@ class InspectorApp:
         records = self.memory.memories(user_id=user)
         body = pages.search_page(user, query, k, results, {r.id: r for r in records})
         return self.page(f"Search {user}'s memories", body, user=user, tab="search", records=records)
+
+    def recalls(self, request: Request) -> Response:
+        user = self.user(request)
+        session = request.value("session")
+        log = self.recall_log
+        entries = log.entries(user, session=session) if log is not None and log.enabled else None
+        sessions = log.sessions(user) if entries is not None else []
+        body = pages.recalls_page(user, entries, sessions, session)
+        return self.page(f"What the agent saw of {user}'s memories", body, user=user, tab="recalls")
 
     def quarantine(self, request: Request) -> Response:
         user = self.user(request)

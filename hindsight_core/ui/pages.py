@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
 from ..types import ForgetReceipt, Layer, MemoryRecord, ScoredMemory, Status
 from .markup import Safe, el, join
 from .plot import bar, percent
 
-TABS = (("memories", "Memories"), ("search", "Search"), ("quarantine", "Quarantine"), ("forget", "Forget"))
+TABS = (("memories", "Memories"), ("search", "Search"), ("recalls", "What the agent saw"), ("quarantine", "Quarantine"),
+        ("forget", "Forget"))
 
 
 def url(path: str, **params: object) -> str:
@@ -174,6 +175,34 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
                        el("ul", [el("li", n) for n in notes], class_="notes") if notes else None,
                        lineage(result.memory, lookup, limit=CARD_SOURCES), class_="result"))
     return join([form, el("ol", rows, class_="results")])
+
+
+def recalls_page(user: str, entries: Sequence[Any] | None, sessions: Sequence[tuple[str, int]],
+                 session: str | None) -> Safe:
+    """The recall log: per session, each recall's query, caller, memories with why, and the injected block."""
+    if entries is None:
+        return el("p", "The recall log is kept by ", el("code", "hindsight serve"),
+                  " (with the user's consent); this inspector was started without it.", class_="empty")
+    picks = el("nav", [el("a", "all sessions", href=url("/recalls", user=user),
+                          class_="tab active" if session is None else "tab")] + [
+        el("a", f"{name} ({count})", href=url("/recalls", user=user, session=name),
+           class_="tab active" if name == session else "tab") for name, count in sessions], class_="sessions")
+    if not entries:
+        return join([picks, el("p", "No recall recorded yet.", class_="empty")])
+    items = []
+    for entry in entries:
+        memories = [el("li", el("a", r.memory.summary, href=url("/memory", user=user, id=r.memory.id)),
+                       el("div", str(r.explanation), class_="why")) for r in entry.results]
+        withdrawn = el("p", f"{entry.withdrawn} memory taken out since (forgotten)" if entry.withdrawn == 1 else
+                       f"{entry.withdrawn} memories taken out since (forgotten)", class_="note") \
+            if entry.withdrawn else None
+        items.append(el("li", el("div", el("span", f"{entry.at:%Y-%m-%d %H:%M:%S}"), el("span", f"by {entry.caller}"),
+                                     el("span", f"session {entry.session}"), class_="why"),
+                        el("p", "Query: ", el("q", entry.query), class_="summary"),
+                        el("ol", memories) if memories else el("p", "Nothing recalled.", class_="empty"), withdrawn,
+                        el("details", el("summary", "Injected block"), el("pre", entry.block or "(empty)")),
+                        class_="result recall"))
+    return join([picks, el("ol", items, class_="results")])
 
 
 def quarantine_page(records: Iterable[MemoryRecord], form_token: str, notice: Safe | None = None) -> Safe:

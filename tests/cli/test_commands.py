@@ -109,10 +109,15 @@ def test_stats(hs):
 
 
 def test_the_fake_model_name_is_only_a_test_aid(hs):
-    """Memories stored with the fake embedder cannot be read with the real one by mistake."""
+    """Memories stored with the fake embedder cannot be read with the real one by mistake.
+
+    Naming no model reads the store with the model it was built with (the store remembers it); naming the
+    real one is refused with the way out.
+    """
     hs("remember", "-u", "alice", PREFERENCE, model=FAKE)
-    result = hs("recall", "-u", "alice", "reports", model=None, ok=False)
+    result = hs("recall", "-u", "alice", "reports", model="multilingual-e5-small", ok=False)
     assert result.exit_code == 1 and "hindsight migrate" in result.output
+    assert PREFERENCE in hs("recall", "-u", "alice", "reports", model=None).output
 
 
 def test_forget_leaves_no_trace_in_the_store_files(hs):

@@ -110,8 +110,8 @@ def test_import_reads_standard_input(hs, tmp_path):
     with Hindsight(path=tmp_path / "source", embedder=FakeEmbedder()) as memory:
         memory.remember(PREFERENCE, user_id="alice")
     source = hs("--store", str(tmp_path / "source"), "export", model=FAKE).stdout
-    assert hs("import", "-", input=source).stdout.startswith("imported 1 memories")
-    assert hs("--store", str(tmp_path / "third"), "import", input=source).stdout.startswith("imported 1 memories")
+    assert hs("import", "-", input=source).stdout.startswith("imported 1 memory ")
+    assert hs("--store", str(tmp_path / "third"), "import", input=source).stdout.startswith("imported 1 memory ")
 
 
 def test_text_that_is_not_utf8_is_one_line(hs, tmp_path):

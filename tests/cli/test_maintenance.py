@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -68,8 +70,11 @@ def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
 
     out = hs("migrate", "--to", "all-MiniLM-L6-v2", "--batch-size", "32").stdout
     assert "resuming the migration to all-MiniLM-L6-v2: 32 of 80 memories already done" in out
-    assert "migrated 1 users to all-MiniLM-L6-v2 (48 memories embedded now, 32 earlier)" in out
-    assert "HINDSIGHT_EMBEDDING_MODEL=all-MiniLM-L6-v2" in out
+    assert "migrated 1 user to all-MiniLM-L6-v2 (48 memories embedded now, 32 earlier)" in out
+    assert "The store remembers it" in out
+    # and it does: no --embedding-model (nor its variable) is needed from now on
+    found = json.loads(hs("recall", "-u", "alice", "Which colour scheme does Orion use?", "--json", model=None).stdout)
+    assert found and {r["memory"]["embedding_model"] for r in found} == {"all-MiniLM-L6-v2"}
 
     store = EdgeStore(hs.store)
     try:

@@ -50,10 +50,11 @@ def test_compose_services_ports_and_volumes(compose):
         assert service["healthcheck"]["test"][0] in ("CMD", "CMD-SHELL"), name
     # the stores are reachable inside the compose network only; the MCP port only on the host's loopback
     assert "ports" not in services["qdrant"] and "ports" not in services["redis"]
-    assert app["ports"] == ["127.0.0.1:8080:8080"]
+    assert app["ports"] == ["127.0.0.1:8765-8766:8765"] and app["deploy"]["replicas"] == 2  # two workers
     assert app["environment"]["HINDSIGHT_QDRANT_URL"] == "http://qdrant:6333"
     assert app["environment"]["HINDSIGHT_REDIS_URL"].startswith("redis://redis:6379")
-    assert "?" in app["environment"]["HINDSIGHT_MCP_TOKEN"]  # compose refuses to start without a token
+    assert "?" in app["environment"]["HINDSIGHT_SERVE_TOKEN"]  # compose refuses to start without a token
+    assert "8765/healthz" in app["healthcheck"]["test"][-1]
     named = set(compose["volumes"])
     assert named == {"hindsight-data", "qdrant-data", "redis-data"}
     mounts = {name: [v.split(":")[0] for v in s.get("volumes", [])] for name, s in services.items()}
@@ -67,7 +68,7 @@ def test_dockerfile_installs_cpu_torch_before_hindsight():
     package = next(i for i, r in enumerate(runs) if re.search(r"pip install \"?\.\[", r))
     assert torch < package and "download.pytorch.org/whl/cpu" in runs[torch]
     assert "mcp" in runs[package]
-    assert env["HINDSIGHT_MCP_HOST"] == "0.0.0.0" and env["HF_HUB_OFFLINE"] == "1"
+    assert env["HINDSIGHT_SERVE_HOST"] == "0.0.0.0" and env["HF_HUB_OFFLINE"] == "1"
 
 
 def test_the_images_command_line_serves_when_run_directly(tmp_path, compose):
@@ -77,11 +78,11 @@ def test_the_images_command_line_serves_when_run_directly(tmp_path, compose):
     assert serve[0] == "hindsight"
     port = free_port()
     compose_env = {k: _defaults(str(v)) for k, v in compose["services"]["hindsight"]["environment"].items()
-                   if k not in ("HINDSIGHT_QDRANT_URL", "HINDSIGHT_REDIS_URL", "HINDSIGHT_MCP_TOKEN")}
+                   if k not in ("HINDSIGHT_QDRANT_URL", "HINDSIGHT_REDIS_URL", "HINDSIGHT_SERVE_TOKEN")}
     env = server_env(tmp_path, **{**image_env, **compose_env})  # compose overrides the image
     # what differs on a test machine: a private store, a free port on loopback, the fast embedder, a token
-    env.update(HINDSIGHT_HOME=str(tmp_path / "data"), HINDSIGHT_MCP_HOST="127.0.0.1", HINDSIGHT_MCP_PORT=str(port),
-               HINDSIGHT_MCP_TOKEN=TOKEN, HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")
+    env.update(HINDSIGHT_HOME=str(tmp_path / "data"), HINDSIGHT_SERVE_HOST="127.0.0.1", HINDSIGHT_SERVE_PORT=str(port),
+               HINDSIGHT_SERVE_TOKEN=TOKEN, HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")
     with running([*HINDSIGHT, *serve[1:]], env, port, tmp_path / "server.log"):
         probe = subprocess.run([sys.executable if health[0] == "python" else health[0], *health[1:]], env=env,
                                capture_output=True, text=True, timeout=30)
@@ -90,6 +91,9 @@ def test_the_images_command_line_serves_when_run_directly(tmp_path, compose):
                              headers={"Content-Type": "application/json"})
         assert status == 401
         tools = anyio.run(_list_tools, f"http://127.0.0.1:{port}/mcp")
+        status, _ = http_get(f"http://127.0.0.1:{port}/api/v1/users", method="POST", body=b"{}",
+                             headers={"Authorization": f"Bearer {TOKEN}"})
+        assert status == 200  # the API beside MCP, on the same port
     assert "memory_search" in tools
     assert (tmp_path / "data" / "store").is_dir()  # HINDSIGHT_HOME=/data in the image: the volume holds the store
 

@@ -32,11 +32,18 @@ def ids(seeded):
     return seeded[1]
 
 
-@pytest.fixture
-def server(memory):
-    """The inspector on 127.0.0.1, any free port, stopped when the test ends."""
-    with InspectorServer(memory, port=0) as running:
-        yield running
+@pytest.fixture(params=["ui", "serve"])
+def server(request, memory):
+    """The inspector on 127.0.0.1, any free port, stopped when the test ends: served by `hindsight ui`'s
+    standard-library server, and by `hindsight serve`'s Starlette app (the same pages on the other stack)."""
+    if request.param == "ui":
+        with InspectorServer(memory, port=0) as running:
+            yield running
+    else:
+        from hindsight_core.remote.runner import BackgroundServer
+
+        with BackgroundServer(memory) as running:
+            yield running
 
 
 @pytest.fixture(scope="session")

@@ -47,9 +47,18 @@ def test_an_empty_token_is_refused(memory):
         InspectorServer(memory, port=0, token="  ")
 
 
-def test_with_a_token_every_request_needs_it(memory):
+def _with_token(stack: str, memory, token: str):
+    if stack == "ui":
+        return InspectorServer(memory, port=0, token=token)
+    from hindsight_core.remote.runner import BackgroundServer, ServeOptions
+
+    return BackgroundServer(memory, ServeOptions(port=0, token=token))
+
+
+@pytest.mark.parametrize("stack", ["ui", "serve"])
+def test_with_a_token_every_request_needs_it(memory, stack):
     token = 'se;cr"et token'
-    with InspectorServer(memory, port=0, token=token) as server:
+    with _with_token(stack, memory, token) as server:
         denied = request(server.port, "GET", "/memories?user=alice")
         assert denied.status == 401 and "alice" not in denied.body and "?token=" in denied.body
         assert request(server.port, "GET", "/?token=wrong").status == 401
@@ -64,7 +73,7 @@ def test_with_a_token_every_request_needs_it(memory):
 
         bearer = request(server.port, "GET", "/memories?user=bob", headers={"Authorization": f"Bearer {token}"})
         assert bearer.status == 200 and "I prefer tea to coffee." in bearer.body
-        forged = request(server.port, "GET", "/", headers={"Cookie": f"{server.httpd.get_app().guard.cookie_name}=x"})
+        forged = request(server.port, "GET", "/", headers={"Cookie": f"hindsight_ui_{server.port}=x"})
         assert forged.status == 401
 
 
@@ -169,3 +178,18 @@ def test_a_bug_is_a_500_page_and_a_traceback_in_the_log(memory, monkeypatch):
         reply = request(server.port, "GET", "/memories?user=alice")
     assert reply.status == 500 and "the details are in its log" in reply.body and "ZeroDivision" not in reply.body
     assert len(logged) == 1 and "ZeroDivisionError" in logged[0]
+
+
+@pytest.mark.parametrize("length", ["-1", "abc"])
+def test_a_bad_content_length_is_a_clean_400(server, length):
+    """On both stacks: the standard library's server (the inspector's own check) and uvicorn's."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(f"POST /forget HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {length}\r\n"
+                     "Connection: close\r\n\r\nuser=alice".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert int(answer.split(b" ", 2)[1]) == 400
+    assert request(server.port, "GET", "/").status == 200  # and it still serves

@@ -1,0 +1,187 @@
+"""The HTTP API's operations: each takes the JSON arguments of one `Hindsight` call and returns its JSON result.
+
+Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `OPERATIONS[name]`.
+`who` is the caller as its token says: `EVERYONE` (the server's own token, or
+no token on loopback) or one user id (a per-user token), whose calls are
+confined to that user: their user_id is filled in or checked, and operations
+over the whole store are refused.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .. import maintenance
+from ..errors import InvalidInputError
+from . import wire
+from .recall_log import RecallLog
+
+EVERYONE = "*"
+
+
+class ForbiddenError(InvalidInputError):
+    """A per-user token asked for another user's memories, or for the whole store."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One API call: its arguments, who makes it, and from where (for the recall log)."""
+
+    args: dict[str, Any]
+    who: str
+    caller: str = "api"
+    session: str | None = None
+
+    def user(self) -> str:
+        """The user this call acts for: the argument, checked against a per-user token."""
+        named = self.args.get("user_id")
+        if self.who == EVERYONE:
+            if named is None:
+                raise InvalidInputError("user_id is required")
+            return named
+        if named is not None and named != self.who:
+            raise ForbiddenError(f"this token is {self.who!r}'s; it cannot reach the memories of {named!r}")
+        return self.who
+
+    def kwargs(self, *names: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The named arguments that were given, with user_id resolved; any other argument is refused.
+
+        `also`: arguments the operation reads itself (the text, the query).
+        """
+        unknown = sorted(set(self.args) - set(names) - set(also) - {"user_id"})
+        if unknown:
+            raise InvalidInputError(f"unexpected argument(s): {', '.join(unknown)}")
+        out = {k: self.args[k] for k in names if k in self.args}
+        out["user_id"] = self.user()
+        return out
+
+    def whole_store(self) -> None:
+        if self.who != EVERYONE:
+            raise ForbiddenError("this operation spans every user; it needs the server's own token")
+
+
+_WRITE = ("session_id", "agent_id", "source", "event_type", "timestamp", "confidence", "entities", "metadata", "force",
+          "layer", "merge_duplicates", "context")
+_RECALL = ("k", "time_range", "layers", "event_types", "session_id", "agent_id", "reinforce", "include_faded")
+
+
+def _text(call: Call, name: str) -> Any:
+    if name not in call.args:
+        raise InvalidInputError(f"{name} is required")
+    return call.args[name]
+
+
+class Operations:
+    """The operations over one `Hindsight` (and its recall log)."""
+
+    def __init__(self, memory: Any, log: RecallLog) -> None:
+        self.memory = memory
+        self.log = log
+        self.table: dict[str, Callable[[Call], Any]] = {
+            name: getattr(self, name) for name in (
+                "write", "write_many", "recall", "forget", "get", "memories", "find", "release", "unreadable",
+                "users", "consolidate", "consolidate_all", "compact", "optimize", "stats", "export", "import_jsonl",
+                "config", "recall_log", "recall_log_consent")}
+
+    def write(self, call: Call) -> Any:
+        return wire.write_result_out(self.memory.write(_text(call, "text"), **call.kwargs(*_WRITE, also=("text",))))
+
+    def write_many(self, call: Call) -> Any:
+        names = ("timestamps", "sources", "metadatas", "contexts", "merge_duplicates", *_WRITE)
+        return [wire.write_result_out(r) for r in self.memory.write_many(_text(call, "texts"), **call.kwargs(*names, also=("texts",)))]
+
+    def recall(self, call: Call) -> Any:
+        query = _text(call, "query")
+        kwargs = call.kwargs(*_RECALL, also=("query",))
+        if isinstance(kwargs.get("time_range"), list):
+            kwargs["time_range"] = tuple(kwargs["time_range"])
+        results = self.memory.recall(query, **kwargs)
+        self.log.add(kwargs["user_id"], query, results, caller=call.caller,
+                     session=call.session or kwargs.get("session_id"))
+        return wire.results_out(results)
+
+    def forget(self, call: Call) -> Any:
+        return wire.receipt_out(self.memory.forget(**call.kwargs("memory_id", "about", "everything", "dry_run")))
+
+    def get(self, call: Call) -> Any:
+        return wire.record_out(self.memory.get(_text(call, "memory_id"), user_id=call.user()))
+
+    def memories(self, call: Call) -> Any:
+        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive"))]
+
+    def find(self, call: Call) -> Any:
+        return [wire.record_out(r) for r in self.memory.find(**call.kwargs("metadata"))]
+
+    def release(self, call: Call) -> Any:
+        return wire.record_out(self.memory.release(**call.kwargs("memory_id")))
+
+    def unreadable(self, call: Call) -> Any:
+        return [list(pair) for pair in self.memory.unreadable(user_id=call.user())]
+
+    def users(self, call: Call) -> Any:
+        users = self.memory.users()
+        return users if call.who == EVERYONE else [u for u in users if u == call.who]
+
+    def consolidate(self, call: Call) -> Any:
+        return wire.consolidation_out(self.memory.consolidate(**call.kwargs("dry_run")))
+
+    def consolidate_all(self, call: Call) -> Any:
+        call.whole_store()
+        return [wire.consolidation_out(r) for r in self.memory.consolidate_all(dry_run=call.args.get("dry_run", False))]
+
+    def compact(self, call: Call) -> Any:
+        return self.memory.compact()  # rewrites files, shows no memory: any caller may ask for it
+
+    def optimize(self, call: Call) -> Any:
+        return self.memory.optimize(user_id=call.user())
+
+    def _users(self, call: Call) -> list[str] | None:
+        users = call.args.get("users")
+        if call.who == EVERYONE:
+            return list(users) if users else None
+        if users and set(users) != {call.who}:
+            raise ForbiddenError(f"this token is {call.who!r}'s; it cannot reach other users' memories")
+        return [call.who]
+
+    def stats(self, call: Call) -> Any:
+        return wire.stats_out(maintenance.stats(self.memory, users=self._users(call)))
+
+    def export(self, call: Call) -> Any:
+        out = io.StringIO()
+        summary = maintenance.export_jsonl(self.memory.store, out, users=self._users(call),
+                                           vectors=bool(call.args.get("vectors", True)),
+                                           include_archive=bool(call.args.get("include_archive", True)),
+                                           now=self.memory.now())
+        return {"jsonl": out.getvalue(), "summary": _summary(summary)}
+
+    def import_jsonl(self, call: Call) -> Any:
+        call.whole_store()
+        lines = _text(call, "lines")
+        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+            raise InvalidInputError("lines must be a list of JSON Lines strings")
+        return _summary(maintenance.import_jsonl(self.memory.store, self.memory.embedder, lines))
+
+    def config(self, call: Call) -> Any:
+        return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedder.name,
+                "recall_log": self.log.enabled}
+
+    def recall_log_consent(self, call: Call) -> Any:
+        given = call.args.get("given")
+        if not isinstance(given, bool):
+            raise InvalidInputError("given must be true or false")
+        user = call.kwargs("given")["user_id"]
+        self.log.consent(user, given)
+        return self.log.keeps(user)
+
+    def recall_log(self, call: Call) -> Any:
+        entries = self.log.entries(call.user(), session=call.args.get("session"))
+        return [{"number": e.number, "at": e.at.isoformat(), "session": e.session, "caller": e.caller,
+                 "query": e.query, "results": [wire.scored_out(r) for r in e.results], "block": e.block,
+                 "withdrawn": e.withdrawn} for e in entries]
+
+
+def _summary(summary: Any) -> Mapping[str, Any]:
+    return {"memories": summary.memories, "archived": summary.archived, "users": sorted(summary.users),
+            "reembedded": getattr(summary, "reembedded", 0)}

@@ -1,0 +1,270 @@
+"""`HindsightClient`: the `Hindsight` API over HTTP, for processes that share a store held by `hindsight serve`.
+
+Same method names, arguments, return types and errors as the facade: results
+are rebuilt as `MemoryRecord`, `RecallResults`, `WriteResult`, `ForgetReceipt`,
+`ConsolidationReport`; an error the server's `Hindsight` raised comes back as the
+same `HindsightError` subclass. A server that does not answer is a
+`StoreUnavailableError`, a refused token a `ServerAuthError`; never an httpx error.
+
+Two differences, both from running elsewhere: `where` (a Python predicate)
+is applied here, to a few more results than `k` asked of the server; and
+`on_forget` listeners are not called (working memory lives beside the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+from datetime import datetime
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import httpx
+
+from ..clock import read_clock, system_clock
+from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
+from ..formatting import format_for_prompt
+from ..memory import Hindsight
+from ..types import MemoryRecord, RecallResults, ScoredMemory
+from . import wire
+
+#: adapters' packages, named in the recall log as the caller when one of them asks
+_CALLERS = ("hindsight_langchain", "hindsight_llamaindex")
+
+
+class ServerAuthError(HindsightError):
+    """The server refused the token (or asked for one and none was given)."""
+
+
+class ServerError(HindsightError):
+    """The server answered with something other than a result or one of hindsight's errors."""
+
+
+def _caller(default: str) -> str:
+    """Which adapter is calling, read from the stack (for the server's recall log), else `default`."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.split(".")[0] in _CALLERS:
+            return module.split(".")[0]
+        frame = frame.f_back  # type: ignore[assignment]
+    return default
+
+
+class HindsightClient(Hindsight):
+    """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
+
+    A `Hindsight` to whoever checks (the adapters' `isinstance`, pydantic fields):
+    every public method of the facade is defined again here, over HTTP; none of
+    the facade's own state (store, embedder, locks) exists in a client.
+
+    `token`: the server's token or a user's own (per-user tokens reach that user
+    only). `caller` names this process in the server's recall log; `session`
+    groups its recalls there. `timeout` is in seconds.
+    """
+
+    def __init__(self, url: str, *, token: str | None = None, timeout: float = 60.0, caller: str = "python",
+                 session: str | None = None, clock: Callable[[], datetime] = system_clock,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if transport is None:
+            # headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed
+            # ACK of the headers (about 40 ms on Linux) on every call
+            transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport,
+                                  trust_env=False)
+        self.caller = caller
+        self.session = session
+        self.clock = clock
+        self._config: Any = None
+        self._model: str | None = None
+
+    # -- transport -----------------------------------------------------------------------------
+    def _call(self, name: str, **args: Any) -> Any:
+        headers = {"X-Hindsight-Caller": _caller(self.caller)}
+        if self.session:
+            headers["X-Hindsight-Session"] = self.session
+        try:
+            body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
+        except (TypeError, ValueError) as exc:  # NaN, a function, an object: the facade refuses these too
+            raise InvalidInputError(f"an argument of {name} cannot be sent as JSON: {exc}") from None
+        try:
+            response = self._http.post(f"{wire.PREFIX}/{name}", content=body.encode(),
+                                       headers={**headers, "Content-Type": "application/json"})
+        except httpx.TimeoutException as exc:
+            raise StoreUnavailableError(f"the hindsight server at {self.url} did not answer in time ({exc})") from None
+        except httpx.HTTPError as exc:
+            raise StoreUnavailableError(f"no hindsight server answers at {self.url} ({exc}); start one with "
+                                        "`hindsight serve`, or check the address") from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code == 401:
+            message = (data or {}).get("error", {}).get("message") if isinstance(data, dict) else None
+            raise ServerAuthError(f"the hindsight server at {self.url} refused this client: "
+                                  f"{message or response.text[:200]}")
+        if isinstance(data, dict) and "error" in data and isinstance(data["error"], dict):
+            error = data["error"]
+            raise wire.error_class(str(error.get("type")))(str(error.get("message")))
+        if response.status_code != 200 or not isinstance(data, dict) or "result" not in data:
+            raise ServerError(f"the hindsight server at {self.url} answered {response.status_code}: "
+                              f"{response.text[:200]}")
+        return data["result"]
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "HindsightClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        return read_clock(self.clock)
+
+    def health(self) -> dict[str, Any]:
+        try:
+            return self._http.get("/healthz").json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise StoreUnavailableError(f"no hindsight server answers at {self.url} ({exc})") from None
+
+    @property
+    def config(self) -> Any:
+        """The server's `HindsightConfig` (limits, decay, ...), fetched once."""
+        if self._config is None:
+            answer = self._call("config")
+            self._config, self._model = wire.config_in(answer["config"]), answer["embedding_model"]
+        return self._config
+
+    @property
+    def embedding_model(self) -> str:
+        self.config
+        return self._model or ""
+
+    # -- writing --------------------------------------------------------------------------------
+    def write(self, text: str, *, user_id: str, **options: Any) -> Any:
+        return wire.write_result_in(self._call("write", text=text, user_id=user_id, **options))
+
+    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Any) -> list[Any]:
+        return [wire.write_result_in(r) for r in self._call("write_many", texts=texts, user_id=user_id, **options)]
+
+    def remember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
+        return self.write(text, user_id=user_id, **options).record
+
+    # -- reading --------------------------------------------------------------------------------
+    def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
+               **options: Any) -> RecallResults:
+        if where is None:
+            return wire.results_in(self._call("recall", query=query, user_id=user_id, k=k, **options))
+        wider = k + 5 + 4 * k if isinstance(k, int) and not isinstance(k, bool) else k
+        found = wire.results_in(self._call("recall", query=query, user_id=user_id, k=wider, **options))
+        return RecallResults([r for r in found if where(r.memory)][:k], consensus=found.consensus)
+
+    retention_of = Hindsight.retention_of
+
+    def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        return wire.record_in(self._call("get", memory_id=memory_id, user_id=user_id))  # type: ignore[return-value]
+
+    def memories(self, *, user_id: str, include_inactive: bool = True) -> list[MemoryRecord]:
+        return [wire.record_in(r) for r in self._call("memories", user_id=user_id,  # type: ignore[misc]
+                                                      include_inactive=include_inactive)]
+
+    def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
+        return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]  # type: ignore[misc]
+
+    def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
+        return wire.record_in(self._call("release", user_id=user_id, memory_id=memory_id))  # type: ignore[return-value]
+
+    def unreadable(self, *, user_id: str) -> list[tuple[str, str]]:
+        return [tuple(pair) for pair in self._call("unreadable", user_id=user_id)]  # type: ignore[misc]
+
+    def users(self) -> list[str]:
+        return list(self._call("users"))
+
+    # -- forgetting and upkeep ------------------------------------------------------------------
+    def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+               everything: bool = False, dry_run: bool = False) -> Any:
+        return wire.receipt_in(self._call("forget", user_id=user_id, memory_id=memory_id, about=about,
+                                          everything=everything, dry_run=dry_run))
+
+    def on_forget(self, listener: Any) -> None:
+        raise HindsightError("forget listeners run beside the store: attach working memory to the server's "
+                             "Hindsight, not to a client")
+
+    def compact(self) -> int:
+        return int(self._call("compact"))
+
+    def optimize(self, *, user_id: str) -> bool:
+        return bool(self._call("optimize", user_id=user_id))
+
+    def consolidate(self, *, user_id: str, dry_run: bool = False) -> Any:
+        return wire.consolidation_in(self._call("consolidate", user_id=user_id, dry_run=dry_run))
+
+    def consolidate_all(self, *, dry_run: bool = False) -> list[Any]:
+        return [wire.consolidation_in(r) for r in self._call("consolidate_all", dry_run=dry_run)]
+
+    def stats(self, *, users: Iterable[str] | None = None) -> Any:
+        """What `hindsight_core.maintenance.stats` reports, for the store the server holds."""
+        return wire.stats_in(self._call("stats", users=list(users) if users else None))
+
+    def export_jsonl(self, out: Any, *, users: Iterable[str] | None = None, vectors: bool = True,
+                     include_archive: bool = True) -> dict[str, Any]:
+        """Write the export (JSON Lines) to the file `out`; returns the counts."""
+        answer = self._call("export", users=list(users) if users else None, vectors=vectors,
+                            include_archive=include_archive)
+        out.write(answer["jsonl"])
+        return answer["summary"]
+
+    def import_jsonl(self, lines: Iterable[str], *, batch: int = 500) -> dict[str, Any]:
+        """Load an export, `batch` lines per request; returns the summed counts."""
+        total: dict[str, Any] = {"memories": 0, "archived": 0, "users": set(), "reembedded": 0}
+        chunk: list[str] = []
+
+        def send() -> None:
+            summary = self._call("import_jsonl", lines=chunk)
+            for key in ("memories", "archived", "reembedded"):
+                total[key] += summary[key]
+            total["users"] |= set(summary["users"])
+            chunk.clear()
+
+        for line in lines:
+            chunk.append(line)
+            if len(chunk) >= batch:
+                send()
+        if chunk:
+            send()
+        total["users"] = sorted(total["users"])
+        return total
+
+    def recall_log(self, *, user_id: str, session: str | None = None) -> list[dict[str, Any]]:
+        """The server's log of what recall gave this user (newest first), if it keeps one."""
+        entries = self._call("recall_log", user_id=user_id, session=session)
+        for entry in entries:
+            entry["results"] = [wire.scored_in(r) for r in entry["results"]]
+        return entries
+
+    def recall_log_consent(self, *, user_id: str, given: bool) -> bool:
+        """Give or withdraw this user's consent to the recall log; returns whether it is kept now."""
+        return bool(self._call("recall_log_consent", user_id=user_id, given=given))
+
+    # -- prompt ---------------------------------------------------------------------------------
+    @staticmethod
+    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:
+        return format_for_prompt(results, **options)
+
+    # -- async twins ----------------------------------------------------------------------------
+    async def awrite(self, text: str, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self.write, text, **kwargs)
+
+    async def aremember(self, text: str, **kwargs: Any) -> MemoryRecord | None:
+        return await asyncio.to_thread(self.remember, text, **kwargs)
+
+    async def arecall(self, query: str, **kwargs: Any) -> RecallResults:
+        return await asyncio.to_thread(self.recall, query, **kwargs)
+
+    async def aforget(self, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self.forget, **kwargs)

@@ -1,0 +1,123 @@
+"""What the agent saw: a bounded, per-user log of the recalls served, kept in the server's memory only.
+
+Each entry holds the query, the memories returned with their explanations, the
+block that was injected (what `format_for_prompt` makes of them) and which
+caller asked (an adapter, the MCP server, the CLI). It is bounded twice: at most
+`max_entries` per user, none older than `max_age`. It is never written to disk,
+and `forget` removes a forgotten memory's traces: the memory leaves every entry
+and each block is rebuilt without it; forgetting a user drops their log.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import deque
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Callable, Iterable
+
+from ..events import Forgotten
+from ..formatting import format_for_prompt
+from ..types import ScoredMemory
+
+DEFAULT_MAX_ENTRIES = 200
+DEFAULT_MAX_AGE = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class RecallEntry:
+    """One recall served: who asked, in which session, for what, and what they were given."""
+
+    number: int
+    at: datetime
+    user_id: str
+    session: str
+    caller: str
+    query: str
+    results: tuple[ScoredMemory, ...]
+    block: str
+    #: memories later forgotten and taken out of this entry
+    withdrawn: int = 0
+
+
+@dataclass
+class RecallLog:
+    """Per-user ring of `RecallEntry`, thread-safe; `enabled=False` keeps nothing."""
+
+    clock: Callable[[], datetime]
+    enabled: bool = True
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_age: timedelta = DEFAULT_MAX_AGE
+    _entries: dict[str, deque[RecallEntry]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _numbers: itertools.count = field(default_factory=lambda: itertools.count(1))
+    #: users who withdrew their consent: nothing of theirs is kept
+    _refused: set[str] = field(default_factory=set)
+
+    def consent(self, user_id: str, given: bool) -> None:
+        """A user's own say: withdrawing drops what is kept and keeps nothing more; giving it back resumes."""
+        with self._lock:
+            if given:
+                self._refused.discard(user_id)
+            else:
+                self._refused.add(user_id)
+                self._entries.pop(user_id, None)
+
+    def keeps(self, user_id: str) -> bool:
+        return self.enabled and user_id not in self._refused
+
+    def add(self, user_id: str, query: str, results: Iterable[ScoredMemory], *, caller: str,
+            session: str | None = None) -> RecallEntry | None:
+        if not self.keeps(user_id):
+            return None
+        results = tuple(results)
+        entry = RecallEntry(next(self._numbers), self.clock(), user_id, session or "-", caller, query, results,
+                            format_for_prompt(results))
+        with self._lock:
+            if user_id in self._refused:  # withdrawn while this recall ran
+                return None
+            ring = self._entries.setdefault(user_id, deque(maxlen=self.max_entries))
+            ring.append(entry)
+            self._expire(ring)
+        return entry
+
+    def entries(self, user_id: str, *, session: str | None = None) -> list[RecallEntry]:
+        """The user's entries, newest first (only one session's, if named)."""
+        with self._lock:
+            ring = self._entries.get(user_id)
+            if ring is None:
+                return []
+            self._expire(ring)
+            found = list(ring)
+        return [e for e in reversed(found) if session is None or e.session == session]
+
+    def sessions(self, user_id: str) -> list[tuple[str, int]]:
+        """(session, number of entries), the most recently active session first."""
+        seen: dict[str, int] = {}
+        for entry in self.entries(user_id):
+            seen[entry.session] = seen.get(entry.session, 0) + 1
+        return list(seen.items())
+
+    def forget(self, event: Forgotten) -> int:
+        """A `Hindsight.on_forget` listener: take forgotten memories out; returns how many entries changed."""
+        with self._lock:
+            if event.everything:
+                ring = self._entries.pop(event.user_id, None)
+                return len(ring) if ring else 0
+            ring = self._entries.get(event.user_id)
+            if not ring or not event.texts:
+                return 0
+            changed = 0
+            for i, entry in enumerate(ring):
+                kept = tuple(r for r in entry.results if r.memory.raw_content not in event.texts)
+                if len(kept) != len(entry.results):
+                    ring[i] = replace(entry, results=kept, block=format_for_prompt(kept),
+                                      withdrawn=entry.withdrawn + len(entry.results) - len(kept))
+                    changed += 1
+            return changed
+
+    def _expire(self, ring: deque[RecallEntry]) -> None:
+        oldest = self.clock() - self.max_age
+        while ring and ring[0].at < oldest:
+            ring.popleft()

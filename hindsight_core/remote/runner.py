@@ -1,0 +1,189 @@
+"""Run `hindsight serve`: open the store, bind the port, build the one app, record the address, serve, clean up."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..ui.security import is_loopback
+from .discovery import ServerRecord, remove_record, write_record
+from .recall_log import RecallLog
+from .service import Access, build_app
+
+
+class LoggedRecalls:
+    """A `Hindsight` whose recalls are entered in the recall log (what the MCP tools are given)."""
+
+    def __init__(self, memory: Any, log: RecallLog, caller: str) -> None:
+        self._memory, self._log, self._caller = memory, log, caller
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._memory, name)
+
+    def recall(self, query: str, **kwargs: Any) -> Any:
+        results = self._memory.recall(query, **kwargs)
+        self._log.add(str(kwargs.get("user_id")), query, results, caller=self._caller,
+                      session=kwargs.get("session_id"))
+        return results
+
+    async def arecall(self, query: str, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(self.recall, query, **kwargs)
+
+
+@dataclass
+class ServeOptions:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str | None = None
+    user_tokens: dict[str, str] | None = None
+    #: the user MCP tools act for when no per-user token names one
+    mcp_user: str | None = None
+    write_source: str = "agent"
+    recall_log: bool | None = None  # None: on for loopback, off elsewhere
+    recall_log_entries: int = 200
+    recall_log_days: float = 7.0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto given: asyncio sets TCP_NODELAY on accepted sockets only when it is IPPROTO_TCP, and without it
+    # every answer written in two parts waits for the client's delayed ACK (about 40 ms on Linux)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(host: str, port: int) -> str:
+    return f"http://[{host.strip('[]')}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, RecallLog]:
+    """The ASGI app for `memory` on `port`, and its recall log."""
+    from datetime import timedelta
+
+    from ..mcp.scope import UserScope
+    from ..mcp.server import build_server
+    from ..ui.app import InspectorApp
+    from ..ui.security import Guard
+
+    consent = options.recall_log if options.recall_log is not None else is_loopback(options.host)
+    log = RecallLog(memory.now, enabled=consent, max_entries=options.recall_log_entries,
+                    max_age=timedelta(days=options.recall_log_days))
+    memory.on_forget(log.forget)
+    access = Access(options.token, {t: u for t, u in (options.user_tokens or {}).items()})
+    tokens = dict(access.user_tokens)
+    if options.token and options.mcp_user:
+        tokens[options.token] = options.mcp_user
+    scope = UserScope(tokens=tokens) if tokens else (
+        UserScope(user_id=options.mcp_user) if options.mcp_user else None)
+    mcp_app = None
+    if scope is not None:
+        server = build_server(LoggedRecalls(memory, log, "mcp"), scope, host=options.host, port=port,
+                              write_source=options.write_source)
+        mcp_app = server.streamable_http_app(streamable_http_path="/mcp", host=options.host)
+    # the inspector shows every user: it needs the server's own token, or none at all (loopback)
+    inspector = None
+    if options.token is not None or access.open:
+        inspector = InspectorApp(memory, Guard(port=port, token=options.token), recall_log=log)
+    return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, mcp_scope=scope,
+                     inspector=inspector), log
+
+
+def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder: Path | None,
+          say: Callable[[str], None]) -> None:
+    """Serve until SIGINT or SIGTERM; the record beside the store exists exactly while the server answers."""
+    import uvicorn
+
+    sock = bind(options.host, options.port)
+    port = sock.getsockname()[1]
+    url = url_of(options.host, port)
+    memory = open_memory()
+    try:
+        memory.embedder.load() if hasattr(memory.embedder, "load") else None
+        app, log = make_app(memory, options, port)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5))
+        original_startup = server.startup
+
+        async def startup(sockets: Any = None) -> None:
+            await original_startup(sockets=sockets)
+            if store_folder is not None:
+                write_record(store_folder, ServerRecord(url, os.getpid(), options.token))
+            say(f"hindsight serving on {url}/ (API {url}/api/v1, MCP {url}/mcp, inspector {url}/); "
+                f"recall log {'on' if log.enabled else 'off'}; Ctrl-C stops it")
+
+        original_shutdown = server.shutdown
+
+        async def shutdown(sockets: Any = None) -> None:
+            # uvicorn re-raises SIGTERM/SIGINT once it has stopped, ending the process: clean up here, not after
+            await original_shutdown(sockets=sockets)
+            finish()
+
+        def finish() -> None:
+            if store_folder is not None:
+                remove_record(store_folder, os.getpid())
+            memory.close()
+
+        server.startup = startup  # type: ignore[method-assign]
+        server.shutdown = shutdown  # type: ignore[method-assign]
+        try:
+            server.run(sockets=[sock])
+        finally:
+            finish()
+    finally:
+        memory.close()
+        sock.close()
+
+
+class BackgroundServer:
+    """`hindsight serve`'s app for `memory`, in a thread of this process (tests, notebooks, benchmarks).
+
+    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at
+    `server.url` until the block ends; the caller keeps and closes `memory`.
+    """
+
+    def __init__(self, memory: Any, options: ServeOptions | None = None) -> None:
+        import uvicorn
+
+        self.options = options or ServeOptions(port=0)
+        self.sock = bind(self.options.host, self.options.port)
+        self.port = self.sock.getsockname()[1]
+        self.app, self.log = make_app(memory, self.options, self.port)
+        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self._thread: Any = None
+
+    @property
+    def url(self) -> str:
+        return url_of(self.options.host, self.port) + "/"
+
+    @property
+    def login_url(self) -> str:
+        from urllib.parse import quote
+
+        return self.url + (f"?token={quote(self.options.token, safe='')}" if self.options.token else "")
+
+    def __enter__(self) -> "BackgroundServer":
+        import threading
+        import time
+
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]},
+                                        name="hindsight-serve", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the background hindsight server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=15)
+        self.sock.close()
