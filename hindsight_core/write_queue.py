@@ -207,7 +207,9 @@ class WriteQueue:
         if log is not None:
             self._logs.setdefault(field, log)
         entry = {"kind": "turns", "user_id": user, "texts": [t.text for t in accepted],
-                 "sources": [t.source.value for t in accepted], "field": field,
+                 "sources": [t.source.value for t in accepted],
+                 "times": [t.timestamp.isoformat() if t.timestamp is not None else None for t in accepted],
+                 "field": field,
                  "options": {"session_id": session_id, "agent_id": agent_id}}
         return self._append(entry), refused
 
@@ -369,7 +371,9 @@ class WriteQueue:
         log = self._logs.get(entry["field"])
         if log is None:
             log = self._logs[entry["field"]] = TurnLog(self.memory, metadata_field=entry["field"])
-        turns = [Turn(text, Source(source)) for text, source in zip(entry["texts"], entry["sources"])]
+        times = entry.get("times") or [None] * len(entry["texts"])
+        turns = [Turn(text, Source(source), datetime.fromisoformat(at) if at else None)
+                 for text, source, at in zip(entry["texts"], entry["sources"], times)]
         for item in log.offer(turns, user_id=entry["user_id"], **entry["options"]):
             if item.error is not None:
                 self._failed(entry["user_id"], item.turn.text, item.error)

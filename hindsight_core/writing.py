@@ -1,7 +1,8 @@
 """Planning a batch of writes against what a user already remembers.
 
-For each new record, in order: a near-duplicate of an active memory is merged
-into it (confirmations + 1) instead of being stored; otherwise it is stored,
+For each new record, in order: a near-duplicate of an active memory from the
+same source is merged into it (confirmations + 1) instead of being stored (an
+agent repeating the user's words never becomes the user's confirmation); otherwise it is stored,
 older exclusive statements it contradicts are superseded (confidence lowered,
 `superseded_by` set), and semantic memories it agrees with are re-confirmed.
 The plan is pure: it sees each new record's nearest stored neighbours (found
@@ -71,7 +72,7 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             plan.outcome.append(record)
             continue
         twin = next((old for sim, old in neighbours
-                     if old.layer is record.layer and not old.superseded_by
+                     if old.layer is record.layer and not old.superseded_by and old.source is record.source
                      and is_duplicate(record.raw_content, old.raw_content, sim, cfg)), None)
         if twin is not None and cfg.merge_duplicates:
             merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),

@@ -19,6 +19,7 @@ for the embedding. `flush()` waits until every handed-over turn is stored.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Awaitable, Callable
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
@@ -26,10 +27,13 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core.turns import Turn, TurnLog
 from hindsight_core.write_queue import write_queue
 
 from ._context import amemory_block, memory_block
 from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block
+
+logger = logging.getLogger("hindsight_langchain")
 
 
 def _current_config() -> dict[str, Any]:
@@ -73,6 +77,7 @@ class HindsightMiddleware(AgentMiddleware):
         self.remember = remember
         self.remember_answers = remember_answers
         self._writes = write_queue(memory) if remember else None  # also stores what a crash left journaled
+        self._turns = TurnLog(memory)  # the core's conversation policy: pairs, dates and de-duplicates turns
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every turn handed to memory so far is stored."""
@@ -91,16 +96,16 @@ class HindsightMiddleware(AgentMiddleware):
         return query, self._user(request.runtime, _current_config())
 
     def _write_plan(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Arguments for `write_many` for the turn that just ended, or None if there is nothing to offer."""
+        """The turn that just ended, for the core's conversation policy (`TurnLog`), or None if nothing to offer."""
         if not self.remember:
             return None
-        texts = [(text, source) for text, source in turn_texts(state.get("messages", []))
+        turns = [Turn(text, source) for text, source in turn_texts(state.get("messages", []))
                  if self.remember_answers or source is Source.USER]
-        if not texts:
+        if not turns:
             return None
         config = _current_config()
-        return {"texts": [text for text, _ in texts], "sources": [source for _, source in texts],
-                "user_id": self._user(runtime, config), "session_id": thread_id(config), "agent_id": self.agent_id}
+        return {"turns": turns, "user_id": self._user(runtime, config), "session_id": thread_id(config),
+                "agent_id": self.agent_id}
 
     # -- before each model call -------------------------------------------------------------
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
@@ -128,11 +133,16 @@ class HindsightMiddleware(AgentMiddleware):
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         plan = self._write_plan(state, runtime)
         if plan is not None and self._writes is not None:
-            self._writes.submit(**plan)  # journaled; the gate, the embedding and the write happen behind
+            self._offer(plan)  # journaled; the gate, the embedding and the write happen behind
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         plan = self._write_plan(state, runtime)
         if plan is not None and self._writes is not None:
-            self._writes.submit(**plan)  # one journal append: returns at once
+            self._offer(plan)  # one journal append: returns at once
         return None
+
+    def _offer(self, plan: dict[str, Any]) -> None:
+        _, refused = self._writes.offer_turns(log=self._turns, **plan)  # type: ignore[union-attr]
+        for turn, error in refused:  # one unstorable message must not break the conversation
+            logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)
