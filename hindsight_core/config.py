@@ -61,8 +61,10 @@ class RecallConfig:
     rrf_k: int = 60
     #: how many candidates each channel contributes before fusion
     candidates_per_channel: int = 100
-    #: ρ: how much retention moves the ranking (0: not at all; 1: final ∝ retention)
-    retention_influence: float = 0.1
+    #: ρ: how much retention moves the ranking (0: not at all; up to 1: final ∝ retention). Off by default: as a
+    #: ranking prior it lowered recall@5 on LoCoMo and on the shared archive's Chinese dialogues
+    #: (`benchmarks/ablations.py`); decay still shows in every result (retention, "faded") and drives archiving
+    retention_influence: float = 0.0
     #: σ: recall weight of a memory superseded by a newer one
     superseded_weight: float = 0.3
     #: τ: how much a date named in the query lifts memories from around then

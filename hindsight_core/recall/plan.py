@@ -257,8 +257,19 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return top
 
 
+def last_utterance(query: str) -> str:
+    """The last non-empty line of a query: a query made of a dialogue so far dates things from its last turn."""
+    lines = [line for line in query.splitlines() if line.strip()]
+    return lines[-1] if lines else query
+
+
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
     """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.timeparse`.
+
+    Only the query's last line is read: in a query made of several turns, each
+    "yesterday" or "last year" was said on a day of its own, and the latest turn
+    is the one being answered (measured on the shared archive's dialogues: the
+    priors from every turn cost 3.1 points of recall@5 in Chinese).
 
     A memory is often written after what it tells happened, so each window is
     stretched `told_later_days` past its end before it becomes a gaussian.
@@ -266,7 +277,7 @@ def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> lis
     from ..timeparse import gaussian_prior, time_hints
 
     priors = []
-    for hint in time_hints(query, now):
+    for hint in time_hints(last_utterance(query), now):
         center, scale = gaussian_prior(hint, told_later_days=told_later_days)
         priors.append(TimePrior(center, scale, float(hint.strength)))
     return priors

@@ -67,9 +67,9 @@ def test_fused_recall_prefers_memories_both_channels_agree_on(memory):
     top = results[0]
     assert top.memory.raw_content == NOTES[2]
     assert top.explanation.dense_rank == 1 and top.explanation.keyword_rank == 1
-    # first in both channels: fused = 1/(60 + 0) + 1/(60 + 0) (Qdrant counts ranks from 0); rho = 0.1
+    # first in both channels: fused = 1/(60 + 0) + 1/(60 + 0) (Qdrant counts ranks from 0); no prior by default
     assert top.explanation.fused == pytest.approx(2 / 60, rel=1e-5)
-    assert top.score == pytest.approx(2 / 60 * (0.9 + 0.1 * top.retention), rel=1e-5)
+    assert top.score == pytest.approx(2 / 60, rel=1e-5)
     assert "dense #1" in str(top.explanation)
 
 

@@ -40,8 +40,9 @@ def test_zh_number():
     ("My home address is 12 Baker Street, London.", {"residence"}),
     ("I moved to 5 Rue de Rivoli.", {"residence"}),
     ("我住在上海", {"residence"}),
-    ("My favourite colour is green.", {"favourite:colour", "exclusive:9"}),
-    ("I prefer red for the slide theme.", {"for:slide theme", "exclusive:9"}),
+    ("My favourite colour is green.", {"favourite:colour"}),
+    ("I prefer red for the slide theme.", {"for:slide theme", "favourite:colour"}),
+    ("The red and blue in this painting stand for the flag.", set()),  # a colour described sets nothing
     ("Run the integration tests now.", set()),                        # a task sets no attribute
     ("I played basketball with friends.", set()),
     ("What movie will you watch tonight?", set()),

@@ -136,7 +136,9 @@ def test_spaces_hold_archives_apart(store):
 
 def _request(query, now, store_kind_limit=5):
     vector = EMBED.embed([query])[0]
-    return vector, recall_plan.build_request(vector, query, recall=RecallConfig(), decay=DecayConfig(),
+    # every term of the formula in play: a retention prior (off by default) and a consolidation weight
+    return vector, recall_plan.build_request(vector, query, recall=RecallConfig(retention_influence=0.1),
+                                             decay=DecayConfig(),
                                              episode_weight=0.5, now=now, scope=Scope(), limit=store_kind_limit,
                                              min_similarity=0.0, multilingual_dense=False)
 
