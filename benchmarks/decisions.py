@@ -171,7 +171,8 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=None, help="a JSON {key: true|false} of hand labels")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
     args = parser.parse_args()
-    embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "decisions-e5")
+    # the LoCoMo run's vector cache: the same turns and exchanges, embedded once
+    embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "locomo-adapters-multilingual-e5-small.npy")
     cases = [run_case(case, embedder) for case in UPDATE_CASES]
     result = {"benchmark": "decisions", "embedder": embedder.name,
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}

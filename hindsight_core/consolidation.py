@@ -19,7 +19,7 @@ import numpy as np
 from .config import DecayConfig, SemanticConfig
 from .store.base import Hit, MemoryStore
 from .semantic import (ConsolidationReport, Group, SummaryRejected, consolidation_candidates, extractive_summary,
-                       find_groups, group_around, is_duplicate, llm_summary, shared_entities)
+                       find_groups, group_around, is_duplicate, llm_summary, may_group, shared_entities)
 from .types import Layer, MemoryRecord, Source
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -207,7 +207,8 @@ def consolidate_user(store: MemoryStore, user: str, *, semantic: SemanticConfig,
     from .store.base import Scope
 
     if around:
-        candidates = neighbourhood(store, user, around, semantic)
+        around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
+        candidates = neighbourhood(store, user, around, semantic) if around else []
         if not candidates:
             return ConsolidationReport(user_id=user, dry_run=dry_run)
     else:

@@ -193,6 +193,12 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
             and not is_question(r.raw_content)]
 
 
+def may_group(record: MemoryRecord) -> bool:
+    """Whether an episode can be in a group at all: a candidate (`consolidation_candidates`) that sets an attribute
+    (`_group` groups by attribute). The after-write check looks for groups only around such episodes."""
+    return bool(consolidation_candidates([record])) and bool(attributes(strip_speaker(record.raw_content)))
+
+
 def _span_days(records: Sequence[MemoryRecord]) -> float:
     first = min(r.timestamp for r in records)
     last = max(r.last_confirmed or r.timestamp for r in records)
