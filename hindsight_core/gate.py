@@ -215,6 +215,12 @@ def content_words(text: str) -> int:
     return len(words) + (len(cjk_rest) + 1) // 2
 
 
+def sets_attribute(text: str) -> bool:
+    """Whether a statement sets a single-valued attribute of the user's (where they live, a phone number, a
+    favourite): a fact. Naming an exclusive value alone ("I printed it in landscape") does not."""
+    return any(not name.startswith("exclusive:") for name in attributes(text))
+
+
 def asks_for_nothing(text: str) -> bool:
     """A turn that needs no memory: a greeting, thanks, an acknowledgement, emoji, "what time is it"."""
     body = strip_speaker(text)
@@ -274,7 +280,7 @@ class RuleBasedGate:
             signals.append((EventType.REQUEST, "a request with a parameter"))
         if TASK_RESULT.search(body):
             signals.append((EventType.TASK_RESULT, "a task result"))
-        if (FACT.search(body) or attributes(body)) and not asks:
+        if (FACT.search(body) or sets_attribute(body)) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(body)
         named = (f"entities: {', '.join(entities[:5])}",) if entities else ()

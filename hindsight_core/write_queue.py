@@ -103,7 +103,9 @@ def _decode(value: dict) -> Any:
 
 
 def _journal_path(memory: "Hindsight") -> Path | None:
-    root = getattr(memory.store, "root", None)
+    """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
+    the store and writes what it acknowledges at once."""
+    root = getattr(getattr(memory, "store", None), "root", None)
     return Path(root) / JOURNAL_NAME if root is not None else None
 
 
@@ -146,7 +148,10 @@ class WriteQueue:
         self._inflight = 0  # entries at the front of the queue the writer is storing now
         self._start()
         atexit.register(_flush_at_exit, weakref.ref(self))
-        memory.on_forget(self._forgotten)
+        try:
+            memory.on_forget(self._forgotten)
+        except HindsightError:  # a client of `hindsight serve`: forgetting happens beside the server's store
+            pass
 
     def _start(self) -> None:
         self._stopped = None

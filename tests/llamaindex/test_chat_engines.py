@@ -17,7 +17,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from hindsight_core import InvalidInputError, InvalidUserIdError
 from hindsight_llamaindex import HindsightRetriever, hindsight_memory
 
-from .helpers import system_text
+from .helpers import settled, system_text
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."
 REQUEST = "Get the sales summary ready for the board handout."
@@ -59,6 +59,7 @@ def test_condense_plus_context_with_the_memory_block(memory, clock):
 def test_condense_plus_context_with_the_retriever(memory, clock):
     SimpleChatEngine.from_defaults(llm=chat_llm(), memory=hindsight_memory(user_id="alice", memory=memory)).chat(
         PREFERENCE)
+    settled(memory)  # the block writes behind the conversation
     clock.advance(days=2)
 
     llm = chat_llm()

@@ -209,8 +209,8 @@ def test_summarize_runs_consolidation(clock):
     config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))  # only the tool consolidates here
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config) as memory:
         for day in range(6):
-            memory.write(f"I run in the park before work, day {day}.", user_id="alice", force=True,
-                         event_type="fact")
+            memory.write(f"Print the day {day} report in landscape, please.", user_id="alice", force=True,
+                         event_type="request")
             clock.advance(days=1)
         dry, real = call(memory, UserScope(user_id="alice"),
                          ("memory_summarize", {"dry_run": True}), ("memory_summarize", {}))

@@ -18,6 +18,7 @@ def test_the_client_recalls_by_meaning_with_the_default_model(tmp_path):
         client.write("I'm vegetarian, so please never suggest meat dishes.", user_id="alice")
         client.write("The staging server restart is done; it took 14 minutes.", user_id="alice")
         client.write("From now on, print all my reports in A4 landscape.", user_id="alice")
-        results = client.recall("Book a table for dinner with the team", user_id="alice", k=1, reinforce=False)
+        results = client.recall("What food should I order for the team dinner?", user_id="alice", k=1,
+                                reinforce=False)
     assert [r.memory.raw_content for r in results] == ["I'm vegetarian, so please never suggest meat dishes."]
     assert results[0].explanation.dense_rank == 1

@@ -41,11 +41,12 @@ def test_memories_show_retention_source_confidence_and_lineage(page, server, mem
     assert re.search(r"\b\d{1,3}%", facts) and "source user" in facts and "confidence" in facts
     assert knowledge.locator("svg.bar rect.bar-fill").count() == 1
     derived = knowledge.locator(".lineage a")
-    assert derived.count() == 5  # the five print requests it was consolidated from
+    assert derived.count() == 5 + 1  # the five print requests it was consolidated from, and what superseded it
 
+    # the portrait correction superseded the five landscape requests (and the knowledge drawn from them)
     superseded = page.locator("#layer-episodic article.memory", has=page.locator("text=superseded by"))
-    assert superseded.count() == 1
-    superseded.locator(".lineage a", has_text="portrait").click()
+    assert superseded.count() == 5
+    superseded.first.locator(".lineage a", has_text="portrait").click()
     assert page.locator("h1").inner_text().startswith("Actually, print every report in portrait")
 
     page.go_back()
@@ -77,12 +78,14 @@ def test_search_shows_ranks_and_retention_not_scores(page, server):
     assert re.search(r"dense #\d+", first) and re.search(r"keyword #\d+", first)
     assert re.search(r"retention \d{1,3}%", first)
     assert not re.search(r"\d\.\d{3}", page.locator("ol.results").inner_text())  # no raw fused scores
-    assert "landscape" in results.first.locator(".summary").inner_text().lower()
-    # what recall's explanation notes is shown: knowledge and its episodes, linked, and the episodes' lower weight
-    assert "knowledge from 5 episodes" in page.locator("ol.results .notes").first.inner_text()
-    episode = results.filter(has=page.locator(".lineage", has_text="consolidated into")).first
-    assert re.search(r"weight 50%", episode.locator(".why").inner_text())
-    assert episode.locator(".lineage a").inner_text().startswith("Prefers printing reports on A4 in landscape")
+    # the portrait correction replaced every landscape memory: it stands above them
+    assert "portrait" in results.first.locator(".summary").inner_text().lower()
+    # what recall's explanation notes is shown: the knowledge (standing for its episodes), what superseded it,
+    # and the superseded memories' lower weight
+    knowledge = results.filter(has_text="Prefers printing reports on A4 in landscape").first
+    assert "knowledge from 5 episodes" in knowledge.locator(".notes").inner_text()
+    assert re.search(r"weight 30%", knowledge.locator(".why").inner_text())
+    assert knowledge.locator(".lineage a", has_text="portrait").count() >= 1
     assert page.locator("ol.results .lineage a", has_text=re.compile(r"^[0-9a-f]{8}$")).count() == 0  # no bare ids
 
 
