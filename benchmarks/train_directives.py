@@ -12,7 +12,7 @@ The held-out paraphrases (tests/data/poisoning/heldout.jsonl) are never read her
 
 Plain numpy: class-balanced log loss with an L2 penalty, full-batch gradient descent. The threshold
 is the lowest at which at most 0.25% of the training benign texts, and 1% of the tool outputs among them,
-are flagged; tool outputs weigh 4x in the loss (they are few, and the hard side). Five-fold
+are flagged (0.5% since the structural detector took over recall, issue 21); tool outputs weigh 4x in the loss (they are few, and the hard side). Five-fold
 cross-validation figures are printed before the final fit on everything.
 """
 
@@ -35,7 +35,7 @@ from hindsight_core.safety.directives import FEATURES, features  # noqa: E402
 DIRECTIVE_SHAPED = ("payment_redirect", "standing_directive", "contact_redirect", "link_redirect", "exfiltration",
                     "tool_hijack", "fake_authority", "instruction_override", "role_hijack")
 OUT = ROOT / "hindsight_core" / "safety" / "directive_weights.py"
-MAX_BENIGN_FLAGGED, MAX_TOOL_FLAGGED, TOOL_WEIGHT = 0.0025, 0.01, 4.0
+MAX_BENIGN_FLAGGED, MAX_TOOL_FLAGGED, TOOL_WEIGHT = 0.0025, 0.005, 4.0
 L2, STEPS, RATE = 0.01, 4000, 0.5
 
 

@@ -1,11 +1,11 @@
 """Fitted weights of the directive detector (`directives`); written by benchmarks/train_directives.py.
 
 Trained on 192 attack and 3479 benign agent/tool texts; five-fold cross-validation
-flagged 39.1% of attacks and 0.20% of benign texts. Regenerate, do not edit.
+flagged 33.3% of attacks and 0.14% of benign texts. Regenerate, do not edit.
 """
 
 BIAS = -0.4443
-THRESHOLD = 0.5941
+THRESHOLD = 0.7388
 WEIGHTS: dict[str, float] = {
     'standing_act': 1.0543,
     'trigger_act': 0.7219,

@@ -138,7 +138,7 @@ def _redirected_payment(sentence: str) -> bool:
 def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...]) -> int:
     """The rule (1-4, see the module docstring) that holds a sentence, or 0."""
     if sentence.rstrip().endswith(("?", "？")) or (
-            lex.REPORTED.search(sentence) and who != "agent" and how != "imperative"):  # "the user wants…" reports:
+            lex.REPORTED.search(sentence) and who != "agent" and not lex.IMPERATIVE_FIRST.match(sentence)):  # a report:
         return 0
     strong = [t for t in what if t in STRONG and (t != "payment" or _redirected_payment(sentence))]
     order = how in ("imperative", "obligation")
