@@ -75,7 +75,10 @@ class SessionWindow:
         for start in range(len(earlier) - 1, -1, -1):
             pieces = earlier[start:] + [text]
             together = audit(joined(pieces), source)
-            if together.action is not Action.ALLOW:
+            # this write must complete the order: earlier pieces that already make one on their own were
+            # checked when their last piece came, and must not hold every later write of the session
+            if together.action is not Action.ALLOW and (
+                    len(pieces) == 2 or audit(joined(pieces[:-1]), source).action is Action.ALLOW):
                 reason = next((f for f in together.findings if f.weight > 0), None)
                 finding = Finding(
                     Category.DIRECTIVE, f"completes an order split across {len(pieces)} {source.value} writes of this "

@@ -101,3 +101,13 @@ def test_replies_pass_the_window_too(reply):
     for text in REPLIES:
         verdict = window.screen("u", "s", text, Source.AGENT, audit(text, "agent"), audit)
         assert verdict.allowed, verdict.reasons
+
+
+def test_after_a_split_order_is_caught_the_next_innocent_write_is_not_held():
+    from hindsight_core import audit
+
+    window = SessionWindow()
+    verdicts = [window.screen("u", "s", p, Source.AGENT, audit(p, "agent"), audit) for p in SPLIT]
+    assert verdicts[-1].action.value == "quarantine"
+    for text in ("Thanks, talk soon!", "The weather in Porto is mild this week."):
+        assert window.screen("u", "s", text, Source.AGENT, audit(text, "agent"), audit).allowed
