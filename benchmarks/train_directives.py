@@ -11,8 +11,9 @@ Training data, agent and tool writes only (the detector scores nothing else):
 The held-out paraphrases (tests/data/poisoning/heldout.jsonl) are never read here.
 
 Plain numpy: class-balanced log loss with an L2 penalty, full-batch gradient descent. The threshold
-is the lowest at which at most 0.25% of the training benign texts, and 1% of the tool outputs among them,
-are flagged (0.5% since the structural detector took over recall, issue 21); tool outputs weigh 4x in the loss (they are few, and the hard side). Five-fold
+is the lowest at which at most 0.25% of the training benign texts, and 0.5% of the tool outputs among them,
+are flagged (1% before issue 21: the structural detector now carries recall); tool outputs weigh 4x in the
+loss (they are few, and the hard side). Five-fold
 cross-validation figures are printed before the final fit on everything.
 """
 

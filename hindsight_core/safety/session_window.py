@@ -12,7 +12,8 @@ review-only finding saying which writes it completes:
     verdict = window.screen(user_id, session_id, text, source, verdict, audit)
 
 Only writes allowed on their own are kept (a held one is held already, and must
-not make its innocent neighbours look guilty). The user's own writes are never checked, nor kept; writes without a session are
+not make its innocent neighbours look guilty). The user's own writes are never checked,
+nor kept; writes without a session are
 not joined (nothing says they belong together). The buffer holds at most
 `size` texts per session and `max_sessions` sessions (the least recently
 written is dropped), so it costs O(size) audits per write at most.
