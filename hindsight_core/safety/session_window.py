@@ -11,12 +11,13 @@ review-only finding saying which writes it completes:
     window = SessionWindow()
     verdict = window.screen(user_id, session_id, text, source, verdict, audit)
 
-Only writes allowed on their own are kept (a held one is held already, and must
-not make its innocent neighbours look guilty). The user's own writes are never checked,
-nor kept; writes without a session are
-not joined (nothing says they belong together). The buffer holds at most
-`size` texts per session and `max_sessions` sessions (the least recently
-written is dropped), so it costs O(size) audits per write at most.
+A write held on its own is not kept (it is held already, and must not make its
+innocent neighbours look guilty), and a write is held only when it completes the
+order: pieces that already made one were judged when their last piece came. The
+user's own writes are never checked, nor kept; writes without a session are not
+joined (nothing says they belong together). The buffer holds at most `size` texts
+per session and `max_sessions` sessions (the least recently written is dropped),
+so a write costs at most 2 x `size` further audits.
 """
 
 from __future__ import annotations
