@@ -4,15 +4,16 @@
 
 Training data, agent and tool writes only (the detector scores nothing else):
   attacks: the hand-written attacks of every split except holdout3 (kept out so that it stays an
-           out-of-sample check), and the BIPIA strings in attacker-framed carriers;
+           out-of-sample check). BIPIA is never read here: it is the benchmark's untouched test set;
   benign:  the hand-written benign agent/tool texts of every split except holdout3, 600 templated tool
            outputs (corpus.generated_tool_outputs: weather, search results, invoices, links, contacts), and
            the LoCoMo turns of conversations 0-4 presented as tool output (5-9 stay out, for the benchmark).
 The held-out paraphrases (tests/data/poisoning/heldout.jsonl) are never read here.
 
 Plain numpy: class-balanced log loss with an L2 penalty, full-batch gradient descent. The threshold
-is the lowest at which at most 0.25% of the training benign texts, and 1% of the tool outputs among them,
-are flagged; tool outputs weigh 4x in the loss (they are few, and the hard side). Five-fold
+is the lowest at which at most 0.25% of the training benign texts, and 0.5% of the tool outputs among them,
+are flagged (1% before issue 21: the structural detector now carries recall); tool outputs weigh 4x in the
+loss (they are few, and the hard side). Five-fold
 cross-validation figures are printed before the final fit on everything.
 """
 
@@ -35,7 +36,7 @@ from hindsight_core.safety.directives import FEATURES, features  # noqa: E402
 DIRECTIVE_SHAPED = ("payment_redirect", "standing_directive", "contact_redirect", "link_redirect", "exfiltration",
                     "tool_hijack", "fake_authority", "instruction_override", "role_hijack")
 OUT = ROOT / "hindsight_core" / "safety" / "directive_weights.py"
-MAX_BENIGN_FLAGGED, MAX_TOOL_FLAGGED, TOOL_WEIGHT = 0.0025, 0.01, 4.0
+MAX_BENIGN_FLAGGED, MAX_TOOL_FLAGGED, TOOL_WEIGHT = 0.0025, 0.005, 4.0
 L2, STEPS, RATE = 0.01, 4000, 0.5
 
 
@@ -53,11 +54,11 @@ def conversation(turn) -> str:
     return turn.id.rsplit("-", 1)[0]
 
 
-def dataset(corpus, shared: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def dataset(corpus, shared: Path, *, without: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Features and labels; `without` leaves one attack family (category) out, for leave-one-family-out."""
     untrusted = ("agent", "tool")
     attacks = [a for a in corpus.hand_written_attacks() if a.source in untrusted and a.split != "holdout3"
-               and a.category in DIRECTIVE_SHAPED]
-    attacks += corpus.bipia_framed(shared)
+               and a.category in DIRECTIVE_SHAPED and a.category != without]
     benign = [b for b in corpus.hand_written_benign() if b.source in untrusted and b.split != "holdout3"]
     benign += corpus.generated_tool_outputs()
     turns = corpus.locomo_turns(shared, source="tool")
@@ -116,6 +117,14 @@ def cross_validate(x: np.ndarray, y: np.ndarray, hard: np.ndarray, folds: int = 
         caught += int(((p >= t) & (y[test] == 1)).sum())
         flagged += int(((p >= t) & (y[test] == 0)).sum())
     return caught / y.sum(), flagged / (len(y) - y.sum())
+
+
+def fit_model(corpus, shared: Path, *, without: str | None = None) -> tuple[float, float, dict[str, float]]:
+    """(bias, threshold, weights) fitted on everything but the attack family `without`."""
+    x, y, _, hard = dataset(corpus, shared, without=without)
+    b, w = fit(x, y, hard)
+    t = threshold_for(predict(b, w, x)[y == 0], hard[y == 0])
+    return float(b), t, {name: float(value) for name, value in zip(FEATURES, w)}
 
 
 def main(argv: list[str] | None = None) -> int:

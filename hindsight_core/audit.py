@@ -32,7 +32,16 @@ How a verdict is reached:
    that sends people, money or data; payment details, links or contacts with
    an order to use them) adds one review-only finding: what an agent or a tool
    writes is data about the world, not instructions for the assistant.
-5. **Score** = sum of the matched weights x the source's factor (user and
+5. **Read the structure of an order** (agent and tool writes only, `safety.structure`, with the
+   per-language lexicon of `safety.lexicon`: English, Chinese, French, Spanish, German): who is
+   addressed (the assistant, an AI, the memory; "you" in a tool's output), the mood (an order verb
+   first, an obligation or standing rule, a stated redirect) and the target (payments, credentials,
+   tools, sending data out, the memory itself, the agent's role or rules, steering people). An order
+   addressed to the agent, or one acting on such a target, adds one review-only finding. Run on every
+   unwrapped layer (URL, HTML, JSON, markdown, base64), after normalisation. Never for the user.
+   The facade also reads each session's recent agent/tool writes together
+   (`safety.session_window`): an order split across writes is held when its last piece arrives.
+6. **Score** = sum of the matched weights x the source's factor (user and
    system 0.8, agent 1.2, tool 1.5 by default). REJECT at 1.0, QUARANTINE at 0.5;
    review-only findings count towards quarantine, never towards rejection.
 

@@ -23,6 +23,7 @@ import numpy as np
 from . import decay as decay_math
 from . import forgetting, preparing
 from .audit import AuditVerdict, WriteAudit
+from .safety.session_window import SessionWindow
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
 from .consensus import ConsensusConfig
@@ -108,6 +109,7 @@ class Hindsight:
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
+        self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         if self.consensus is not None and baseline:
             self.consensus = dataclasses.replace(self.consensus, **{
@@ -185,7 +187,7 @@ class Hindsight:
 
     def _prepare(self, text: str, **fields: Any) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
         return preparing.prepare(text, config=self.config, audit=self.audit, gate=self.gate, now=self.now(),
-                                 embedding_model=self.embedder.name, **fields)
+                                 embedding_model=self.embedder.name, window=self.session_window, **fields)
 
     # -- writing --------------------------------------------------------------------------
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,

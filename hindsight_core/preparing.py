@@ -2,7 +2,8 @@
 
 In order: validate every field (a careless or hostile caller gets an
 `InvalidInputError` before any work), the write audit (is it safe to keep?
-rejected text is not stored, quarantined text is stored but never recalled),
+rejected text is not stored, quarantined text is stored but never recalled; an
+agent or tool write is also read with its session's recent ones, `safety.session_window`),
 the write gate (is it worth keeping? `force` skips this, never the audit),
 then the record with its confidence scaled by who wrote it. Text that did not
 come from the user is data: an `event_type` the caller asks for is kept only
@@ -22,6 +23,7 @@ from .audit import Action, AuditVerdict
 from .config import HindsightConfig
 from .entities import extract_entities
 from .errors import InvalidInputError
+from .safety.session_window import SessionWindow
 from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
 from .text import summarize_line, validate_id, validate_text
 from .types import GateDecision, Layer, MemoryRecord, Source, Status
@@ -79,8 +81,8 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
             agent_id: str | None = None, source: Source | str = Source.USER, event_type: str | None = None,
             timestamp: datetime | None = None, confidence: float | None = None,
             entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-            force: bool = False, layer: Layer | str = Layer.EPISODIC, context: str | None = None
-            ) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
+            force: bool = False, layer: Layer | str = Layer.EPISODIC, context: str | None = None,
+            window: SessionWindow | None = None) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
     """Validate, audit and judge one write; returns the record to store (None if declined)."""
     limits = config.limits
     clean = check_visible(validate_text(text, max_bytes=limits.max_text_bytes))
@@ -102,6 +104,8 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
     force = check_flag(force, "force")
     meta = check_metadata(metadata, config)
     verdict = audit(clean, source)
+    if window is not None:  # an order split across this session's recent agent or tool writes
+        verdict = window.screen(user_id, session_id, clean, source, verdict, audit)
     if verdict.action is Action.REJECT:
         return None, GateDecision(False, "rejected", ("rejected by the write audit",) + verdict.reasons, 0.0), verdict
     decision = gate(clean, source)

@@ -19,8 +19,14 @@ from ..types import Source
 from .directives import directive_findings
 from .normalise import decode_base64_runs, normalise
 from .rules import RULES
+from .structure import STRUCTURE_MARK, structure_findings
 from .unwrap import unwrap_layers
 from .verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
+
+
+def _judge(finding: Finding) -> str:
+    """Which judgement a review-only finding comes from: the structural reading or the directive model."""
+    return "structure" if STRUCTURE_MARK in finding.why else "model"
 
 
 def _snippet(text: str, match: re.Match[str], width: int = 60) -> str:
@@ -57,6 +63,7 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
         findings.append(Finding(Category.OBFUSCATION, "a trigger phrase only visible after removing invisible "
                                 "characters, look-alike letters or spacing", 1.0, hidden_triggers[0].evidence))
     findings += directive_findings(norm.text, source)
+    findings += structure_findings(norm.text, source)
     if norm.tag_chars:
         findings.append(Finding(Category.HIDDEN_TEXT, f"{norm.tag_chars} invisible Unicode tag characters", 2.0,
                                 norm.hidden[:60] or "(no readable text)"))
@@ -83,11 +90,11 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
     for layer, inner in layers:
         if not inner.strip():
             continue
-        # a judgement (the directive model) counts once, whichever layer it came from
-        judged = any(f.review_only for f in findings)
+        # a judgement (the directive model, the structural reading) counts once each, whichever layer it came from
+        judged = {_judge(f) for f in findings if f.review_only}
         inner_findings = [f for f in scan(inner, source, rules, _depth=_depth + 1)
                           if f.why not in seen and f.category is not Category.OBFUSCATION
-                          and not (f.review_only and judged)]
+                          and not (f.review_only and _judge(f) in judged)]
         if inner_findings and layer in ("base64", "url", "html"):
             name = {"base64": "base64", "url": "URL encoding", "html": "HTML character references"}[layer]
             findings.append(Finding(Category.ENCODED_PAYLOAD, f"an instruction hidden in {name}", 0.6,

@@ -63,7 +63,9 @@ def test_the_users_own_standing_preferences_are_untouched(text):
 def test_the_detector_alone_quarantines_and_never_rejects():
     verdict = audit(ISSUE_EXAMPLE, Source.TOOL)
     directive = [f for f in verdict.findings if f.review_only]
-    assert len(directive) == 1 and "a tool" in directive[0].why
+    # two judgements read it (the cue model and the structural reading), each at most once, both review-only
+    assert 1 <= len(directive) <= 2 and all("a tool" in f.why for f in directive)
+    assert sum("(structure:" in f.why for f in directive) <= 1 and sum("(structure:" not in f.why for f in directive) <= 1
     assert verdict.action is Action.QUARANTINE  # the detector is the only reason here, so review, not rejection
     assert audit(ISSUE_EXAMPLE, Source.USER).findings == ()  # scored for agents and tools only
 

@@ -1,0 +1,186 @@
+"""The structural directive detector: an order addressed to the agent inside text that is not the user's.
+
+A phrase list misses the next rewording; the structure of an order does not
+change with its words. Each sentence of normalised text (see `normalise`;
+encoded and wrapped layers are read by the caller, `screening.scan`) is read
+for three things, with the small per-language lexicon of `lexicon`:
+
+    addressee  "agent"  the assistant, an AI, the model, the memory, by name or vocative
+               "you"    you / vous / du / 你 in a tool's output (no person is spoken to there)
+    mood       "imperative"  an order verb first (after a vocative or "please")
+               "obligation"  must, should, from now on, never, 必须, 以后, désormais, ab sofort …
+               "redirect"    a stated change of where something goes ("… now go to IBAN …")
+    targets    payment, credential, tool, exfiltration, memory, behaviour (its role, rules, permissions),
+               steering (recommend, tell them) (strong); a link handed to people (weak)
+
+and a sentence is **held** (the write is quarantined for review) when:
+
+    1. the agent is addressed and the mood is an order                    (any target)
+    2. the mood is an order and a strong target is acted on               (no addressee needed)
+         payment counts only with an account, wallet or address and a change or the user's money
+    3. "you" in tool output, an order, and any target (a link handed out included)
+    4. a redirect of the user's payments to a concrete account           (no mood needed)
+    5. the agent's role, rules or permissions redefined, said to it      ("you are now…", "你的角色是…")
+
+First-person reports ("I booked the table for 7pm"), questions and warnings
+("never share your password") are not orders. Only agent and tool writes are
+read: the user's own "from now on, send invoices to Maria" is a preference, and
+this detector never holds what the user wrote.
+
+    read(folded) -> Reading(sentences, held)      structure_findings(folded, source) -> [Finding]
+
+The finding is `review_only`: it can send a write to review, never reject it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..types import Source
+from . import lexicon as lex
+from .cues import SENTENCE_END
+from .verdict import Category, Finding
+
+#: x1.2 (agent) or x1.5 (tool) crosses the quarantine line (0.5), never the reject line (1.0)
+FINDING_WEIGHT = 0.6
+STRONG = ("payment", "credential", "tool", "exfiltration", "memory", "behaviour", "steering")
+_MAX_SENTENCES, _MAX_CHARS = 200, 600
+#: every structural finding's reason names the structure it read (`screening` tells the judgements apart by it)
+STRUCTURE_MARK = "(structure: addressee"
+_CLAUSE = re.compile(r"[:,;，：；—]")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence's structure: who it speaks to, its mood, what it acts on, and whether it is held."""
+
+    text: str
+    addressee: str | None
+    mood: str | None
+    targets: tuple[str, ...]
+    held_by: int = 0  # the number of the rule that holds it (see the module docstring), 0 if none
+
+    @property
+    def held(self) -> bool:
+        return self.held_by > 0
+
+
+@dataclass(frozen=True)
+class Reading:
+    sentences: tuple[Sentence, ...]
+
+    @property
+    def held(self) -> Sentence | None:
+        return next((s for s in self.sentences if s.held), None)
+
+
+def sentences(folded: str) -> list[str]:
+    """Sentences with their end mark kept (a question is not an order), at most _MAX_SENTENCES."""
+    out, start = [], 0
+    for end in SENTENCE_END.finditer(folded):
+        out.append(folded[start:end.end()])
+        start = end.end()
+        if len(out) >= _MAX_SENTENCES:
+            break
+    out.append(folded[start:])
+    return [p.strip()[:_MAX_CHARS] for p in out if p.strip(" \n.!?。！？；;")]
+
+
+def addressee(sentence: str, source: Source) -> str | None:
+    if lex.AGENT_ADDRESSED.search(sentence):
+        return "agent"
+    if source is Source.TOOL and lex.YOU.search(sentence):
+        return "you"
+    return None
+
+
+def mood(sentence: str) -> str | None:
+    # the order may follow a vocative or a label: "Assistant, send …", "Note to AI models: forget …"
+    clauses = [sentence] + [c for c in _CLAUSE.split(sentence, maxsplit=2)[1:3]]
+    if lex.NARRATIVE.match(sentence) and not lex.AGENT_ADDRESSED.search(sentence):
+        return None
+    if any(lex.IMPERATIVE_FIRST.match(c.strip()) for c in clauses if c.strip()):
+        return "imperative"
+    if lex.OBLIGATION.search(sentence):
+        return "obligation"
+    if lex.REDIRECT.search(sentence) and lex.ROUTED.search(sentence):
+        return "redirect"
+    return None
+
+
+def targets(sentence: str) -> tuple[str, ...]:
+    found = []
+    if lex.PAYMENT.search(sentence):
+        found.append("payment")
+    if lex.CREDENTIAL.search(sentence) and not lex.PROTECTIVE.search(sentence):
+        found.append("credential")
+    if lex.TOOL.search(sentence):
+        found.append("tool")
+    if lex.EXFILTRATION.search(sentence):
+        found.append("exfiltration")
+    if lex.MEMORY.search(sentence):
+        found.append("memory")
+    if lex.BEHAVIOUR.search(sentence):
+        found.append("behaviour")
+    if lex.STEER.search(sentence):
+        found.append("steering")
+    if lex.LINK_RELAY.search(sentence):
+        found.append("link")
+    return tuple(found)
+
+
+def _redirected_payment(sentence: str) -> bool:
+    """Money sent to a concrete account, with a change or the user's own money named."""
+    return bool(lex.PAYMENT_ID.search(sentence) and (lex.REDIRECT.search(sentence) or lex.USERS.search(sentence)))
+
+
+def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...]) -> int:
+    """The rule (1-4, see the module docstring) that holds a sentence, or 0."""
+    if sentence.rstrip().endswith(("?", "？")) or (
+            lex.REPORTED.search(sentence) and who != "agent" and not lex.IMPERATIVE_FIRST.match(sentence)):  # a report:
+        return 0
+    strong = [t for t in what if t in STRONG and (t != "payment" or _redirected_payment(sentence))]
+    order = how in ("imperative", "obligation")
+    if who == "agent" and how is not None:
+        return 1
+    if order and strong:
+        return 2
+    if "behaviour" in what and (who is not None or lex.YOU.search(sentence)):
+        return 5
+    if who == "you" and order and (strong or "link" in what or ("payment" in what and lex.PAYMENT_ID.search(sentence))):
+        return 3
+    if how == "redirect" and "payment" in what and lex.PAYMENT_ID.search(sentence) and lex.ROUTED.search(sentence) \
+            and (lex.USERS.search(sentence) or who is not None):
+        return 4
+    return 0
+
+
+def read(folded: str, source: Source = Source.TOOL) -> Reading:
+    """Each sentence of normalised text with its structure and whether it is held (`source` decides "you")."""
+    out = []
+    for text in sentences(folded):
+        who, how, what = addressee(text, source), mood(text), targets(text)
+        out.append(Sentence(text, who, how, what, decide(text, who, how, what)))
+    return Reading(tuple(out))
+
+
+_RULE_WORDS = {1: "addressed to the agent, as an order", 2: "an order acting on {targets}",
+               3: "an order to 'you' (the agent reading a tool's output) about {targets}",
+               4: "a redirect of the user's payments to an account",
+               5: "a new role, rule or permission for the agent"}
+
+
+def structure_findings(folded: str, source: Source) -> list[Finding]:
+    """One DIRECTIVE finding if an agent's or a tool's text holds an order for the agent; none from the user."""
+    if source not in (Source.AGENT, Source.TOOL):
+        return []
+    held = read(folded, source).held
+    if held is None:
+        return []
+    writer = "an agent" if source is Source.AGENT else "a tool"
+    shape = _RULE_WORDS[held.held_by].format(targets=", ".join(held.targets) or "anything")
+    why = (f"written by {writer}: {shape} {STRUCTURE_MARK} {held.addressee or 'none'}, mood {held.mood}, "
+           f"targets {', '.join(held.targets) or 'none'})")
+    evidence = held.text if len(held.text) <= 80 else held.text[:79] + "…"
+    return [Finding(Category.DIRECTIVE, why, FINDING_WEIGHT, evidence, review_only=True)]
