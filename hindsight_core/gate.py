@@ -52,7 +52,10 @@ PREFERENCE = _rx(
     # a standing instruction: it holds for every case of a kind, from now on ("for all test runs", "in every Go file")
     r"\b(?:for|in|on|to|with) (?:all|every|each|any) (?:of (?:the|my|our) )?\w+",
     r"^\s*(?:please\s+|and\s+)?(?:always|never)\b",
-    r"\bevery (?:time|month|week|day|morning|evening)\b", r"以后都", r"每次", r"所有.{0,6}都",
+    # "every month" in an ask ("Please send all invoices to billing every month."), not in a story
+    r"^\s*(?:please\s+)?[a-z]+\b(?:[^.!?]|\.(?=\S)){0,80}\bevery (?:time|month|week|day|morning|evening)\b"
+    r"(?![^.!?]*\b(?:she|he|they|we|i)\b)",
+    r"以后都", r"每次", r"所有.{0,6}都",
     r"\bdon'?t (?:ever )?(?:use|send|call|print|show|give|book)\b", r"\bi'?m (?:allergic|vegetarian|vegan)\b",
     r"\bthe user (?:really |strongly )?(?:prefers|likes|loves|wants|needs|hates|dislikes|always|never)\b",
     r"用户(?:更|比较|很|最)?(?:喜欢|偏好|希望|想要|讨厌)",

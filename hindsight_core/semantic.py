@@ -74,6 +74,20 @@ _QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|wher
                        r"could|would|will|should|have|has)\b", re.I)
 
 
+#: kinds of statement in which naming an exclusive value sets it ("print it in landscape"); elsewhere the same
+#: words describe ("a bench near the window", "last night")
+_ASKING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.REQUEST.value, EventType.CORRECTION.value})
+
+
+def attributes_of(record: MemoryRecord) -> set[str]:
+    """The attributes a stored statement sets (`cues.attributes`); exclusive values count only in a preference,
+    a request or a correction."""
+    found = attributes(strip_speaker(record.raw_content))
+    if record.event_type not in _ASKING_TYPES:
+        found = {a for a in found if not a.startswith("exclusive:")}
+    return found
+
+
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
     return bool(_QUESTION.search(strip_speaker(text)))
@@ -103,7 +117,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
         return False
     if speaker(new.raw_content) != speaker(old.raw_content):  # one person's words never replace another's
         return False
-    shared = attributes(strip_speaker(new.raw_content)) & attributes(strip_speaker(old.raw_content))
+    shared = attributes_of(new) & attributes_of(old)
     if not shared:
         return False
     if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
@@ -196,7 +210,7 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
 def may_group(record: MemoryRecord) -> bool:
     """Whether an episode can be in a group at all: a candidate (`consolidation_candidates`) that sets an attribute
     (`_group` groups by attribute). The after-write check looks for groups only around such episodes."""
-    return bool(consolidation_candidates([record])) and bool(attributes(strip_speaker(record.raw_content)))
+    return bool(consolidation_candidates([record])) and bool(attributes_of(record))
 
 
 def _span_days(records: Sequence[MemoryRecord]) -> float:
@@ -216,18 +230,18 @@ def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
     attribute leads no group: chit-chat that shares words is not knowledge.
     """
     leader = records[int(indices[0])]
-    wanted = attributes(strip_speaker(leader.raw_content))
+    wanted = attributes_of(leader)
     if not wanted:
         return Group((), 0, 0.0, None)
     kinds = _KINDS_WITH.get(leader.event_type, {leader.event_type})
     who = speaker(leader.raw_content)
     kept = [int(i) for i in indices if records[i].event_type in kinds and speaker(records[i].raw_content) == who
             and exclusive_clash(leader.raw_content, records[i].raw_content) is None
-            and attributes(strip_speaker(records[i].raw_content)) & wanted]
+            and attributes_of(records[i]) & wanted]
     members = [records[i] for i in kept]
     if not members:
         return Group((), 0, 0.0, None)
-    shared = set.intersection(*(attributes(strip_speaker(m.raw_content)) for m in members))
+    shared = set.intersection(*(attributes_of(m) for m in members))
     topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
     return Group(tuple(kept), sum(r.confirmations for r in members), _span_days(members), topic)
 

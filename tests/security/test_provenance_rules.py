@@ -21,7 +21,8 @@ REPEATED = "Print the Orion report in landscape, please."
 @pytest.mark.parametrize("source, groups", [("user", True), ("tool", False), ("agent", False)])
 def test_only_the_users_own_words_become_knowledge(fake_memory, clock, source, groups):
     for _ in range(5):  # the same request on five days: the user's repetition becomes knowledge, no one else's
-        fake_memory.write(REPEATED, user_id="u", source=source, force=True, event_type="fact", merge_duplicates=False)
+        fake_memory.write(REPEATED, user_id="u", source=source, force=True, event_type="request",
+                          merge_duplicates=False)
         clock.advance(days=1)
     fake_memory.consolidate(user_id="u")
     knowledge = [m for m in fake_memory.memories(user_id="u") if m.layer is Layer.SEMANTIC]
