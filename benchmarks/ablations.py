@@ -61,8 +61,8 @@ SETS = ("locomo", "madial-zh", "madial-en", "multilingual")
 VARIANTS: dict[str, Recipe] = {
     "defaults": Recipe("defaults, through the write gate"),
     "no-gate": Recipe("write gate off (force=True)", force=True),
-    "no-decay-prior": Recipe("decay prior off (RecallConfig.retention_influence=0)",
-                             (tweak("recall", retention_influence=0.0),)),
+    "decay-prior-on": Recipe("retention as a ranking prior, off by default (RecallConfig.retention_influence=0.1, "
+                             "the earlier default)", (tweak("recall", retention_influence=0.1),)),
     "no-consolidation": Recipe("consolidation off (SemanticConfig.auto_consolidate=False)",
                                (tweak("semantic", auto_consolidate=False),)),
     "no-supersession": Recipe("supersession off (SemanticConfig.detect_conflicts=False)",
@@ -74,21 +74,11 @@ VARIANTS: dict[str, Recipe] = {
                                    (tweak("semantic", merge_duplicates=False),)),
     "e5-symmetric": Recipe("queries embedded as passages (E5Embedder(symmetric=True))", symmetric=True),
     "e5-query-side": Recipe("queries on e5's query side (E5Embedder(symmetric=False))", symmetric=False),
-    "no-similarity-floor": Recipe("dense similarity floor off (RecallConfig.min_similarity=-3: about 0.02 once "
-                                  "moved onto e5's query scale)", (tweak("recall", min_similarity=-3.0),)),
-    "no-fading-hide": Recipe("faded memories not hidden (DecayConfig.retention_threshold=0)",
-                             (tweak("decay", retention_threshold=0.0),)),
-    "all-off": Recipe("gate, decay prior, consolidation, supersession, time prior and "
-                      "duplicate merging off",
+    "all-off": Recipe("gate, consolidation, supersession, time prior and duplicate merging off: hindsight as a "
+                      "plain hybrid search over the same exchanges",
                       (tweak("recall", retention_influence=0.0, time_prior_weight=0.0),
                        tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False)),
                       force=True),
-    "plain": Recipe("all-off, and nothing hidden (no similarity floor, faded memories shown): hindsight as a plain "
-                    "hybrid search",
-                    (tweak("recall", retention_influence=0.0, time_prior_weight=0.0, min_similarity=-3.0),
-                     tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False),
-                     tweak("decay", retention_threshold=0.0)),
-                    force=True),
 }
 
 
