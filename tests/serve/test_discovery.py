@@ -22,8 +22,10 @@ def test_a_record_is_read_back_only_while_its_serve_process_lives(tmp_path):
 
 
 def test_a_reused_pid_running_something_else_is_not_the_server(tmp_path):
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    other = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"],
+                             stdout=subprocess.PIPE, text=True)
     try:
+        assert other.stdout.readline().strip() == "up"  # it runs python now (a busy machine may not have exec'd yet)
         write_record(tmp_path, ServerRecord("http://127.0.0.1:9", other.pid))
         assert read_record(tmp_path) is None
     finally:
