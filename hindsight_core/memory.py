@@ -328,7 +328,7 @@ class Hindsight:
     def _reinforce(self, user: str, records: list[MemoryRecord], now: datetime) -> None:
         self.store.update_fields(user, [(r.id, decay_math.reinforcement(
             r.last_accessed or r.timestamp, now, r.access_count, r.spaced_recalls,
-            self.config.decay.min_spacing_hours)) for r in records])
+            self.config.decay.min_spacing_hours)) for r in records], durable=False)  # bookkeeping: no fsync
 
     def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
         """Retention of one record now (or at `at`); see `hindsight_core.decay`."""

@@ -141,8 +141,13 @@ class MemoryStore(Protocol):
                updates: Sequence[tuple[str, dict[str, Any]]] = (), deletes: Sequence[str] = ()) -> None:
         """Apply several changes as one: after a crash, `recover` completes them."""
 
-    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        """Change record fields in place (not journaled: each update is one idempotent write)."""
+    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
+                      durable: bool = True) -> None:
+        """Change record fields in place (not journaled: each update is one idempotent write).
+
+        `durable=False`: the change may wait for the next flush (it survives a killed process through the
+        engine's log, not a power cut): for bookkeeping such as reinforcement, never for what a user asked.
+        """
 
     def recover(self, user_id: str) -> int:
         """Complete the changes a crash interrupted; returns how many were replayed."""

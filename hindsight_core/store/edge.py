@@ -393,12 +393,14 @@ class EdgeStore:
             if entry["upserts"]:
                 self._indexer.maybe_start(user_id, shard, self._user_path(user_id) / MEMORIES)
 
-    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
+                      durable: bool = True) -> None:
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is not None and updates:
                 self._set_fields(shard, updates)
-                self._after_change(shard)
+                if durable:
+                    self._after_change(shard)
                 if self._indexer is not None:
                     self._indexer.record(user_id, "fields", [(m, dict(f)) for m, f in updates])
 

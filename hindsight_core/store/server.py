@@ -216,8 +216,9 @@ class ServerStore:
         self._set_fields(name, entry["updates"])
         self._delete(name, entry["deletes"])
 
-    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        name = self._collection(user_id, MEMORIES)
+    def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
+                      durable: bool = True) -> None:
+        name = self._collection(user_id, MEMORIES)  # the server decides durability
         if name is not None and updates:
             self._set_fields(name, updates)
 
