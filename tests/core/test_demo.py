@@ -76,7 +76,8 @@ def test_demo_story(story):
     assert len(others) == len(claims(seen)) - 2 and all(ok and line.startswith("  ✓") for ok, line in others)
 
 
-@pytest.mark.parametrize("model", ["minilm", pytest.param("e5", marks=pytest.mark.xfail(strict=True, reason=DAY3_ON_E5))])
+@pytest.mark.parametrize("model", ["minilm",
+                                   pytest.param("e5", marks=pytest.mark.xfail(strict=True, reason=DAY3_ON_E5))])
 def test_day3_preferences_come_back_first_for_requests_that_never_mention_them(model, request):
     seen, lines = request.getfixturevalue("story") if model == "e5" else run(request.getfixturevalue("minilm_embedder"))
     assert seen["day3_top"][0] == "I'm vegetarian, so please never suggest meat dishes."
