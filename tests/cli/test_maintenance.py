@@ -59,9 +59,11 @@ def interrupted_migration(path, embedder, after_batches: int, batch_size: int) -
         store.close()
 
 
-def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
+def test_an_interrupted_migration_resumes_where_it_stopped(hs, minilm_embedder):
+    # a migration to a model other than the default: the interrupted half runs in-process with all-MiniLM-L6-v2,
+    # the CLI resumes it with `--to all-MiniLM-L6-v2`, so both halves must be that model
     originals = fill(hs.store, n=80)
-    interrupted_migration(hs.store, real_embedder, after_batches=2, batch_size=16)
+    interrupted_migration(hs.store, minilm_embedder, after_batches=2, batch_size=16)
 
     # meanwhile the store still works, on the old model, untouched
     with Hindsight(path=hs.store, embedder=FakeEmbedder()) as memory:
@@ -90,7 +92,7 @@ def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
         store.close()
     assert set(seen) == set(originals)
     assert sum(space == ARCHIVE for space, _, _ in seen.values()) == 5
-    expected = dict(zip(seen, real_embedder.embed([record.raw_content for _, record, _ in seen.values()])))
+    expected = dict(zip(seen, minilm_embedder.embed([record.raw_content for _, record, _ in seen.values()])))
     for memory_id, (space, record, vector) in seen.items():
         original = originals[memory_id]
         assert record.embedding_model == "all-MiniLM-L6-v2"
@@ -99,7 +101,7 @@ def test_an_interrupted_migration_resumes_where_it_stopped(hs, real_embedder):
         assert record.status is expected_status
         assert np.allclose(vector, expected[memory_id], atol=1e-5)
 
-    with Hindsight(path=hs.store, embedder=real_embedder) as memory:
+    with Hindsight(path=hs.store, embedder=minilm_embedder) as memory:
         top = memory.recall("Which colour scheme does Orion use?", user_id="alice", k=3)
         assert any("Project Orion" in r.memory.raw_content for r in top)
     with Hindsight(path=hs.store, embedder=FakeEmbedder()) as memory:

