@@ -47,7 +47,7 @@ GLOSS = {
     "谢谢": "thank you",
     "帮我打印一下销售报表": "print the sales report for me",
 }
-DINNER = "Book a table for dinner on Friday with the team."
+DINNER = "Where should I book a table for dinner on Friday with the team?"
 HANDOUT = "Get the quarterly sales summary ready for the board handout."
 CHINESE_REQUEST = "帮我打印一下销售报表"
 PRINTING = "How should the monthly report be printed?"
@@ -240,8 +240,9 @@ def claims(seen: dict[str, Any]) -> list[tuple[bool, str]]:
          f"the write gate kept {seen['stored_day1']} of {len(DAY_1)} lines and skipped the small talk"),
         (seen["day3_top"][:1] == [DAY_1[1]],
          "on day 3 the vegetarian preference came back for a dinner booking that never mentions food"),
-        (seen["day3_print"][:1] == [DAY_1[2]],
-         "the A4 landscape preference came back for a board handout that never mentions printing"),
+        (seen["day3_print"][:1] in ([DAY_1[2]], [DAY_1[6]]),
+         "the A4 landscape preference (said in English and in Chinese) came back for a board handout that never "
+         "mentions printing"),
         (seen["day3_chinese"][:1] == [DAY_1[6]], "a request in Chinese recalled the preference stated in Chinese"),
         (len(seen["knowledge"]) == 1 and seen["print_top_layer"] == "semantic",
          "five similar print requests became one piece of knowledge, recalled first"),
