@@ -5,7 +5,7 @@ Each message in a session gets
     priority = w_r · recency + w_q · relevance + w_d · density
 
     recency   = 2^(−turns_ago / half_life_turns) · 2^(−seconds_ago / half_life_seconds)
-    relevance = max(0, cos(query, message))                     (unit vectors)
+    relevance = max(0, (cos(query, message) − b) / (1 − b))     (unit vectors; b: the embedder's baseline)
     density   = min(1, points / DENSITY_SATURATION)
 
 `turns_ago` is 0 for the newest message; a half-life of None switches that
@@ -122,11 +122,17 @@ def recency(turns_ago, seconds_ago, config: PriorityConfig):
     return value
 
 
-def relevance(query: np.ndarray | None, vectors: np.ndarray) -> np.ndarray:
-    """Cosine of each (unit) message vector with the (unit) query, clipped to [0, 1]; zeros without a query."""
+def relevance(query: np.ndarray | None, vectors: np.ndarray, baseline: float = 0.0) -> np.ndarray:
+    """Cosine of each (unit) message vector with the (unit) query on the embedder's scale, clipped to [0, 1].
+
+    `baseline` is the cosine the embedder's unrelated texts sit at (`similarity_baseline`: 0 for
+    all-MiniLM-L6-v2, 0.58 for multilingual-e5-small), mapped to 0 as `config.on_similarity_scale` maps
+    thresholds; zeros without a query.
+    """
     if query is None or len(vectors) == 0:
         return np.zeros(len(vectors), dtype=np.float64)
-    return np.clip(vectors @ query, 0.0, 1.0).astype(np.float64)
+    cosine = (vectors @ query).astype(np.float64)
+    return np.clip((cosine - baseline) / (1.0 - baseline), 0.0, 1.0)
 
 
 def density(text: str) -> Density:

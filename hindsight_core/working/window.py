@@ -131,8 +131,8 @@ class WorkingMemory:
     name the session; two `WorkingMemory` objects with the same ids and a shared
     backend (e.g. `RedisBackend`) see the same messages. `memory`: a `Hindsight`
     whose embedder, clock and store `end_session()` uses. `embedder`: for
-    relevance (default: the memory's, else all-MiniLM-L6-v2, loaded on first
-    use). `tokenizer`: anything with `count(text) -> int` (default cl100k_base);
+    relevance (default: the memory's, else the library's default, multilingual-e5-small,
+    loaded on first use). `tokenizer`: anything with `count(text) -> int` (default cl100k_base);
     each message costs its content's tokens plus `message_overhead`.
     `context_limit` and `reserve_ratio` set the default budget (see `ContextBudget`).
     """
@@ -232,7 +232,8 @@ class WorkingMemory:
             self._vectors[message.id] = vector
         query_vector = cached if cached is not None else vectors[-1]
         self._query_vector = (query, query_vector)
-        return prio.relevance(query_vector, np.stack([self._vectors[m.id] for m in messages]))
+        baseline = float(getattr(self.embedder, "similarity_baseline", 0.0) or 0.0)
+        return prio.relevance(query_vector, np.stack([self._vectors[m.id] for m in messages]), baseline)
 
     # -- the window -------------------------------------------------------------------------
     def window(self, query: str | None = None, *, budget: int | None = None, pin: Iterable[str] = ()) -> Window:

@@ -228,18 +228,7 @@ def test_turn_2_parameter_survives_to_turn_20_and_turn_3_chit_chat_does_not(whic
     assert order == sorted(order) and len(order) == len(kept)
 
 
-#: measured on multilingual-e5-small (the default): the window's relevance is the raw cosine, and e5 puts every turn
-#: of this conversation at 0.78-0.92 from the question, so relevance hardly separates them (all-MiniLM-L6-v2 spreads
-#: them far wider)
-E5_RELEVANCE_TOO_FLAT = (
-    "on e5 the hiking question (turn 15, 'Can they arrange a hiking guide...') has the highest relevance, 0.916, yet "
-    "ends at priority 0.654 and is dropped for the denser 'vegetarian menu' reply (0.671, relevance 0.820, density "
-    "0.75) and 'Lovely, the team will enjoy that.' (0.672, relevance 0.804): relevance, raw cosine on e5's narrow "
-    "0.78-0.92 range, is not moved onto e5's scale in the working-memory window")
-
-
-@pytest.mark.parametrize("model", ["minilm", pytest.param("e5", marks=pytest.mark.xfail(
-    strict=True, reason=E5_RELEVANCE_TOO_FLAT))])
+@pytest.mark.parametrize("model", ["minilm", "e5"])  # relevance on each model's own scale (priority.relevance)
 def test_turn_2_parameter_yields_to_recent_turns_when_the_question_is_elsewhere(model, request):
     embedder = request.getfixturevalue("minilm_embedder" if model == "minilm" else "real_embedder")
     wm = chat(embedder, FrozenClock(T0), context_limit=150)
