@@ -164,6 +164,13 @@ def journal_append(turns: int, sync: str) -> dict:
     return percentiles(samples)
 
 
+def _default_sync() -> str:
+    """The write queue's default journal setting, as the adapters get it."""
+    from hindsight_core.write_queue import WriteQueue
+
+    return WriteQueue.__init__.__kwdefaults__["sync"]
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=20)
@@ -174,7 +181,7 @@ def main(argv: list[str] | None = None) -> dict:
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
               "command": "python benchmarks/adapter_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "embedder": embedder.name, "arms": {}}
+              "embedder": embedder.name, "sync": _default_sync(), "arms": {}}
     for arm in ("quiet", "loaded"):
         with cpu_hogs(arm == "loaded") as hogs:
             result = {"cpu_hogs": hogs, "load_average": round(os.getloadavg()[0], 1),

@@ -170,8 +170,8 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
 def adapter_section(report: dict, image_prefix: str) -> list[str]:
     lines = ["", "### What memory adds to an agent turn", "",
              f"Real framework turns with a model that answers at once, the default embedder ({report['embedder']}), "
-             "on the embedded store; p50 / p95 in ms. A turn's writes are handed to the write queue (journaled, "
-             "fsync'd) and stored behind the agent; \"loaded\" runs a CPU-bound process on every core beside it. "
+             "on the embedded store; p50 / p95 in ms. A turn's writes are handed to the write queue (journaled in "
+             f"SQLite, sync=\"{report.get('sync', 'full')}\") and stored behind the agent; \"loaded\" runs a CPU-bound process on every core beside it. "
              "No environment variable is set.", "",
              "| machine | LangChain write hook | LangChain recall hook | LlamaIndex block (recall + hand-over) | "
              "LlamaIndex hand-over | query embedding alone | `WriteQueue.submit` |",
