@@ -28,6 +28,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .. import decay as decay_math
 from ..config import DecayConfig, RecallConfig
 from ..store import points as pts
 from ..errors import InvalidInputError
@@ -157,11 +158,11 @@ def build_request(query_vector: np.ndarray, query_text: str, *, recall: RecallCo
 
 
 def retention_now(hit: Hit, now: datetime, decay: DecayConfig) -> float:
-    """The record's retention at `now`, the same as the formula's (see `hindsight_core.decay`)."""
+    """The record's retention at `now`: `hindsight_core.decay`'s rule, on the day count the engine's formula uses."""
     r = hit.record
-    elapsed = max(0.0, pts.epoch_days(now) - pts.epoch_days(r.last_accessed or r.timestamp))
-    rate = r.decay_rate / (1.0 + decay.reinforcement * r.spaced_recalls)
-    return float(r.confidence * np.exp(-rate * elapsed))
+    elapsed = pts.epoch_days(now) - pts.epoch_days(r.last_accessed or r.timestamp)
+    return decay_math.retention(r.confidence, decay_math.effective_rate(r.decay_rate, r.spaced_recalls,
+                                                                        decay.reinforcement), elapsed)
 
 
 def notes(record: MemoryRecord) -> tuple[str, ...]:
