@@ -17,7 +17,7 @@ import numpy as np
 
 from .config import SemanticConfig
 from .store.base import Hit, MemoryStore, Scope
-from .semantic import consolidation_candidates, is_conflict, is_duplicate
+from .semantic import attributes_of, consolidation_candidates, is_conflict, is_duplicate
 from .types import Layer, MemoryRecord, Status
 
 
@@ -50,6 +50,15 @@ def neighbour_floor(cfg: SemanticConfig) -> float:
     """The lowest cosine a write rule looks at. Supersession reads what two statements say, not their cosine
     (`semantic.is_conflict`), so with conflicts on every one of the nearest neighbours is looked at."""
     if cfg.detect_conflicts:
+        return -1.0
+    return min(cfg.duplicate_similarity, cfg.group_similarity)
+
+
+def record_floor(record: MemoryRecord, cfg: SemanticConfig) -> float:
+    """The lowest cosine worth fetching for one new record: only a statement that sets an attribute can
+    supersede (`semantic.attributes_of`); any other needs only its near-duplicates and the knowledge it
+    may confirm, so the engine decodes far fewer neighbours for it."""
+    if cfg.detect_conflicts and attributes_of(record):
         return -1.0
     return min(cfg.duplicate_similarity, cfg.group_similarity)
 
@@ -116,10 +125,14 @@ def store_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vect
     Returns the plan and the episodes that may now complete a group (the new
     ones, and those a repeat confirmed), for the consolidation check.
     """
-    if cfg.merge_duplicates or cfg.detect_conflicts:
-        stored = store.neighbours(user, vectors, limit=NEIGHBOURS, min_score=neighbour_floor(cfg), scope=Scope())
-    else:  # no write rule looks at the neighbours: do not ask for them
-        stored = [[] for _ in records]
+    stored: list[list[Hit]] = [[] for _ in records]
+    if cfg.merge_duplicates or cfg.detect_conflicts:  # else no write rule looks at the neighbours
+        floors = [record_floor(r, cfg) for r in records]
+        for floor in sorted(set(floors)):
+            rows = [i for i, f in enumerate(floors) if f == floor]
+            for i, hits in zip(rows, store.neighbours(user, vectors[rows], limit=NEIGHBOURS, min_score=floor,
+                                                      scope=Scope())):
+                stored[i] = hits
     plan = plan_writes(stored, records, vectors, cfg)
     store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
     touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
