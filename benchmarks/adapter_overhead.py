@@ -21,7 +21,6 @@ comes from the cache. Arms: a quiet machine, then a CPU hog
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
@@ -39,7 +38,7 @@ from load import cpu_hogs  # noqa: E402
 from metrics import percentiles  # noqa: E402
 
 from hindsight_core import Hindsight  # noqa: E402
-from hindsight_core.embedder import DEFAULT_MODEL, embedder_named  # noqa: E402
+from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named  # noqa: E402
 
 FACTS = ["My sister {n} lives in Lisbon and works as a nurse.", "I prefer meetings after {n} am on weekdays.",
          "Project Falcon-{n} ships on the 12th; Priya owns the release.", "I am allergic to peanuts and {n} shellfish.",
@@ -145,8 +144,8 @@ def query_embedding(embedder, turns: int) -> dict:
 
 def journal_append(turns: int, sync: str) -> dict:
     """The hand-over alone: one `WriteQueue.submit` (a journal append; fsync'd with sync="full"), writer idle."""
+    from hindsight_core.session.write_queue import WriteQueue
     from hindsight_core.testing import FakeEmbedder
-    from hindsight_core.write_queue import WriteQueue
 
     folder = tempfile.mkdtemp(prefix="hindsight-adapter-")
     samples = []
@@ -166,7 +165,7 @@ def journal_append(turns: int, sync: str) -> dict:
 
 def _default_sync() -> str:
     """The write queue's default journal setting, as the adapters get it."""
-    from hindsight_core.write_queue import WriteQueue
+    from hindsight_core.session.write_queue import WriteQueue
 
     return WriteQueue.__init__.__kwdefaults__["sync"]
 

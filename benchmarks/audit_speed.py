@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hindsight_core.audit import audit  # noqa: E402
+from hindsight_core.safety.audit import audit  # noqa: E402
 from hindsight_core.types import Source  # noqa: E402
 
 CASES = {

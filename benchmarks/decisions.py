@@ -39,9 +39,9 @@ from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import Hindsight, Layer, Source  # noqa: E402
-from hindsight_core.multilingual import E5Embedder  # noqa: E402
+from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
+from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
-from hindsight_core.turns import Turn, TurnLog  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo10.json"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)

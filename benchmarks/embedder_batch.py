@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from load import cpu_hogs  # noqa: E402
 from synthetic import synthetic_memories  # noqa: E402
 
-from hindsight_core.multilingual import E5Embedder  # noqa: E402
+from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
 
 
 def rate(texts: list[str], batch_size: int, runs: int = 2) -> float:

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ARM = r"""
 import json, sys, time
-from hindsight_core.multilingual import E5Embedder
+from hindsight_core.embed.multilingual import E5Embedder
 n = int(sys.argv[1])
 embedder = E5Embedder()
 texts = [f"Please print report number {i} in landscape on A4 paper for the Tuesday meeting" for i in range(64)]

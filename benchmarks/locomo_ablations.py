@@ -16,8 +16,8 @@ import dataclasses
 import json
 import sys
 import time
-from datetime import datetime, timezone
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 

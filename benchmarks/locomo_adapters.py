@@ -5,7 +5,7 @@
     (or: python benchmarks/locomo_bench.py --protocol adapters ...)
 
 hindsight: one store per conversation (user_id = sample_id), every session
-offered in order, once, to `hindsight_core.turns.TurnLog(memory).offer([Turn(text,
+offered in order, once, to `hindsight_core.session.turns.TurnLog(memory).offer([Turn(text,
 source, timestamp=session date)...], user_id=..., session_id="session-N")` -
 the policy the LangChain and LlamaIndex adapters use, so whatever it decides
 (which turns are written, whether a turn is paired with the one it answers,
@@ -28,7 +28,7 @@ the share of evidence whose text reaches the top-5 prompt block whole
 (`evidence_in_block@5`, counted like recall: the evidence turn's own words,
 spaces collapsed, found in `Hindsight.format_for_prompt(results[:5])` for
 hindsight and in the same-shaped block for the baselines), and the block's
-cl100k tokens (`hindsight_core.tokens`).
+cl100k tokens (`hindsight_core.language.tokens`).
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core import Source, count_tokens  # noqa: E402
-from hindsight_core.formatting import neutralise  # noqa: E402
+from hindsight_core.recall.formatting import neutralise  # noqa: E402
+from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
-from hindsight_core.turns import Turn, TurnLog  # noqa: E402
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "benchmarks" / "locomo10.json"
 HINDSIGHT = "hindsight (adapters' protocol)"

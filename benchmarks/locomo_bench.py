@@ -44,9 +44,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
+from locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402
 from locomo_adapters import add_arguments as add_adapter_arguments  # noqa: E402
 from locomo_adapters import run as run_adapters  # noqa: E402
-from locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402
 from metrics import question_row, summarise  # noqa: E402
 from peers import LangChainSystem, LlamaIndexSystem, PeerUnavailable, run_mem0  # noqa: E402
 from systems import BM25System, DenseSystem, HindsightSystem, RRFSystem, System  # noqa: E402
@@ -223,7 +223,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run(args, embedder=None) -> dict[str, Any]:
-    from hindsight_core.embedder import DEFAULT_MODEL, embedder_named
+    from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named
 
     set_torch_threads(args.torch_threads)
     conversations = load_locomo(args.path, args.limit)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
-from hindsight_core.embedder import embedder_named
+from hindsight_core.embed.embedder import embedder_named
 t1 = time.perf_counter()
 embedder = embedder_named(sys.argv[1])
 embedder.embed(["The first text loads the model."])
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "model_load.json")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from hindsight_core.embedder import DEFAULT_MODEL
+    from hindsight_core.embed.embedder import DEFAULT_MODEL
 
     model = args.model or DEFAULT_MODEL
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}

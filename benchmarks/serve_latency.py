@@ -139,7 +139,7 @@ def main() -> None:
         from hindsight_core.testing import FakeEmbedder
         embedder = FakeEmbedder()
     else:
-        from hindsight_core.embedder import embedder_named
+        from hindsight_core.embed.embedder import embedder_named
         embedder = embedder_named(args.model)
     user, written, asked = "bench", texts(args.memories), queries(args.queries)
     with tempfile.TemporaryDirectory() as tmp:

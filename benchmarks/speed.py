@@ -42,7 +42,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
 from metrics import percentiles  # noqa: E402
 from synthetic import QUERIES, synthetic_memories  # noqa: E402
 
@@ -265,7 +264,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     args = parser.parse_args(argv)
 
     if embedder is None:
-        from hindsight_core.embedder import DEFAULT_MODEL, embedder_named
+        from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named
 
         embedder = embedder_named(args.embedder or DEFAULT_MODEL)
     single = min(200, max(1, args.write_sample // 10))

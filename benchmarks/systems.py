@@ -21,12 +21,12 @@ from datetime import timedelta
 from typing import Any, Callable, Sequence
 
 import numpy as np
-
-from hindsight_core import Hindsight, HindsightConfig, Source, count_tokens
-from hindsight_core.formatting import CLOSE_TAG, DEFAULT_HEADER, OPEN_TAG, neutralise
-from hindsight_core.testing import FrozenClock
 from locomo import Conversation, Turn
 from timeaware import fuse_rankings, query_window
+
+from hindsight_core import Hindsight, HindsightConfig, Source, count_tokens
+from hindsight_core.recall.formatting import CLOSE_TAG, DEFAULT_HEADER, OPEN_TAG, neutralise
+from hindsight_core.testing import FrozenClock
 
 #: questions are asked this long after the last session started
 QUESTION_DELAY = timedelta(hours=1)

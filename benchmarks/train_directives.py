@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hindsight_core.audit import normalise  # noqa: E402
+from hindsight_core.safety.audit import normalise  # noqa: E402
 from hindsight_core.safety.directives import FEATURES, features  # noqa: E402
 
 #: the attack categories that are orders in plain words (the rest, encodings and delimiters, the rules catch)

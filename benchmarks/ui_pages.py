@@ -22,10 +22,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from synthetic import synthetic_memories  # noqa: E402
+
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
 from hindsight_core.ui import InspectorServer  # noqa: E402
-from synthetic import synthetic_memories  # noqa: E402
 
 
 def timed_get(port: int, path: str) -> tuple[float, int]:

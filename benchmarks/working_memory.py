@@ -48,8 +48,8 @@ from embedcache import CachedEmbedder  # noqa: E402
 from locomo import CATEGORIES, Conversation, load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import DecayConfig, FrozenClock, Hindsight, HindsightConfig  # noqa: E402
-from hindsight_core.context import ContextBuilder  # noqa: E402
-from hindsight_core.tokens import default_tokenizer  # noqa: E402
+from hindsight_core.language.tokens import default_tokenizer  # noqa: E402
+from hindsight_core.session.context import ContextBuilder  # noqa: E402
 from hindsight_core.working import MESSAGE_OVERHEAD, WorkingMemory  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo10.json"

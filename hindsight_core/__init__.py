@@ -7,29 +7,51 @@
         system_prompt += memory.format_for_prompt(results)
 """
 
-from .audit import Action, AuditVerdict, WriteAudit, audit
-from .choices import TimeRangeChoice
+import sys
+
+from . import _moved
 from .clock import FrozenClock, system_clock
-from .context import Context, ContextBuilder, TokenReport, memory_block
-from .consensus import ConsensusConfig, ConsensusReport, apply_consensus, check_consensus
 from .config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
-from .embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
-from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, HindsightError, InvalidInputError,
-                     InvalidUserIdError, MemoryNotFoundError, StoreInUseError, StoreUnavailableError,
-                     TextTooLargeError)
-from .formatting import format_for_prompt
-from .gate import LLMGate, RuleBasedGate, WriteGate
-from .keyed import KeyedItem, KeyedMemory
+from .consolidate.plan import ConsolidationReport
+from .embed.embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .errors import (
+    EmbedderMismatchError,
+    EmptyTextError,
+    EvaluatorError,
+    HindsightError,
+    InvalidInputError,
+    InvalidUserIdError,
+    MemoryNotFoundError,
+    StoreInUseError,
+    StoreUnavailableError,
+    TextTooLargeError,
+)
+from .language.timerange import TimeRange
+from .language.tokens import count_tokens
 from .memory import Hindsight, WriteResult
-from .outcome import WriteOutcome
-from .semantic import ConsolidationReport
+from .recall.consensus import ConsensusConfig, ConsensusReport, apply_consensus, check_consensus
+from .recall.formatting import format_for_prompt
+from .safety.audit import Action, AuditVerdict, WriteAudit, audit
+from .session.choices import TimeRangeChoice
+from .session.context import Context, ContextBuilder, TokenReport, memory_block
+from .session.keyed import KeyedItem, KeyedMemory
+from .session.outcome import WriteOutcome
+from .session.turns import Turn, TurnLog
 from .store import EdgeStore, LegacyStoreError, MemoryStore, ServerStore
-from .timerange import TimeRange
-from .tokens import count_tokens
-from .turns import Turn, TurnLog
+from .types import (
+    EventType,
+    Explanation,
+    ForgetReceipt,
+    GateDecision,
+    Layer,
+    MemoryRecord,
+    RecallResults,
+    ScoredMemory,
+    Source,
+    Status,
+)
 from .working import ContextBudget, ContextBudgetError, InProcessBackend, RedisBackend, WorkingMemory
-from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
-                    ScoredMemory, Source, Status)
+from .write.gate import LLMGate, RuleBasedGate, WriteGate
 
 __version__ = "0.1.0"
 
@@ -47,3 +69,5 @@ __all__ = [
     "system_clock",
     "KeyedItem", "KeyedMemory", "TimeRangeChoice", "Turn", "TurnLog", "WriteOutcome",
 ]
+
+_moved.install(sys.modules[__name__])

@@ -21,32 +21,38 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import decay as decay_math
-from . import forgetting, preparing
-from .audit import AuditVerdict, WriteAudit
-from .safety.session_window import SessionWindow
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
-from .consensus import ConsensusConfig
-from .consolidation import consolidate_user, link_fields
-from .embedder import DEFAULT_MODEL, Embedder, embedder_named, normalize_rows
+from .consolidate.plan import ConsolidationReport, consolidate_user, link_fields
+from .embed.embedder import DEFAULT_MODEL, Embedder, embedder_named, normalize_rows
+from .embed.query_cache import QueryCache
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
 from .events import ForgetListener, ForgetListeners, Forgotten
-from .formatting import format_for_prompt
-from .gate import RuleBasedGate, WriteGate
-from .preparing import WriteResult
-from .query_cache import QueryCache
+from .forget import plan as forgetting
+from .language.text import validate_id, validate_text
+from .language.timerange import TimeRangeLike
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
-from .semantic import ConsolidationReport
+from .recall.consensus import ConsensusConfig
+from .recall.formatting import format_for_prompt
+from .safety.audit import AuditVerdict, WriteAudit
+from .safety.session_window import SessionWindow
 from .store import MemoryStore, Scope, open_store
 from .store.base import ALL, ARCHIVE
-from .text import validate_id, validate_text
-from .timerange import TimeRangeLike
 from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
-from .validation import check_clock, check_event_types, check_flag, check_store_path, check_vectors, check_visible, time_window
-from .writing import store_batch
-from .write_queue import close_write_queue
-
+from .write import preparing
+from .write.gate import RuleBasedGate, WriteGate
+from .write.preparing import WriteResult
+from .write.validation import (
+    check_clock,
+    check_event_types,
+    check_flag,
+    check_store_path,
+    check_vectors,
+    check_visible,
+    time_window,
+)
+from .write.writing import store_batch
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
@@ -79,7 +85,7 @@ class Hindsight:
     `RuleBasedGate`). `summarizer`: a `prompt -> text` callable (e.g. a chat
     model) that writes consolidated knowledge; without one, consolidation is
     extractive and needs no model. `audit`: screens every write for poisoning
-    (default `WriteAudit`, see `hindsight_core.audit`); what it rejects is not
+    (default `WriteAudit`, see `hindsight_core.safety.audit`); what it rejects is not
     stored, what it quarantines is stored but never recalled. `consensus`: the
     retrieval check that drops or down-weights a recalled memory contradicting
     the related ones, run whenever a recalled memory or one of its related ones
@@ -119,13 +125,15 @@ class Hindsight:
         self._opened: set[str] = set()
         self._user_locks: dict[str, threading.RLock] = {}
         self._forget_listeners = ForgetListeners()
+        self._close_hooks: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self._closed = False
         self._query_cache = QueryCache()
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
-        close_write_queue(self)  # writes handed to the queue are stored before the store closes
+        for hook in list(self._close_hooks):  # the write queue stores what was handed to it before the store closes
+            hook()
         with self._lock:
             if not self._closed:
                 self._closed = True
@@ -440,6 +448,10 @@ class Hindsight:
             if not dry_run and victims:
                 working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
+
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call `hook` first when this memory closes, before the store does (the write queue flushes there)."""
+        self._close_hooks.append(hook)
 
     def on_forget(self, listener: ForgetListener) -> None:
         """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""

@@ -8,9 +8,9 @@ from typing import Sequence
 import numpy as np
 
 from .clock import FrozenClock
-from .gate import RuleBasedGate, WriteGate
-from .text import keyword_tokens
+from .language.text import keyword_tokens
 from .types import GateDecision, Source
+from .write.gate import RuleBasedGate, WriteGate
 
 __all__ = ["FakeEmbedder", "FrozenClock", "RecordingGate"]
 

@@ -1,7 +1,7 @@
 """The memory block the middleware and the classic memory put into a prompt.
 
 The one place that decides how recalled memories become prompt text: the core's
-context builder (`hindsight_core.context.memory_block`: top-k, semantic first,
+context builder (`hindsight_core.session.context.memory_block`: top-k, semantic first,
 within an optional token budget).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from hindsight_core import Hindsight
-from hindsight_core.context import amemory_block as _amemory_block
-from hindsight_core.context import memory_block as _memory_block
+from hindsight_core.session.context import amemory_block as _amemory_block
+from hindsight_core.session.context import memory_block as _memory_block
 
 
 def memory_block(memory: Hindsight, query: str, *, user_id: str, k: int, **recall_options: Any) -> str:

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
 
 from hindsight_core import InvalidInputError, LLMGate, WriteGate
-from hindsight_core.answers import answer_text
+from hindsight_core.session.answers import answer_text
 
 from ._convert import message_text
 

@@ -11,7 +11,7 @@ back for the latest user message and appends them, as a delimited block, to the
 system prompt of *that request only*: the block never enters the message state,
 so a checkpointer does not save it and the next turn recalls afresh. After the
 agent finishes a turn, the user's message and the final answer are handed to
-the core's write queue (`hindsight_core.write_queue`): journaled at once, then
+the core's write queue (`hindsight_core.session.write_queue`): journaled at once, then
 put through the write gate and stored behind the agent, so the turn never waits
 for the embedding. `flush()` waits until every handed-over turn is stored.
 """
@@ -27,8 +27,8 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from hindsight_core import Hindsight, InvalidInputError, Source
-from hindsight_core.turns import Turn, TurnLog
-from hindsight_core.write_queue import write_queue
+from hindsight_core.session.turns import Turn, TurnLog
+from hindsight_core.session.write_queue import write_queue
 
 from ._context import amemory_block, memory_block
 from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block

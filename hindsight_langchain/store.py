@@ -16,7 +16,7 @@ be reached through the store; the other adapters take it as it is. An
 optional `agent_id` scopes the store to one agent: its items carry that agent id
 and it reads only that agent's memories of the user.
 
-An item is one keyed memory of the core (`hindsight_core.keyed`): the item at
+An item is one keyed memory of the core (`hindsight_core.session.keyed`): the item at
 `(*prefix, user_id, *rest)` / `key` is the core key `(*rest, key)`, so the
 core's rules hold here unchanged. The item's text is the text at the put's
 `index` paths if given, else the value's first string field among
@@ -54,13 +54,24 @@ import threading
 import warnings
 from typing import Any, Iterable, Mapping, Sequence
 
-from langgraph.store.base import (BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result,
-                                  SearchItem, SearchOp, get_text_at_path)
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+)
 
 from hindsight_core import Hindsight, InvalidInputError, MemoryRecord, Source
-from hindsight_core.keyed import KeyedItem, KeyedMemory, item_of
-from hindsight_core.outcome import WriteOutcome, describe, reasons_of
-from hindsight_core.text import validate_id
+from hindsight_core.language.text import validate_id
+from hindsight_core.session.keyed import KeyedItem, KeyedMemory, item_of
+from hindsight_core.session.outcome import WriteOutcome, describe, reasons_of
 
 from ._filters import matches_filter, matches_namespace
 

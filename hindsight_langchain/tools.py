@@ -4,7 +4,7 @@ The user id is bound when the tools are made and never taken from the model's
 arguments, so a model cannot read or write another user's memories however it
 is prompted. Nor does the model say who is speaking: what the write tool keeps
 is recorded as the agent's, never as the user's own words on the model's say-so. The time-range choices and the answer
-to a write are the core's (`hindsight_core.choices`, `hindsight_core.outcome`),
+to a write are the core's (`hindsight_core.session.choices`, `hindsight_core.session.outcome`),
 the same as the LlamaIndex tools and the MCP server give.
 """
 
@@ -16,9 +16,9 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
 from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source
-from hindsight_core.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
-from hindsight_core.outcome import describe
-from hindsight_core.text import validate_id
+from hindsight_core.language.text import validate_id
+from hindsight_core.session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from hindsight_core.session.outcome import describe
 
 TimeRangeChoice = Literal[TIME_RANGES]  # type: ignore[valid-type]
 KindChoice = Literal["preference", "correction", "fact", "task_result", "event"]

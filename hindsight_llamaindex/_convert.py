@@ -8,8 +8,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from hindsight_core import ScoredMemory, Source
-from hindsight_core.formatting import neutralise
-from hindsight_core.turns import Turn
+from hindsight_core.recall.formatting import neutralise
+from hindsight_core.session.turns import Turn
 
 #: the metadata field this adapter's stored turns have kept their digest under since before the core's TurnLog
 TURN_FIELD = "llamaindex_turn"

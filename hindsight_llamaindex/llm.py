@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from llama_index.core.base.llms.base import BaseLLM
 
 from hindsight_core import InvalidInputError, LLMGate, WriteGate
-from hindsight_core.answers import answer_text
+from hindsight_core.session.answers import answer_text
 
 
 def as_text_function(llm: BaseLLM) -> Callable[[str], str]:

@@ -19,11 +19,11 @@ assistant reply at the next read (the next turn; for agents, the read that
 follows each run). `_aput` offers flushed messages the same way, so a Memory
 that is written but never read still stores its turns.
 
-The turns are handed to the core's write queue (`hindsight_core.write_queue`):
+The turns are handed to the core's write queue (`hindsight_core.session.write_queue`):
 journaled at once, then offered behind the conversation, so a turn never waits
 for the embedding; `flush()` waits until they are stored.
 
-De-duplication is the core's `TurnLog` (`hindsight_core.turns`): each user or
+De-duplication is the core's `TurnLog` (`hindsight_core.session.turns`): each user or
 assistant message is offered at most once per user and session, and a chat
 history reloaded by LlamaIndex's chat store after a restart is not written
 twice. Shortening the block when the prompt is over its limit is the core's
@@ -43,10 +43,10 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
 from hindsight_core import Hindsight, InvalidInputError
-from hindsight_core.context import MemoryBlock, amemory_block, shorten_block
-from hindsight_core.text import validate_id
-from hindsight_core.turns import TurnLog
-from hindsight_core.write_queue import WriteQueue, write_queue
+from hindsight_core.language.text import validate_id
+from hindsight_core.session.context import MemoryBlock, amemory_block, shorten_block
+from hindsight_core.session.turns import TurnLog
+from hindsight_core.session.write_queue import WriteQueue, write_queue
 
 from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
 from ._validate import check_k, check_memory

@@ -9,8 +9,8 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from hindsight_core import Hindsight, Layer
-from hindsight_core.text import validate_id
-from hindsight_core.timerange import TimeRangeLike
+from hindsight_core.language.text import validate_id
+from hindsight_core.language.timerange import TimeRangeLike
 
 from ._convert import node_from_result
 from ._validate import check_k, check_memory

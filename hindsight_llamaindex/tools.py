@@ -9,9 +9,9 @@ from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.tools.utils import create_schema_from_function
 
 from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source, format_for_prompt
-from hindsight_core.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
-from hindsight_core.outcome import describe
-from hindsight_core.text import validate_id
+from hindsight_core.language.text import validate_id
+from hindsight_core.session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from hindsight_core.session.outcome import describe
 
 from ._validate import check_k, check_memory
 
@@ -35,7 +35,7 @@ class HindsightToolSpec(BaseToolSpec):
     model can never read or write another user's memories. Nor is the source: saved
     text goes through the write gate like any other write, always as the agent's.
     The time-range choices and the answer to a save are the core's
-    (`hindsight_core.choices`, `hindsight_core.outcome`), as in the other interfaces.
+    (`hindsight_core.session.choices`, `hindsight_core.session.outcome`), as in the other interfaces.
     """
 
     spec_functions: List[SPEC_FUNCTION_TYPE] = [("search_memory", "asearch_memory"), ("save_memory", "asave_memory")]

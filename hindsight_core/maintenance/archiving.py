@@ -11,8 +11,8 @@ import numpy as np
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
+from ..language.text import validate_id
 from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
-from ..text import validate_id
 from ..types import MemoryRecord, Status
 
 if TYPE_CHECKING:

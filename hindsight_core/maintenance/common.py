@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..embedder import Embedder, normalize_rows
+from ..embed.embedder import Embedder, normalize_rows
 from ..errors import HindsightError
+from ..language.text import validate_id
 from ..store.base import MaintainableStore
-from ..text import validate_id
 
 if TYPE_CHECKING:
     pass
@@ -53,7 +53,7 @@ def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    from ..validation import check_vectors
+    from ..write.validation import check_vectors
 
     vectors = normalize_rows(check_vectors(np.asarray(embedder.embed(list(texts)), dtype=np.float32), embedder.name))
     if vectors.shape != (len(texts), embedder.dimension):

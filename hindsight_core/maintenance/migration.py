@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..clock import ensure_utc
-from ..embedder import Embedder
+from ..embed.embedder import Embedder
 from ..errors import HindsightError, InvalidInputError
 from ..store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, MaintainableStore
 
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     pass
 
 from .common import MIGRATION_KEY, Progress, _batches, _embed, _users, maintainable
-
 
 # -- migration --------------------------------------------------------------------------------------------------
 _PAIRS = ((MEMORIES, STAGING), (ARCHIVE, STAGING_ARCHIVE))

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 
 from ..clock import ensure_utc
+from ..language.text import validate_id
 from ..store.base import ARCHIVE
-from ..text import validate_id
 from ..types import Layer, Status
 
 if TYPE_CHECKING:

@@ -12,18 +12,17 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 import numpy as np
 
 from ..clock import ensure_utc
-from ..embedder import Embedder
+from ..embed.embedder import Embedder
 from ..errors import InvalidInputError
+from ..language.text import validate_id
 from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
-from ..text import validate_id
 from ..types import MemoryRecord
-from ..validation import check_record
+from ..write.validation import check_record
 
 if TYPE_CHECKING:
     pass
 
 from .common import EXPORT_FORMAT, EXPORT_VERSION, _embed, _users, maintainable
-
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import InvalidInputError
-from ..text import validate_id
+from ..language.text import validate_id
 
 #: shorter tokens are refused: a bearer token is the only thing between the network and a user's memories
 MIN_TOKEN_CHARS = 16

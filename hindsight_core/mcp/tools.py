@@ -5,8 +5,8 @@ No tool takes a user id: `current_user` gets it from the server's `UserScope`
 No tool takes a source either: who is speaking is the server's setting
 (`write_source`, "agent" unless the deployment says the client is the user's
 own hand), so a model cannot pass its words off as the user's. A write answers
-with the core's outcome (`hindsight_core.outcome.report`) and time ranges are
-the core's choices (`hindsight_core.choices`), as in the other interfaces.
+with the core's outcome (`hindsight_core.session.outcome.report`) and time ranges are
+the core's choices (`hindsight_core.session.choices`), as in the other interfaces.
 Hindsight errors become MCP tool errors carrying their message.
 """
 
@@ -23,10 +23,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import maintenance
-from ..choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from ..errors import HindsightError, InvalidInputError
 from ..memory import Hindsight
-from ..outcome import report
+from ..session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
+from ..session.outcome import report
 from ..types import ScoredMemory, Source
 from .scope import UserScope
 

@@ -6,7 +6,7 @@ What an agent or a tool wrote is dropped when the related memories contradict
 it; what the user said is only down-weighted (×0.5): two true statements can
 look contradictory to the cues ("milestone 1" vs "milestone 2"), and a recall
 must not come back empty because of that. The rules themselves are in
-`hindsight_core.consensus`.
+`hindsight_core.recall.consensus`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
 from ..store.base import Hit, MemoryStore, Scope
 from ..types import ScoredMemory, Source
+from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
 
 _ACTIVE = Scope()
 

@@ -30,10 +30,10 @@ import numpy as np
 
 from .. import decay as decay_math
 from ..config import DecayConfig, RecallConfig
-from ..store import points as pts
 from ..errors import InvalidInputError
+from ..language.text import validate_id
+from ..store import points as pts
 from ..store.base import Channel, Hit, Scope, SearchRequest, SearchResult
-from ..text import validate_id
 from ..types import Explanation, Layer, MemoryRecord, ScoredMemory
 from . import formula as f
 
@@ -265,7 +265,7 @@ def last_utterance(query: str) -> str:
 
 
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
-    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.timeparse`.
+    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.language.timeparse`.
 
     Only the query's last line is read: in a query made of several turns, each
     "yesterday" or "last year" was said on a day of its own, and the latest turn
@@ -275,7 +275,7 @@ def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> lis
     A memory is often written after what it tells happened, so each window is
     stretched `told_later_days` past its end before it becomes a gaussian.
     """
-    from ..timeparse import gaussian_prior, time_hints
+    from ..language.timeparse import gaussian_prior, time_hints
 
     priors = []
     for hint in time_hints(last_utterance(query), now):

@@ -24,8 +24,8 @@ import httpx
 
 from ..clock import read_clock, system_clock
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
-from ..formatting import format_for_prompt
 from ..memory import Hindsight
+from ..recall.formatting import format_for_prompt
 from ..types import MemoryRecord, RecallResults, ScoredMemory
 from . import wire
 
@@ -80,6 +80,7 @@ class HindsightClient(Hindsight):
         self.clock = clock
         self._config: Any = None
         self._model: str | None = None
+        self._close_hooks: list[Callable[[], None]] = []
 
     # -- transport -----------------------------------------------------------------------------
     def _call(self, name: str, **args: Any) -> Any:
@@ -115,6 +116,8 @@ class HindsightClient(Hindsight):
         return data["result"]
 
     def close(self) -> None:
+        for hook in list(self._close_hooks):  # a write queue over this client sends what it holds first
+            hook()
         self._http.close()
 
     def __enter__(self) -> "HindsightClient":

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
 from ..events import Forgotten
-from ..formatting import format_for_prompt
+from ..recall.formatting import format_for_prompt
 from ..types import ScoredMemory
 
 DEFAULT_MAX_ENTRIES = 200

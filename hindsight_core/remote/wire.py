@@ -14,15 +14,15 @@ from datetime import date, datetime
 from typing import Any, Mapping
 
 from .. import errors
-from ..audit import AuditVerdict
 from ..config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
-from ..consensus import ConsensusCheck, ConsensusReport, Verdict
+from ..consolidate.plan import ConsolidationReport
+from ..language.timerange import TimeRange
 from ..maintenance.stats import StoreStats
-from ..preparing import WriteResult
+from ..recall.consensus import ConsensusCheck, ConsensusReport, Verdict
+from ..safety.audit import AuditVerdict
 from ..safety.verdict import Action, Category, Finding
-from ..semantic import ConsolidationReport
-from ..timerange import TimeRange
 from ..types import Explanation, ForgetReceipt, GateDecision, MemoryRecord, RecallResults, ScoredMemory, Source
+from ..write.preparing import WriteResult
 
 #: the API's version, in every path: /api/v1/<operation>
 PREFIX = "/api/v1"

@@ -16,6 +16,7 @@ from typing import Mapping
 from ..errors import InvalidInputError
 from ..types import Source
 
+
 class Action(str, enum.Enum):
     """What the store should do with a write."""
 

@@ -223,8 +223,14 @@ class EdgeStore:
 
     @staticmethod
     def _config(dimension: int) -> Any:
-        from qdrant_edge import (Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams,
-                                 EdgeVectorParams, Modifier)
+        from qdrant_edge import (
+            Distance,
+            EdgeConfig,
+            EdgeOptimizersConfig,
+            EdgeSparseVectorParams,
+            EdgeVectorParams,
+            Modifier,
+        )
 
         return EdgeConfig(
             vectors={pts.DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},

@@ -159,7 +159,7 @@ def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
         else:
             text = dict(payload.get("text") or {})
         data.update(text)
-        from ..validation import record_from_payload
+        from ..write.validation import record_from_payload
 
         record, problem = record_from_payload(data)
         if record is None:

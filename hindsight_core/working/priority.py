@@ -28,9 +28,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..entities import extract_entities
 from ..errors import InvalidInputError
-from ..gate import CORRECTION, FACT, PREFERENCE, TASK_RESULT, TRIVIAL
+from ..language.entities import extract_entities
+from ..write.gate import CORRECTION, FACT, PREFERENCE, TASK_RESULT, TRIVIAL
 
 #: A user or assistant confirming a value; the gate has no pattern for this, since confirmations
 #: matter for the next model call but rarely deserve a long-term memory of their own.

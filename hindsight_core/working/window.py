@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..clock import Clock, read_clock, system_clock
-from ..embedder import Embedder, normalize_rows
+from ..embed.embedder import Embedder, normalize_rows
 from ..errors import ContextBudgetError, InvalidInputError
-from ..text import validate_id, validate_text
-from ..tokens import Tokenizer, default_tokenizer
+from ..language.text import validate_id, validate_text
+from ..language.tokens import Tokenizer, default_tokenizer
 from ..types import Source
 from . import priority as prio
 from .backends import InProcessBackend, WorkingBackend
@@ -169,7 +169,7 @@ class WorkingMemory:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:  # the library's default embedder, as Hindsight's
-            from ..embedder import DEFAULT_MODEL, embedder_named
+            from ..embed.embedder import DEFAULT_MODEL, embedder_named
 
             self._embedder = embedder_named(DEFAULT_MODEL)
         return self._embedder

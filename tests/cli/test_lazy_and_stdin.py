@@ -12,7 +12,7 @@ import pytest
 
 from hindsight_core import Hindsight
 from hindsight_core.cli import LazyEmbedder
-from hindsight_core.embedder import DEFAULT_MODEL
+from hindsight_core.embed.embedder import DEFAULT_MODEL
 from hindsight_core.testing import FakeEmbedder
 
 from .conftest import FAKE
@@ -41,7 +41,7 @@ def unloadable_model(folder: Path, dimension: int = 384) -> Path:
 
 
 def test_models_know_their_dimension_without_loading():
-    from hindsight_core import multilingual
+    from hindsight_core.embed import multilingual
 
     before = multilingual._MODEL  # None unless an earlier test embedded with it
     assert LazyEmbedder(DEFAULT_MODEL).dimension == 384 and multilingual._MODEL is before

@@ -106,7 +106,7 @@ def test_export_without_vectors_is_re_embedded_on_import(hs, tmp_path, clock):
 
 
 def test_import_into_another_model_re_embeds_with_the_default_model(hs, tmp_path, clock):
-    from hindsight_core.multilingual import E5Embedder
+    from hindsight_core.embed.multilingual import E5Embedder
 
     build_store(hs.store, clock)
     dump = tmp_path / "memories.jsonl"

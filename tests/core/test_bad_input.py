@@ -4,8 +4,16 @@ from datetime import datetime
 
 import pytest
 
-from hindsight_core import (EmptyTextError, Hindsight, HindsightConfig, HindsightError, InvalidInputError,
-                            InvalidUserIdError, Limits, TextTooLargeError)
+from hindsight_core import (
+    EmptyTextError,
+    Hindsight,
+    HindsightConfig,
+    HindsightError,
+    InvalidInputError,
+    InvalidUserIdError,
+    Limits,
+    TextTooLargeError,
+)
 from hindsight_core.testing import FakeEmbedder
 
 

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hindsight_core import Hindsight, InvalidInputError, Layer
-from hindsight_core.context import ContextBuilder, memory_block
+from hindsight_core.language.tokens import TiktokenTokenizer
+from hindsight_core.session.context import ContextBuilder, memory_block
 from hindsight_core.testing import FakeEmbedder, FrozenClock
-from hindsight_core.tokens import TiktokenTokenizer
 from hindsight_core.working import ContextBudgetError, WorkingMemory
 
 T0 = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from hindsight_core import multilingual
+from hindsight_core.embed import multilingual
 
 
 def test_the_engine_loads_with_a_short_spin_and_the_environment_is_restored(monkeypatch):
@@ -26,7 +26,7 @@ def test_a_callers_own_openmp_setting_wins(monkeypatch):
 
 def test_the_real_engine_embeds_after_the_load_and_the_child_environment_is_clean():
     """In a fresh process: the real model loads through the setting, and nothing leaks to child processes."""
-    script = ("import os; from hindsight_core.multilingual import E5Embedder; "
+    script = ("import os; from hindsight_core.embed.multilingual import E5Embedder; "
               "v = E5Embedder().embed(['the printer is on the third floor']); "
               "print(v.shape, os.environ.get('GOMP_SPINCOUNT'))")
     env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}

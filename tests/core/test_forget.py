@@ -1,7 +1,6 @@
 import pytest
 
 from hindsight_core import InvalidInputError, MemoryNotFoundError
-from hindsight_core.text import keyword_tokens
 
 
 def test_forget_by_id_removes_it_from_every_index(fake_memory):

@@ -4,8 +4,8 @@ from datetime import datetime, timezone
 import pytest
 
 from hindsight_core import Explanation, MemoryRecord, ScoredMemory, Source, format_for_prompt
-from hindsight_core.context import ContextBuilder, memory_block
-from hindsight_core.formatting import CLOSE_TAG, OPEN_TAG, OTHERS_SECTION, USER_SECTION, clip, neutralise
+from hindsight_core.recall.formatting import CLOSE_TAG, OPEN_TAG, OTHERS_SECTION, USER_SECTION, clip, neutralise
+from hindsight_core.session.context import ContextBuilder, memory_block
 from hindsight_core.types import Layer
 from hindsight_core.working import WorkingMemory
 

@@ -142,7 +142,7 @@ def test_what_is_not_a_request(text, kind):
 
 
 def test_is_request_needs_both_the_shape_and_a_parameter():
-    from hindsight_core.gate import is_request
+    from hindsight_core.write.gate import is_request
 
     assert is_request("Email the slides to Priya.")
     assert not is_request("Email them.")
@@ -174,7 +174,7 @@ def test_turns_with_content_are_kept(text):
 
 
 def test_content_words_counts_by_the_stated_rule():
-    from hindsight_core.gate import content_words
+    from hindsight_core.write.gate import content_words
 
     assert content_words("Thanks so much, haha!") == 0       # filler, stop words, laughter
     assert content_words("Thanks, the blue one 42") == 3     # blue, one, 42

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import EvaluatorError, Hindsight, InvalidInputError, LLMGate, Source
-from hindsight_core.answers import answer_text
-from hindsight_core.choices import TIME_RANGES, TimeRangeChoice, time_range_spec
-from hindsight_core.outcome import WriteOutcome, describe, outcome_of, report
+from hindsight_core.language.timerange import resolve_time_range
+from hindsight_core.session.answers import answer_text
+from hindsight_core.session.choices import TIME_RANGES, TimeRangeChoice, time_range_spec
+from hindsight_core.session.outcome import WriteOutcome, describe, outcome_of, report
 from hindsight_core.testing import FakeEmbedder
-from hindsight_core.timerange import resolve_time_range
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."
 PLANTED = "From now on, print all my reports in A4 landscape. Encoded note for the assistant: {payload}"

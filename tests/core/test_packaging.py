@@ -1,6 +1,6 @@
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import hindsight_core
 
@@ -81,9 +81,9 @@ def test_configuration_is_read_from_the_environment_only_at_the_edge():
 def test_the_project_metadata_reads_without_deprecation_warnings():
     """project.license as an SPDX string: no 15-line deprecation warning on every install."""
     import pathlib
-    import tomllib
     import warnings
 
+    import tomllib
     from setuptools.config.pyprojecttoml import apply_configuration
     from setuptools.dist import Distribution
 

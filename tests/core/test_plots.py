@@ -12,8 +12,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from hindsight_core import (DecayConfig, Hindsight, HindsightConfig, HindsightError, InvalidInputError, Layer,
-                            maintenance, plots)
+from hindsight_core import (
+    DecayConfig,
+    Hindsight,
+    HindsightConfig,
+    HindsightError,
+    InvalidInputError,
+    Layer,
+    maintenance,
+    plots,
+)
 from hindsight_core.testing import FakeEmbedder
 
 from ..conftest import START

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hindsight_core import Hindsight
-from hindsight_core.query_cache import QueryCache
+from hindsight_core.embed.query_cache import QueryCache
 from hindsight_core.testing import FakeEmbedder
 
 

@@ -3,7 +3,6 @@
 import re
 from pathlib import Path
 
-
 README = Path(__file__).parents[2] / "README.md"
 
 

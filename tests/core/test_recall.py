@@ -1,6 +1,6 @@
 """Each recall channel, their fusion, filters, explanations and isolation between users."""
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 
 import pytest
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, count_tokens, format_for_prompt
-from hindsight_core.context import memory_block, shorten_block
+from hindsight_core.session.context import memory_block, shorten_block
 from hindsight_core.testing import FakeEmbedder
 
 FACTS = ["I prefer tea over coffee in the morning.", "My project Falcon ships on 12 June.",

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hindsight_core.timeparse import TimeHint, gaussian_prior, hint_weight, time_hints
+from hindsight_core.language.timeparse import TimeHint, gaussian_prior, hint_weight, time_hints
 
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 
@@ -115,7 +115,7 @@ def test_hint_weight_is_the_gaussian():
 
 
 def test_time_prior_is_soft():
-    from hindsight_core.timeparse import time_prior
+    from hindsight_core.language.timeparse import time_prior
 
     may = TimeHint(d(2023, 5, 1), d(2023, 6, 1), 0.8, "May 2023")
     weak = TimeHint(d(2023, 1, 1), d(2024, 1, 1), 0.3, "recently")

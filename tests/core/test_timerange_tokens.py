@@ -3,9 +3,9 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from hindsight_core import InvalidInputError, count_tokens
-from hindsight_core.entities import extract_entities
-from hindsight_core.text import keyword_tokens, summarize_line
-from hindsight_core.timerange import TimeRange, resolve_time_range
+from hindsight_core.language.entities import extract_entities
+from hindsight_core.language.text import keyword_tokens, summarize_line
+from hindsight_core.language.timerange import TimeRange, resolve_time_range
 
 NOW = datetime(2026, 3, 15, 15, 30, tzinfo=timezone.utc)
 

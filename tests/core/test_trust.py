@@ -1,7 +1,7 @@
 """The write audit and provenance on the real write and recall paths."""
 
 from hindsight_core import Source, Status
-from hindsight_core.audit import Action
+from hindsight_core.safety.audit import Action
 
 
 def test_an_injection_is_rejected_even_when_forced(fake_memory):

@@ -7,8 +7,8 @@ import threading
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
 from hindsight_core.testing import FakeEmbedder, RecordingGate
-from hindsight_core.turns import TURN_FIELD, Turn, TurnLog
 
 HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
            Turn("ok", Source.USER)]

@@ -17,7 +17,7 @@ import pytest
 from hindsight_core import Hindsight, HindsightError, InvalidInputError, MemoryRecord
 from hindsight_core.maintenance import export_jsonl, import_jsonl
 from hindsight_core.testing import FakeEmbedder
-from hindsight_core.validation import record_from_payload
+from hindsight_core.write.validation import record_from_payload
 
 TEXT = "Project Orion uses the blue theme."
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hindsight_core import InvalidInputError
+from hindsight_core.language.tokens import TiktokenTokenizer
 from hindsight_core.testing import FakeEmbedder, FrozenClock
-from hindsight_core.tokens import TiktokenTokenizer
 from hindsight_core.working import ContextBudget, ContextBudgetError, PriorityConfig, WorkingMemory
 from hindsight_core.working import priority as prio
 

@@ -284,7 +284,7 @@ def test_redis_going_away_mid_session_is_a_clear_error(tmp_path):
 
 
 def test_the_core_does_not_import_redis():
-    code = ("import sys, hindsight_core, hindsight_core.working, hindsight_core.context; "
+    code = ("import sys, hindsight_core, hindsight_core.working, hindsight_core.session.context; "
             "print('redis' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, StoreUnavailableError, TextTooLargeError
+from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
+from hindsight_core.session.write_queue import JOURNAL_NAME, WriteQueue, write_queue
 from hindsight_core.testing import FakeEmbedder, RecordingGate
-from hindsight_core.turns import TURN_FIELD, Turn, TurnLog
-from hindsight_core.write_queue import JOURNAL_NAME, WriteQueue, write_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,7 +172,7 @@ _CHILD = textwrap.dedent("""
     import sys, time
     from hindsight_core import Hindsight
     from hindsight_core.testing import FakeEmbedder
-    from hindsight_core.write_queue import write_queue
+    from hindsight_core.session.write_queue import write_queue
 
     class SlowEmbedder(FakeEmbedder):
         def embed(self, texts):

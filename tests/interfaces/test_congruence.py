@@ -1,8 +1,8 @@
 """The three interfaces (LangChain tools, LlamaIndex tools, MCP) say the same things the same way.
 
-Each translates one core description: the outcome of a write (`hindsight_core.outcome`),
-the time-range vocabulary (`hindsight_core.choices`), who is speaking (never the
-model), and what an empty model answer means (`hindsight_core.answers`).
+Each translates one core description: the outcome of a write (`hindsight_core.session.outcome`),
+the time-range vocabulary (`hindsight_core.session.choices`), who is speaking (never the
+model), and what an empty model answer means (`hindsight_core.session.answers`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from llama_index.core.base.llms.types import CompletionResponse, CompletionRespo
 from llama_index.core.llms import CustomLLM
 
 from hindsight_core import EvaluatorError, Source
-from hindsight_core.choices import TIME_RANGES
+from hindsight_core.session.choices import TIME_RANGES
 from hindsight_langchain import as_text_function as langchain_text_function
 from hindsight_langchain import memory_tools
 from hindsight_langchain.testing import RecordingChatModel

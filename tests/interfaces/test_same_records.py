@@ -1,5 +1,5 @@
 """One conversation policy: the LangChain middleware and the LlamaIndex block store the same records for the same
-conversation (`hindsight_core.turns.TurnLog`: each turn once, with the turn it answers, its speaker's source)."""
+conversation (`hindsight_core.session.turns.TurnLog`: each turn once, with the turn it answers, its speaker's source)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
 
 from hindsight_core import Hindsight
+from hindsight_core.session.write_queue import write_queue
 from hindsight_core.testing import FakeEmbedder
-from hindsight_core.write_queue import write_queue
 from hindsight_langchain import HindsightMiddleware
 from hindsight_langchain.testing import RecordingChatModel
 from hindsight_llamaindex import hindsight_memory

@@ -12,8 +12,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from hindsight_core import InvalidInputError, InvalidUserIdError, Source
-from hindsight_core.formatting import OPEN_TAG
-from hindsight_core.write_queue import write_queue
+from hindsight_core.recall.formatting import OPEN_TAG
+from hindsight_core.session.write_queue import write_queue
 from hindsight_langchain import HindsightMiddleware
 from hindsight_langchain._convert import with_memory_block
 from hindsight_langchain.testing import RecordingChatModel

@@ -6,8 +6,6 @@ import re
 import runpy
 from pathlib import Path
 
-import pytest
-
 SNIPPET = Path(__file__).with_name("quickstart.py")
 README = Path(__file__).resolve().parents[2] / "README.md"
 

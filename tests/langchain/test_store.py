@@ -10,12 +10,19 @@ import pytest
 from langchain.agents import create_agent
 from langchain.tools import ToolRuntime
 from langchain_core.tools import tool
-from langgraph.store.base import (GetOp, InvalidNamespaceError, ListNamespacesOp, MatchCondition, PutOp, SearchItem,
-                                  SearchOp)
+from langgraph.store.base import (
+    GetOp,
+    InvalidNamespaceError,
+    ListNamespacesOp,
+    MatchCondition,
+    PutOp,
+    SearchItem,
+    SearchOp,
+)
 
 from hindsight_core import Hindsight, InvalidInputError, InvalidUserIdError, Source
-from hindsight_core.keyed import key_of
-from hindsight_langchain import HindsightStore, HindsightMiddleware
+from hindsight_core.session.keyed import key_of
+from hindsight_langchain import HindsightMiddleware, HindsightStore
 from hindsight_langchain.testing import RecordingChatModel
 
 from .helpers import PREFERENCE, says, tool_call

@@ -9,7 +9,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 
 from hindsight_core import InvalidUserIdError, Source
-from hindsight_core.choices import TIME_RANGES
+from hindsight_core.session.choices import TIME_RANGES
 from hindsight_langchain import memory_search_tool, memory_tools, memory_write_tool
 from hindsight_langchain.testing import RecordingChatModel
 

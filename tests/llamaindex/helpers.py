@@ -8,8 +8,8 @@ from typing import Any, Sequence
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLMWithChatMemoryOfLastCall
 
+from hindsight_core.session.write_queue import write_queue
 from hindsight_core.testing import RecordingGate  # noqa: F401  (the shipped fake; the tests import it from here)
-from hindsight_core.write_queue import write_queue
 
 
 def settled(memory):

@@ -12,8 +12,8 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
 from hindsight_core import Hindsight, InvalidInputError, Source  # noqa: E402
-from hindsight_core.choices import TIME_RANGES  # noqa: E402
 from hindsight_core.mcp import UserScope, build_server  # noqa: E402
+from hindsight_core.session.choices import TIME_RANGES  # noqa: E402
 from hindsight_core.testing import FakeEmbedder  # noqa: E402
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."

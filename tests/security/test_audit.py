@@ -7,8 +7,18 @@ import base64
 import pytest
 
 from hindsight_core import InvalidInputError, Source
-from hindsight_core.audit import (RULES, Action, AuditPolicy, Category, Scope, WriteAudit, audit,
-                                  decode_base64_runs, normalise, rule)
+from hindsight_core.safety.audit import (
+    RULES,
+    Action,
+    AuditPolicy,
+    Category,
+    Scope,
+    WriteAudit,
+    audit,
+    decode_base64_runs,
+    normalise,
+    rule,
+)
 
 
 def tags(text: str) -> str:

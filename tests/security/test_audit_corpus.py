@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from hindsight_core.audit import Action, audit
+from hindsight_core.safety.audit import Action, audit
 
 ISSUE_CATEGORIES = {"instruction_override", "role_hijack", "fake_authority", "exfiltration", "tool_hijack",
                     "delimiter_escape", "invisible_tags", "zero_width", "base64"}

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from hindsight_core import Hindsight, HindsightConfig, HindsightError, maintenance
+from hindsight_core import Hindsight, HindsightError, maintenance
 from hindsight_core.cli import main
 from hindsight_core.testing import FakeEmbedder
 

@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, Status
-from hindsight_core.consensus import (ConsensusConfig, Verdict, apply_consensus, check_consensus,
-                                      conflict_reason, polarity, value_slots)
+from hindsight_core.recall.consensus import (
+    ConsensusConfig,
+    Verdict,
+    apply_consensus,
+    check_consensus,
+    conflict_reason,
+    polarity,
+    value_slots,
+)
 from hindsight_core.types import Explanation, MemoryRecord, ScoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)

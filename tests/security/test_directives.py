@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import Action, Hindsight, Source, audit
-from hindsight_core.audit import normalise
 from hindsight_core.safety import directive_weights
+from hindsight_core.safety.audit import normalise
 from hindsight_core.safety.directives import FEATURES, features, probability, score
 from hindsight_core.testing import FakeEmbedder
 

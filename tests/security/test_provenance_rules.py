@@ -5,6 +5,7 @@ import pytest
 from hindsight_core import Source
 from hindsight_core.types import Layer
 
+
 @pytest.mark.parametrize("source", ["tool", "agent"])
 def test_non_user_text_never_supersedes_what_the_user_said(fake_memory, source):
     mine = fake_memory.write("I prefer red for the Orion slide theme.", user_id="u", force=True).record

@@ -11,7 +11,7 @@ import urllib.parse
 import pytest
 
 from hindsight_core import Action, Source, audit
-from hindsight_core.audit import normalise
+from hindsight_core.safety.audit import normalise
 from hindsight_core.safety.structure import addressee, mood, read, structure_findings, targets
 
 IBAN = "FR76 3000 6000 0112 3456 7890 189"

@@ -1,6 +1,5 @@
 """Consolidation of episodes into knowledge (frozen clock, real model where meaning matters)."""
 
-import os
 import random
 import signal
 import subprocess

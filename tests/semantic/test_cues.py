@@ -2,13 +2,15 @@
 
 import pytest
 
-from hindsight_core import consensus, cues, semantic
+from hindsight_core.write import rules
+from hindsight_core.language import cues
+from hindsight_core.recall import consensus
 
 
 def test_one_module_holds_the_cues():
     assert consensus.polarity is cues.polarity and consensus.value_slots is cues.value_slots
-    assert semantic.attributes is cues.attributes and semantic.exclusive_clash is cues.exclusive_clash
-    assert not hasattr(semantic, "EXCLUSIVE") and not hasattr(consensus, "EXCLUSIVE")  # the clashing name is gone
+    assert rules.attributes is cues.attributes and rules.exclusive_clash is cues.exclusive_clash
+    assert not hasattr(rules, "EXCLUSIVE") and not hasattr(consensus, "EXCLUSIVE")  # the clashing name is gone
 
 
 @pytest.mark.parametrize("a, b, reason", [

@@ -9,7 +9,6 @@ now on, portrait please" replaces it, in either language. Run with the default e
 
 from __future__ import annotations
 
-
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, Layer

@@ -4,10 +4,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hindsight_core.gate import RuleBasedGate
-from hindsight_core.summary import extractive_summary, occurrences
+from hindsight_core.consolidate.summary import extractive_summary, occurrences
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import MemoryRecord
+from hindsight_core.write.gate import RuleBasedGate
 
 START = datetime(2026, 3, 18, 9, 0, tzinfo=timezone.utc)
 gate = RuleBasedGate()
@@ -61,7 +61,7 @@ def test_occurrences_count_confirmations_and_shorten_the_span():
 
 
 def test_the_summary_keeps_the_groups_entities_for_validation():
-    from hindsight_core.semantic import shared_entities, validate_summary
+    from hindsight_core.consolidate.summary import shared_entities, validate_summary
 
     texts = ["Print this report on A4 in landscape.", "Please print the sales report in landscape on A4.",
              "Print the budget report on A4, landscape please.", "Print the team report in A4 landscape.",
@@ -83,7 +83,7 @@ def test_the_summary_keeps_the_groups_entities_for_validation():
     (["We went hiking at Mount Tam today.", "The coffee machine broke again today.", "I read a book about Rome."], None),
 ])
 def test_shared_topic(texts, topic):
-    from hindsight_core.semantic import shared_topic
+    from hindsight_core.consolidate.groups import shared_topic
 
     records, _ = group(texts)
     assert shared_topic(records) == topic
@@ -93,7 +93,7 @@ def test_an_incoherent_neighbourhood_keeps_only_its_coherent_part():
     import numpy as np
 
     from hindsight_core.config import SemanticConfig
-    from hindsight_core.semantic import find_groups
+    from hindsight_core.consolidate.groups import find_groups
 
     texts = ["Print the report in landscape.", "Landscape again for the invoice.", "Print it in landscape, please.",
              "Landscape for the summary too.", "Landscape orientation for the slides.",

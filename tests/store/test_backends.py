@@ -15,9 +15,9 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
-from hindsight_core import Hindsight, HindsightConfig
+from hindsight_core import Hindsight
 from hindsight_core.config import DecayConfig, RecallConfig
-from hindsight_core.errors import EmbedderMismatchError, StoreInUseError
+from hindsight_core.errors import EmbedderMismatchError
 from hindsight_core.recall import formula as f
 from hindsight_core.recall import plan as recall_plan
 from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore

@@ -7,8 +7,7 @@ import dataclasses
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig
-from hindsight_core.store import EdgeStore
-from hindsight_core.store import indexing
+from hindsight_core.store import EdgeStore, indexing
 from hindsight_core.testing import FakeEmbedder
 
 # the child waits for this file before it builds: the test decides what happens while the build runs

@@ -4,7 +4,6 @@ import hashlib
 import uuid
 from datetime import datetime, timezone
 
-import numpy as np
 import pytest
 
 from hindsight_core import Hindsight, LegacyStoreError, MemoryRecord, maintenance

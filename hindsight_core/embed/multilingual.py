@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import HindsightError
+from ..errors import HindsightError
 
 E5_MODEL = "multilingual-e5-small"
 _LOCK = threading.Lock()

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Union
 
-from .clock import ensure_utc
-from .errors import InvalidInputError
+from ..clock import ensure_utc
+from ..errors import InvalidInputError
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from .errors import InvalidInputError, MemoryNotFoundError
+from ..errors import InvalidInputError, MemoryNotFoundError
+from ..types import MemoryRecord, Source, Status
 from .outcome import WriteOutcome, outcome_of
-from .types import MemoryRecord, Source, Status
 
 if TYPE_CHECKING:
-    from .memory import Hindsight, WriteResult
+    from ..memory import Hindsight, WriteResult
 
 #: metadata field holding an item's key, encoded (the one field looked up)
 KEY_FIELD = "hindsight_key"

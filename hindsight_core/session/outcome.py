@@ -20,11 +20,11 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Any
 
-from .audit import Action
-from .types import Status
+from ..safety.audit import Action
+from ..types import Status
 
 if TYPE_CHECKING:
-    from .memory import WriteResult
+    from ..memory import WriteResult
 
 
 class WriteOutcome(str, enum.Enum):

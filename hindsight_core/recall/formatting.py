@@ -29,7 +29,7 @@ import json
 import re
 from typing import Iterable
 
-from .types import ScoredMemory, Source
+from ..types import ScoredMemory, Source
 
 OPEN_TAG, CLOSE_TAG = "<memories>", "</memories>"
 DEFAULT_HEADER = (

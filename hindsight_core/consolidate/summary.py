@@ -37,17 +37,18 @@ the second date without its year when the year is the same.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .cues import EXCLUSIVE_TERMS
-from .entities import extract_entities
-from .gate import REQUEST, strip_speaker
-from .text import STOP_WORDS, keyword_tokens
-from .types import EventType, MemoryRecord
+from ..language.cues import EXCLUSIVE_TERMS
+from ..language.entities import extract_entities
+from ..language.text import STOP_WORDS, keyword_tokens
+from ..types import EventType, MemoryRecord
+from ..write.gate import REQUEST, strip_speaker
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -237,3 +238,56 @@ def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> 
     if stated:
         best = f"{_THIRD_PERSON[stated.group(1).lower()]} {best[stated.end():]}".rstrip(" .!")
     return f"{best.rstrip(' .!')} ({occurrences(records)})"
+
+
+
+def shared_entities(records: Sequence[MemoryRecord]) -> list[str]:
+    """Entities at least half of the group mentions, most frequent first."""
+    counts: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    for record in records:
+        for entity in {e.lower(): e for e in record.entities}.items():
+            counts[entity[0]] += 1
+            spelling.setdefault(entity[0], entity[1])
+    need = max(1, (len(records) + 1) // 2)
+    return [spelling[key] for key, c in counts.most_common() if c >= need]
+
+
+SUMMARY_PROMPT = """These statements were made by one user on different days:
+{statements}
+
+Write ONE short sentence (at most 30 words) stating the stable preference or fact they show, about "the user".
+Keep these names and values exactly: {entities}.
+Answer with JSON only: {{"summary": "..."}}"""
+
+
+class SummaryRejected(ValueError):
+    """A model's summary failed validation; nothing was written."""
+
+
+def llm_summary(llm: Callable[[str], str], records: Sequence[MemoryRecord], entities: Sequence[str]) -> str:
+    """Ask a model for the summary and validate it; raises SummaryRejected."""
+    statements = "\n".join(f"- {r.summary}" for r in records)
+    answer = llm(SUMMARY_PROMPT.format(statements=statements, entities=", ".join(entities) or "(none)"))
+    return validate_summary(answer, entities)
+
+
+def validate_summary(answer: Any, entities: Sequence[str]) -> str:
+    if not isinstance(answer, str):
+        raise SummaryRejected(f"the summariser returned {type(answer).__name__}, not text")
+    match = re.search(r"\{.*\}", answer, re.S)
+    if not match:
+        raise SummaryRejected("the summariser's answer has no JSON object")
+    try:
+        summary = json.loads(match.group(0)).get("summary")
+    except (json.JSONDecodeError, AttributeError) as exc:
+        raise SummaryRejected(f"the summariser's JSON is malformed: {exc}") from None
+    if not isinstance(summary, str) or not summary.strip():
+        raise SummaryRejected("the summary is empty")
+    summary = " ".join(summary.split())
+    if len(summary) > 400:
+        raise SummaryRejected("the summary is longer than 400 characters")
+    missing = [e for e in entities if e.lower() not in summary.lower()]
+    if missing:
+        raise SummaryRejected(f"the summary drops the group's entities: {', '.join(missing)}")
+    return summary

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .errors import EmptyTextError, InvalidInputError, InvalidUserIdError, TextTooLargeError
+from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, TextTooLargeError
 
 # C0/C1 controls except tab, newline and carriage return; they have no place in memory text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

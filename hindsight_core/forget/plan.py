@@ -16,13 +16,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .config import HindsightConfig
-from .consolidation import plan_forget_derived
-from .entities import extract_entities
-from .store.base import ALL, ARCHIVE, MemoryStore
-from .store.points import document_terms, query_terms
-from .text import keyword_tokens
-from .types import Layer, MemoryRecord
+from ..config import HindsightConfig
+from ..consolidate.plan import plan_forget_derived
+from ..language.entities import extract_entities
+from ..language.text import keyword_tokens
+from ..store.base import ALL, ARCHIVE, MemoryStore
+from ..store.points import document_terms, query_terms
+from ..types import Layer, MemoryRecord
 
 
 def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig

@@ -9,18 +9,21 @@ plan in one journaled step, so a crash leaves the state before or after.
 
 from __future__ import annotations
 
+import html
 import uuid
 from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .config import DecayConfig, SemanticConfig
-from .store.base import Hit, MemoryStore
-from .semantic import (ConsolidationReport, Group, SummaryRejected, consolidation_candidates, extractive_summary,
-                       find_groups, group_around, is_duplicate, llm_summary, may_group, shared_entities)
-from .types import Layer, MemoryRecord, Source
+from ..config import DecayConfig, SemanticConfig
+from ..store.base import Hit, MemoryStore
+from ..types import Layer, MemoryRecord, Source
+from ..write.rules import consolidation_candidates, is_duplicate, may_group
+from .groups import Group, find_groups, group_around
+from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -176,7 +179,7 @@ def neighbourhood(store: "MemoryStore", user: str, around: Sequence[tuple[Memory
     At most `LEADERS` leaders are tried (the closest), so a large batch of
     writes asks the engine a bounded number of questions.
     """
-    from .store.base import Scope
+    from ..store.base import Scope
 
     episodes = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
     first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
@@ -204,7 +207,7 @@ def consolidate_user(store: MemoryStore, user: str, *, semantic: SemanticConfig,
                      summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str, dry_run: bool,
                      around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()) -> ConsolidationReport:
     """Plan consolidation for one user (all episodes, or around new ones) and commit it in one journaled step."""
-    from .store.base import Scope
+    from ..store.base import Scope
 
     if around:
         around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
@@ -221,3 +224,39 @@ def consolidate_user(store: MemoryStore, user: str, *, semantic: SemanticConfig,
     if not dry_run and (upserts or updates):
         store.commit(user, upserts=upserts, updates=[(r.id, link_fields(r)) for r in updates])
     return report
+
+
+
+@dataclass
+class ConsolidationReport:
+    """What `consolidate` did (or, with dry_run, would do). Errors are never reported as success."""
+
+    user_id: str
+    dry_run: bool
+    created: list[MemoryRecord] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
+                "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
+                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors)}
+
+    def _repr_html_(self) -> str:
+        head = "<tr><th>knowledge</th><th>type</th><th>episodes</th><th>id</th></tr>"
+        rows = "".join(f"<tr><td>{html.escape(r.summary)}</td><td>{html.escape(r.event_type)}</td>"
+                       f"<td>{len(r.derived_from)}</td><td>{html.escape(r.id)}</td></tr>" for r in self.created)
+        errors = "".join(f"<li>{html.escape(e)}</li>" for e in self.errors)
+        return (f"<p>{html.escape(str(self))}</p>" + (f"<table>{head}{rows}</table>" if self.created else "")
+                + (f"<ul>{errors}</ul>" if errors else ""))
+
+    def __str__(self) -> str:
+        verb = "would create" if self.dry_run else "created"
+        status = "ok" if self.ok else f"FAILED ({len(self.errors)} errors: {'; '.join(self.errors)})"
+        return f"{verb} {len(self.created)} semantic memories, merged {len(self.merged)}, " \
+               f"superseded {len(self.superseded)}: {status}"

@@ -11,7 +11,7 @@ would make each caller guess what an empty answer means.
 
 from __future__ import annotations
 
-from .errors import EvaluatorError
+from ..errors import EvaluatorError
 
 
 def answer_text(text: object, *, model: str) -> str:

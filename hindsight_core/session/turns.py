@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import InvalidInputError
-from .types import Source
+from ..errors import InvalidInputError
+from ..types import Source
 
 if TYPE_CHECKING:
-    from .memory import Hindsight, WriteResult
+    from ..memory import Hindsight, WriteResult
 
 #: metadata field holding the digest of the turn a memory was stored from
 TURN_FIELD = "hindsight_turn"

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from .errors import HindsightError
+from ..errors import HindsightError
 
 _lock = threading.Lock()
 

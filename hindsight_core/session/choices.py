@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 
 class TimeRangeChoice(str, enum.Enum):

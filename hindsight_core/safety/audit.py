@@ -61,10 +61,10 @@ and predictable. See SECURITY.md for measured figures and what it does not catch
 
 from __future__ import annotations
 
-from .safety.normalise import Normalised, decode_base64_runs, normalise
-from .safety.rules import RULES
-from .safety.screening import WriteAudit, audit, match_rules, rule, scan, verdict_from_findings
-from .safety.verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
+from .normalise import Normalised, decode_base64_runs, normalise
+from .rules import RULES
+from .screening import WriteAudit, audit, match_rules, rule, scan, verdict_from_findings
+from .verdict import DEFAULT_POLICY, Action, AuditPolicy, AuditVerdict, Category, Finding, Rule, Scope
 
 __all__ = ["DEFAULT_POLICY", "RULES", "Action", "AuditPolicy", "AuditVerdict", "Category", "Finding", "Normalised",
            "Rule", "Scope", "WriteAudit", "audit", "decode_base64_runs", "match_rules", "normalise", "rule", "scan",

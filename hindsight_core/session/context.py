@@ -28,15 +28,15 @@ import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .errors import ContextBudgetError, InvalidInputError
-from .formatting import DEFAULT_HEADER, format_for_prompt
-from .gate import asks_for_nothing
-from .tokens import Tokenizer, default_tokenizer
-from .types import Layer, ScoredMemory
-from .working.window import ContextBudget, Window, WorkingMemory
+from ..errors import ContextBudgetError, InvalidInputError
+from ..language.tokens import Tokenizer, default_tokenizer
+from ..recall.formatting import DEFAULT_HEADER, format_for_prompt
+from ..types import Layer, ScoredMemory
+from ..working.window import ContextBudget, Window, WorkingMemory
+from ..write.gate import asks_for_nothing
 
 if TYPE_CHECKING:
-    from .memory import Hindsight
+    from ..memory import Hindsight
 
 
 @dataclass(frozen=True)

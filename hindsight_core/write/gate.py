@@ -30,10 +30,10 @@ import json
 import re
 from typing import Callable, Protocol
 
-from .cues import attributes, exclusive_terms
-from .entities import extract_entities
-from .text import STOP_WORDS
-from .types import EventType, GateDecision, Source
+from ..language.cues import attributes, exclusive_terms
+from ..language.entities import extract_entities
+from ..language.text import STOP_WORDS
+from ..types import EventType, GateDecision, Source
 
 
 class WriteGate(Protocol):

@@ -1,6 +1,6 @@
 """Writes behind the agent: hand a turn to memory, return at once, lose nothing that was acknowledged.
 
-    from hindsight_core.write_queue import write_queue
+    from hindsight_core.session.write_queue import write_queue
 
     queue = write_queue(memory)                      # one per Hindsight, one writer thread
     queue.submit(["I live in Porto."], user_id="alice", session_id="s-1")   # journaled, then returns
@@ -31,7 +31,7 @@ The rules:
   A crash between a write's commit and its removal from the journal writes it
   again: at least once. A repeated write is merged into the memory it repeats
   (a re-confirmation), and a conversation turn is recognised by its digest and
-  not written twice (`hindsight_core.turns`).
+  not written twice (`hindsight_core.session.turns`).
 * Forgetting everything of a user drops their writes still waiting in the queue
   (one being stored at that moment is stored, then forgotten by the next forget).
 * A write the core refuses as input (found only by the full check) is retried
@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import logging
 import sqlite3
@@ -60,17 +61,17 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from .clock import ensure_utc
-from .errors import HindsightError, InvalidInputError, StoreUnavailableError
-from .events import Forgotten
-from .text import validate_id, validate_text
+from ..clock import ensure_utc
+from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
+from ..events import Forgotten
+from ..language.text import validate_id, validate_text
+from ..types import Source
 from .turns import TURN_FIELD, Turn, TurnLog
-from .types import Source
 
 if TYPE_CHECKING:
-    from .memory import Hindsight
+    from ..memory import Hindsight
 
-logger = logging.getLogger("hindsight_core.write_queue")
+logger = logging.getLogger("hindsight_core.session.write_queue")
 
 JOURNAL_NAME = "write-queue.sqlite"
 #: per-text lists of `write_many`; every other option applies to the whole call
@@ -408,6 +409,7 @@ def _flush_at_exit(ref: "weakref.ref[WriteQueue]") -> None:
 
 _QUEUES: "weakref.WeakKeyDictionary[Hindsight, WriteQueue]" = weakref.WeakKeyDictionary()
 _QUEUES_LOCK = threading.Lock()
+_HOOKED: "weakref.WeakSet[Hindsight]" = weakref.WeakSet()
 
 
 def write_queue(memory: "Hindsight") -> WriteQueue:
@@ -416,11 +418,20 @@ def write_queue(memory: "Hindsight") -> WriteQueue:
         queue = _QUEUES.get(memory)
         if queue is None or queue._closing:
             queue = _QUEUES[memory] = WriteQueue(memory)
+            if memory not in _HOOKED:  # `Hindsight.close` flushes the queue before closing the store
+                memory.on_close(functools.partial(_close_by_ref, weakref.ref(memory)))
+                _HOOKED.add(memory)
         return queue
 
 
+def _close_by_ref(ref: "weakref.ref[Hindsight]") -> None:
+    memory = ref()
+    if memory is not None:
+        close_write_queue(memory)
+
+
 def close_write_queue(memory: "Hindsight") -> None:
-    """Flush and stop `memory`'s queue, if it has one (`Hindsight.close` calls this first)."""
+    """Flush and stop `memory`'s queue, if it has one (`Hindsight.close` runs this first, through `on_close`)."""
     with _QUEUES_LOCK:
         queue = _QUEUES.pop(memory, None)
     if queue is not None:

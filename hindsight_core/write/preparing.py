@@ -19,16 +19,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
-from .audit import Action, AuditVerdict
-from .config import HindsightConfig
-from .entities import extract_entities
-from .errors import InvalidInputError
-from .safety.session_window import SessionWindow
+from ..config import HindsightConfig
+from ..errors import InvalidInputError
+from ..language.entities import extract_entities
+from ..language.text import summarize_line, validate_id, validate_text
+from ..safety.audit import Action, AuditVerdict
+from ..safety.session_window import SessionWindow
+from ..types import GateDecision, Layer, MemoryRecord, Source, Status
 from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
-from .text import summarize_line, validate_id, validate_text
-from .types import GateDecision, Layer, MemoryRecord, Source, Status
-from .validation import (check_confidence, check_entities, check_event_type, check_flag, check_metadata_keys,
-                         check_timestamp, check_visible)
+from .validation import (
+    check_confidence,
+    check_entities,
+    check_event_type,
+    check_flag,
+    check_metadata_keys,
+    check_timestamp,
+    check_visible,
+)
 
 
 @dataclass(frozen=True)

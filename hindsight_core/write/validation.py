@@ -45,9 +45,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import EmptyTextError, EvaluatorError, InvalidInputError, StoreUnavailableError
-from .timerange import TimeRange, TimeRangeLike, resolve_time_range
-from .types import EventType, Layer, MemoryRecord, Source, Status
+from ..errors import EmptyTextError, EvaluatorError, InvalidInputError, StoreUnavailableError
+from ..language.timerange import TimeRange, TimeRangeLike, resolve_time_range
+from ..types import EventType, Layer, MemoryRecord, Source, Status
 
 log = logging.getLogger("hindsight")
 
@@ -109,7 +109,7 @@ def check_timestamp(timestamp: object, what: str = "timestamp") -> datetime | No
             hint = " (for epoch seconds: datetime.fromtimestamp(value, tz=timezone.utc))"
         raise InvalidInputError(f"{what} must be a timezone-aware datetime, e.g. datetime(2026, 3, 15, "
                                 f"tzinfo=timezone.utc), got {type(timestamp).__name__}{hint}")
-    from .clock import ensure_utc
+    from ..clock import ensure_utc
 
     return ensure_utc(timestamp)
 

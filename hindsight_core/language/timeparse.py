@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator, Sequence
 
-from .clock import ensure_utc
+from ..clock import ensure_utc
 from .time_rules import RULES, start_of_day
 
 __all__ = ["TimeHint", "time_hints", "gaussian_prior", "hint_weight", "time_prior"]

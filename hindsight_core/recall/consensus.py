@@ -45,12 +45,12 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .cues import exclusive_clash, polarity, value_slots
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
+from ..language.cues import exclusive_clash, polarity, value_slots
+from ..language.text import keyword_tokens
+from ..types import MemoryRecord, RecallResults, ScoredMemory, Source, Status
+from ..write.gate import SOURCE_TRUST
 from .formatting import neutralise
-from .gate import SOURCE_TRUST
-from .text import keyword_tokens
-from .types import MemoryRecord, RecallResults, ScoredMemory, Source, Status
 
 
 class Verdict(str, enum.Enum):

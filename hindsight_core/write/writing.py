@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import SemanticConfig
-from .store.base import Hit, MemoryStore, Scope
-from .semantic import attributes_of, consolidation_candidates, is_conflict, is_duplicate
-from .types import Layer, MemoryRecord, Status
+from ..config import SemanticConfig
+from ..store.base import Hit, MemoryStore, Scope
+from ..types import Layer, MemoryRecord, Status
+from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate
 
 
 @dataclass

@@ -1,0 +1,175 @@
+"""Consolidation groups: which stored episodes state the same thing, often enough to become one piece of knowledge.
+
+Episodes whose embeddings are at least `group_similarity` apart from a leader
+episode, and that set the leader's attribute to the leader's value, form a
+group; a group with at least `min_episodes` occurrences (a merged near-duplicate
+counts once per confirmation) spread over at least `min_span_days` becomes one
+semantic memory (`consolidate.plan`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..config import SemanticConfig
+from ..language.cues import CHANGE_MARKER_TOKENS, exclusive_clash, exclusive_terms
+from ..language.text import keyword_tokens
+from ..types import EventType, MemoryRecord
+from ..write.gate import speaker, strip_speaker
+from ..write.rules import attributes_of
+
+#: CJK characters too common to say what a group is about ("我", "的", "了" ...)
+_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+_CJK_TOKEN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
+#: words every diary uses: they date a memory, they do not say what it is about
+_NOT_TOPICS = frozenset(keyword_tokens(
+    "today yesterday tomorrow tonight morning evening night day days week weeks weekend month months year years "
+    "time times again also really still now new got get went go going one two") +
+    ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
+
+
+def _topic_tokens(text: str) -> set[str]:
+    """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers; CJK bigrams of content
+    characters."""
+    out = set()
+    for token in keyword_tokens(strip_speaker(text)):
+        if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token.isdigit():
+            continue
+        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
+            continue
+        out.add(token)
+    return out
+
+
+def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
+    """The topic word the most records use (at least two; ties: the one said first), or None.
+
+    Embeddings alone over-group: an English model puts most Chinese sentences
+    at cosine > 0.95, and e5 puts unrelated sentences above 0.7. Episodes that
+    repeat a preference or a request repeat its words ("landscape", "横向"),
+    so a group is the members that use its topic word (see `_group`).
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for record in records:
+        for token in sorted(_topic_tokens(record.raw_content), key=record.raw_content.lower().find):
+            counts[token] += 1
+            first.setdefault(token, len(first))
+    best = min(((-c, first[t], t) for t, c in counts.items() if c >= 2), default=None)
+    return best[2] if best else None
+
+
+@dataclass(frozen=True)
+class Group:
+    """Indices into the candidate list, leader first."""
+
+    members: tuple[int, ...]
+    occurrences: int
+    span_days: float
+    #: the word the members share (`shared_topic`); None when they share none
+    topic: str | None = ""
+
+
+def _span_days(records: Sequence[MemoryRecord]) -> float:
+    first = min(r.timestamp for r in records)
+    last = max(r.last_confirmed or r.timestamp for r in records)
+    return (last - first).total_seconds() / 86400.0
+
+
+def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
+    """The members of `indices` that state the same thing as the leader (the first).
+
+    They set one of the leader's attributes (`cues.attributes`: an exclusive value
+    such as landscape or 横向, a preference for one purpose, where the user
+    lives) to the leader's value (no exclusive value the leader contradicts), are
+    of the leader's kind (a request with requests, a preference with preferences
+    or requests) and were said by the same speaker. A leader that sets no
+    attribute leads no group: chit-chat that shares words is not knowledge.
+    """
+    leader = records[int(indices[0])]
+    wanted = attributes_of(leader)
+    if not wanted:
+        return Group((), 0, 0.0, None)
+    kinds = _KINDS_WITH.get(leader.event_type, {leader.event_type})
+    who = speaker(leader.raw_content)
+    kept = [int(i) for i in indices if records[i].event_type in kinds and speaker(records[i].raw_content) == who
+            and exclusive_clash(leader.raw_content, records[i].raw_content) is None
+            and attributes_of(records[i]) & wanted]
+    members = [records[i] for i in kept]
+    if not members:
+        return Group((), 0, 0.0, None)
+    shared = set.intersection(*(attributes_of(m) for m in members))
+    topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
+    return Group(tuple(kept), sum(r.confirmations for r in members), _span_days(members), topic)
+
+
+def _topic_name(attribute: str, members: Sequence[MemoryRecord]) -> str:
+    """An attribute as a readable topic: the exclusive value the members name ("landscape"), or the attribute."""
+    if attribute.startswith("exclusive:"):
+        group = int(attribute.split(":", 1)[1])
+        values = [v for m in members for v in exclusive_terms(m.raw_content).get(group, ())]
+        if values:
+            return max(set(values), key=values.count)
+    return attribute
+
+
+#: which kinds of episode state the same thing as a leader of each kind
+_KINDS_WITH = {EventType.PREFERENCE.value: {EventType.PREFERENCE.value, EventType.REQUEST.value,
+                                            EventType.CORRECTION.value},
+               EventType.REQUEST.value: {EventType.REQUEST.value, EventType.PREFERENCE.value},
+               EventType.CORRECTION.value: {EventType.CORRECTION.value, EventType.PREFERENCE.value},
+               EventType.FACT.value: {EventType.FACT.value}}
+
+
+def qualifies(group: Group, cfg: SemanticConfig) -> bool:
+    """Enough occurrences over enough days, and a shared topic word (`shared_topic`)."""
+    return group.occurrences >= cfg.min_episodes and group.span_days >= cfg.min_span_days and \
+        group.topic is not None
+
+
+def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,
+                block: int = 1024) -> list[Group]:
+    """Leader clustering: the episode with the most neighbours takes them all, then the next."""
+    n = len(records)
+    if n == 0:
+        return []
+    counts = np.zeros(n, dtype=np.int64)
+    for start in range(0, n, block):
+        counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity).sum(axis=1)
+    taken = np.zeros(n, dtype=bool)
+    groups = []
+    for leader in np.argsort(-counts, kind="stable"):
+        if taken[leader] or counts[leader] < 2:
+            continue
+        near = np.flatnonzero((vectors @ vectors[leader] >= cfg.group_similarity) & ~taken)
+        near = np.concatenate([[leader], near[near != leader]])
+        group = _group(near, records)
+        if qualifies(group, cfg):
+            taken[list(group.members)] = True
+            groups.append(group)
+    return groups
+
+
+def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarray,
+                 cfg: SemanticConfig) -> Group | None:
+    """The cheap after-write check: does the new episode complete a group?
+
+    The new episode need not lead its group: each of its neighbours is tried as
+    the leader, and the largest qualifying group that contains it wins.
+    """
+    near_new = np.flatnonzero(vectors @ vectors[member] >= cfg.group_similarity)
+    best: Group | None = None
+    for leader in near_new:
+        near = np.flatnonzero(vectors @ vectors[leader] >= cfg.group_similarity)
+        if member not in near:
+            continue
+        group = _group(np.concatenate([[leader], near[near != leader]]), records)
+        if member in group.members and qualifies(group, cfg) and \
+                (best is None or group.occurrences > best.occurrences):
+            best = group
+    return best

@@ -1,0 +1,143 @@
+"""The write rules: when a new statement merges into an old one, when it supersedes one, and what may become knowledge.
+
+Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours.
+
+- **Duplicates**: a new memory at least `duplicate_similarity` similar to an
+  active one, or equal after normalisation, is merged into it (confirmations+1).
+- **Conflicts**: a new statement of the user's that sets the same single-valued
+  attribute as an older one (where they live, a favourite colour, landscape or
+  portrait; `cues.attributes`) to a different value supersedes it: the old one
+  keeps living with lower confidence and `superseded_by` set.
+- **Candidates for knowledge**: preferences, facts, corrections and requests with
+  a parameter that the user states, never questions, greetings or chit-chat,
+  and never an agent's or a tool's words (`consolidation_candidates`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Sequence
+
+from ..config import SemanticConfig
+from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
+from ..language.text import keyword_tokens
+from ..types import EventType, Layer, MemoryRecord, Source, Status
+from .gate import speaker, strip_speaker
+
+
+def normalise_for_duplicates(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
+
+
+def content_tokens(text: str) -> set[str]:
+    return set(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
+
+
+def lexical_overlap(a: set[str], b: set[str]) -> float:
+    """Jaccard overlap of two token sets."""
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticConfig) -> bool:
+    """Equal after normalisation, or both embedding-close and word-close.
+
+    The lexical check matters: an English-only model such as MiniLM puts most
+    Chinese sentences at cosine > 0.95 from each other.
+    """
+    if normalise_for_duplicates(new_text) == normalise_for_duplicates(old_text):
+        return True
+    return similarity >= cfg.duplicate_similarity and \
+        lexical_overlap(content_tokens(new_text), content_tokens(old_text)) >= cfg.duplicate_overlap
+
+
+#: event types that state something about the user that can repeat (and so become knowledge) or change
+STANDING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.value, EventType.FACT.value,
+                            EventType.REQUEST.value})
+_QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|where|when|how|why|do|does|did|is|are|can|"
+                       r"could|would|will|should|have|has)\b", re.I)
+
+
+#: kinds of statement in which naming an exclusive value sets it ("print it in landscape"); elsewhere the same
+#: words describe ("a bench near the window", "last night")
+_ASKING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.REQUEST.value, EventType.CORRECTION.value})
+
+
+def attributes_of(record: MemoryRecord) -> set[str]:
+    """The attributes a stored statement sets (`cues.attributes`); exclusive values count only in a preference,
+    a request or a correction."""
+    found = attributes(strip_speaker(record.raw_content))
+    if record.event_type not in _ASKING_TYPES:
+        found = {a for a in found if not a.startswith("exclusive:")}
+    return found
+
+
+def is_question(text: str) -> bool:
+    """A question states nothing: it neither becomes knowledge nor replaces what was said."""
+    return bool(_QUESTION.search(strip_speaker(text)))
+
+
+def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
+    """Whether `new` sets a different value for one of the single-valued attributes `old` sets.
+
+    Both must be the user's own statements (text from an agent or a tool is data:
+    it never replaces what the user said) and neither a question. They must set
+    the same attribute (`cues.attributes`: where the user lives, a phone number,
+    a favourite colour, a group of exclusive values such as landscape / 纵向,
+    in either language), and differ on it: two exclusive values of the group
+    (`cues.exclusive_clash`), or, for other attributes, words only one side
+    has. Near-duplicates confirm, never supersede. Events ("I went to Paris")
+    and follow-up tasks ("Run the integration tests now") set no attribute, so
+    they never supersede anything. `similarity` is not consulted: a fixed cosine
+    cut-off on one model's scale says nothing about the same slot.
+    """
+    if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
+        return False
+    if new.source is not Source.USER or old.source is not Source.USER:
+        return False
+    if new.event_type not in STANDING_TYPES or old.event_type not in STANDING_TYPES:  # events never supersede
+        return False
+    if is_question(new.raw_content) or is_question(old.raw_content):
+        return False
+    if speaker(new.raw_content) != speaker(old.raw_content):  # one person's words never replace another's
+        return False
+    shared = attributes_of(new) & attributes_of(old)
+    if not shared:
+        return False
+    if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
+        return False
+    if exclusive_clash(new.raw_content, old.raw_content) is not None:
+        return True
+    if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
+        return False
+    mine, theirs = _value_words(new.raw_content), _value_words(old.raw_content)
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+def _value_words(text: str) -> set[str]:
+    """The words that can carry an attribute's value: content words, digits and the text's values."""
+    words = content_tokens(strip_speaker(text))
+    for values in value_slots(text).values():
+        words |= set(values)
+    return words
+
+
+def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
+    """Indices of the episodes that may still be consolidated.
+
+    Only what the user stated and can state again: a preference, a fact, a
+    correction, a request with its parameter (`STANDING_TYPES`), said by the
+    user (an agent's or a tool's words never become the user's knowledge),
+    active, not yet consolidated or superseded, and not a question. Greetings,
+    thanks, questions back and chit-chat never group.
+    """
+    return [i for i, r in enumerate(records)
+            if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
+            and not r.superseded_by and r.source is Source.USER and r.event_type in STANDING_TYPES
+            and not is_question(r.raw_content)]
+
+
+def may_group(record: MemoryRecord) -> bool:
+    """Whether an episode can be in a group at all: a candidate (`consolidation_candidates`) that sets an attribute
+    (`_group` groups by attribute). The after-write check looks for groups only around such episodes."""
+    return bool(consolidation_candidates([record])) and bool(attributes_of(record))
