@@ -37,6 +37,7 @@ All functions here are pure: the caller gathers the vectors and neighbours
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -129,8 +130,10 @@ class ConsensusReport:
 
 # -- conflict cues live in `cues`; this module weighs them ----------------------------------------
 
-def _content(text: str) -> set[str]:
-    return {t for t in keyword_tokens(text) if not any(ch.isdigit() for ch in t)}
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    """The words of a statement without numbers (cached: one recall compares each text with many others)."""
+    return frozenset(t for t in keyword_tokens(text) if not any(ch.isdigit() for ch in t))
 
 
 def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | None = None) -> str | None:
