@@ -14,11 +14,13 @@ is applied here, to a few more results than `k` asked of the server; and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import sys
+import weakref
 from datetime import datetime
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import httpx
 
@@ -28,6 +30,10 @@ from ..memory import Hindsight
 from ..recall.formatting import format_for_prompt
 from ..types import MemoryRecord, RecallResults, ScoredMemory
 from . import wire
+
+#: headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed ACK of the
+#: headers (about 40 ms on Linux) on every call
+_NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 #: adapters' packages, named in the recall log as the caller when one of them asks
 _CALLERS = ("hindsight_langchain", "hindsight_llamaindex")
@@ -70,9 +76,7 @@ class HindsightClient(Hindsight):
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if transport is None:
-            # headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed
-            # ACK of the headers (about 40 ms on Linux) on every call
-            transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+            transport = httpx.HTTPTransport(socket_options=_NO_DELAY)
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport,
                                   trust_env=False)
         self.caller = caller
@@ -81,24 +85,34 @@ class HindsightClient(Hindsight):
         self._config: Any = None
         self._model: str | None = None
         self._close_hooks: list[Callable[[], None]] = []
+        self._async_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = \
+            weakref.WeakKeyDictionary()
 
     # -- transport -----------------------------------------------------------------------------
-    def _call(self, name: str, **args: Any) -> Any:
-        headers = {"X-Hindsight-Caller": _caller(self.caller)}
+    def _request(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of the POST that calls `name` (refuses what cannot be sent as JSON)."""
+        headers = {"X-Hindsight-Caller": _caller(self.caller), "Content-Type": "application/json"}
         if self.session:
             headers["X-Hindsight-Session"] = self.session
         try:
             body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
         except (TypeError, ValueError) as exc:  # NaN, a function, an object: the facade refuses these too
             raise InvalidInputError(f"an argument of {name} cannot be sent as JSON: {exc}") from None
+        return {"url": f"{wire.PREFIX}/{name}", "content": body.encode(), "headers": headers}
+
+    @contextlib.contextmanager
+    def _reaching(self) -> Iterator[None]:
+        """httpx's errors as hindsight's: a server that does not answer is a StoreUnavailableError."""
         try:
-            response = self._http.post(f"{wire.PREFIX}/{name}", content=body.encode(),
-                                       headers={**headers, "Content-Type": "application/json"})
+            yield
         except httpx.TimeoutException as exc:
             raise StoreUnavailableError(f"the hindsight server at {self.url} did not answer in time ({exc})") from None
         except httpx.HTTPError as exc:
             raise StoreUnavailableError(f"no hindsight server answers at {self.url} ({exc}); start one with "
                                         "`hindsight serve`, or check the address") from None
+
+    def _result(self, response: httpx.Response) -> Any:
+        """The result in the server's answer, or the error it carries, raised as the same HindsightError."""
         try:
             data = response.json()
         except ValueError:
@@ -114,6 +128,36 @@ class HindsightClient(Hindsight):
             raise ServerError(f"the hindsight server at {self.url} answered {response.status_code}: "
                               f"{response.text[:200]}")
         return data["result"]
+
+    def _call(self, name: str, **args: Any) -> Any:
+        request = self._request(name, args)
+        with self._reaching():
+            response = self._http.post(**request)
+        return self._result(response)
+
+    async def _acall(self, name: str, **args: Any) -> Any:
+        """`_call` on the running event loop: the request waits on the socket, not in a thread."""
+        request = self._request(name, args)
+        with self._reaching():
+            response = await self._async_http().post(**request)
+        return self._result(response)
+
+    def _async_http(self) -> httpx.AsyncClient:
+        """This event loop's connection pool to the server (a pool belongs to the loop that opened it)."""
+        loop = asyncio.get_running_loop()
+        client = self._async_pools.get(loop)
+        if client is None:
+            client = self._async_pools[loop] = httpx.AsyncClient(
+                base_url=self.url, headers=self._http.headers, timeout=self._http.timeout, trust_env=False,
+                transport=httpx.AsyncHTTPTransport(socket_options=_NO_DELAY))
+        return client
+
+    async def aclose(self) -> None:
+        """Close this event loop's connections to the server, then the client."""
+        pool = self._async_pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.aclose()
+        self.close()
 
     def close(self) -> None:
         for hook in list(self._close_hooks):  # a write queue over this client sends what it holds first
@@ -161,11 +205,8 @@ class HindsightClient(Hindsight):
     # -- reading --------------------------------------------------------------------------------
     def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
                **options: Any) -> RecallResults:
-        if where is None:
-            return wire.results_in(self._call("recall", query=query, user_id=user_id, k=k, **options))
-        wider = k + 5 + 4 * k if isinstance(k, int) and not isinstance(k, bool) else k
-        found = wire.results_in(self._call("recall", query=query, user_id=user_id, k=wider, **options))
-        return RecallResults([r for r in found if where(r.memory)][:k], consensus=found.consensus)
+        found = self._call("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
+        return _kept(wire.results_in(found), k, where)
 
     retention_of = Hindsight.retention_of
 
@@ -193,6 +234,10 @@ class HindsightClient(Hindsight):
                everything: bool = False, dry_run: bool = False) -> Any:
         return wire.receipt_in(self._call("forget", user_id=user_id, memory_id=memory_id, about=about,
                                           everything=everything, dry_run=dry_run))
+
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
+        self._close_hooks.append(hook)
 
     def on_forget(self, listener: Any) -> None:
         raise HindsightError("forget listeners run beside the store: attach working memory to the server's "
@@ -259,15 +304,32 @@ class HindsightClient(Hindsight):
     def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:
         return format_for_prompt(results, **options)
 
-    # -- async twins ----------------------------------------------------------------------------
-    async def awrite(self, text: str, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(self.write, text, **kwargs)
+    # -- async twins: the same calls, awaited on the event loop ---------------------------------
+    async def awrite(self, text: str, *, user_id: str, **options: Any) -> Any:
+        return wire.write_result_in(await self._acall("write", text=text, user_id=user_id, **options))
 
-    async def aremember(self, text: str, **kwargs: Any) -> MemoryRecord | None:
-        return await asyncio.to_thread(self.remember, text, **kwargs)
+    async def aremember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
+        return (await self.awrite(text, user_id=user_id, **options)).record
 
-    async def arecall(self, query: str, **kwargs: Any) -> RecallResults:
-        return await asyncio.to_thread(self.recall, query, **kwargs)
+    async def arecall(self, query: str, *, user_id: str, k: int = 5,
+                      where: Callable[[MemoryRecord], bool] | None = None, **options: Any) -> RecallResults:
+        found = await self._acall("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
+        return _kept(wire.results_in(found), k, where)
 
-    async def aforget(self, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(self.forget, **kwargs)
+    async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+                      everything: bool = False, dry_run: bool = False) -> Any:
+        return wire.receipt_in(await self._acall("forget", user_id=user_id, memory_id=memory_id, about=about,
+                                                 everything=everything, dry_run=dry_run))
+
+
+def _asked(k: Any, where: Callable[[MemoryRecord], bool] | None) -> Any:
+    """How many results to ask the server for: a few more than `k` when `where` filters them here."""
+    if where is None or not isinstance(k, int) or isinstance(k, bool):
+        return k  # the server checks k
+    return k + 5 + 4 * k
+
+
+def _kept(found: RecallResults, k: int, where: Callable[[MemoryRecord], bool] | None) -> RecallResults:
+    if where is None:
+        return found
+    return RecallResults([r for r in found if where(r.memory)][:k], consensus=found.consensus)

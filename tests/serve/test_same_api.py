@@ -7,6 +7,7 @@ rebuilt from JSON, and the same `HindsightError` subclasses for bad input.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -178,3 +179,29 @@ def test_the_client_defines_every_public_method_of_the_facade():
     missing = sorted(name for name in public if name not in vars(HindsightClient) and name != "format_for_prompt"
                      or (name == "format_for_prompt" and "format_for_prompt" not in vars(HindsightClient)))
     assert missing == []
+
+
+class _NoThreads(concurrent.futures.ThreadPoolExecutor):
+    """An event loop's default executor that refuses work: whatever it is handed would have run in a thread."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        raise AssertionError(f"{getattr(fn, '__name__', fn)} was sent to a worker thread")
+
+
+def test_the_clients_async_twins_wait_on_the_event_loop_not_in_a_thread(served, user):
+    async def turn(client):
+        asyncio.get_running_loop().set_default_executor(_NoThreads())
+        written = await client.awrite("I keep my passport in the blue drawer.", user_id=user)
+        mine = await client.arecall("where is my passport", user_id=user, reinforce=False,
+                                    where=lambda m: m.user_id == user)
+        together = await asyncio.gather(*(client.arecall("passport", user_id=user, reinforce=False)
+                                          for _ in range(5)))
+        receipt = await client.aforget(user_id=user, memory_id=written.record.id)
+        await client.aclose()
+        return written, mine, together, receipt
+
+    with HindsightClient(served["url"]) as client:
+        written, mine, together, receipt = asyncio.run(turn(client))
+    assert mine[0].memory.id == written.record.id
+    assert all(found[0].memory.id == written.record.id for found in together)
+    assert [r.id for r in receipt.removed] == [written.record.id]
