@@ -118,10 +118,17 @@ def memory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, m
     For callers that manage their own message history (and so need no
     `WorkingMemory`); `recall_options` go to `Hindsight.recall`.
     """
-    count = (tokenizer or default_tokenizer()).count
     if asks_for_nothing(query):
         return MemoryBlock("", (), 0)
-    memories = semantic_first(memory.recall(query, user_id=user_id, k=k, **recall_options))
+    found = memory.recall(query, user_id=user_id, k=k, **recall_options)
+    return _rendered(found, max_tokens=max_tokens, tokenizer=tokenizer, header=header)
+
+
+def _rendered(found: Iterable[ScoredMemory], *, max_tokens: int | None, tokenizer: Tokenizer | None,
+              header: str) -> MemoryBlock:
+    """Recall's results, semantic first, as a block of at most `max_tokens` (the weakest dropped first)."""
+    count = (tokenizer or default_tokenizer()).count
+    memories = semantic_first(found)
 
     def cost(chosen: list[ScoredMemory]) -> int:
         return count(format_for_prompt(chosen, header=header))
@@ -150,9 +157,14 @@ def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokeniz
     return MemoryBlock(text, tuple(kept), count(text))
 
 
-async def amemory_block(memory: "Hindsight", query: str, **options: Any) -> MemoryBlock:
-    """Async twin of `memory_block`."""
-    return await asyncio.to_thread(memory_block, memory, query, **options)
+async def amemory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
+                        tokenizer: Tokenizer | None = None, header: str = DEFAULT_HEADER,
+                        **recall_options: Any) -> MemoryBlock:
+    """Async twin of `memory_block`: awaits `Hindsight.arecall` (on the event loop for a `HindsightClient`)."""
+    if asks_for_nothing(query):
+        return MemoryBlock("", (), 0)
+    found = await memory.arecall(query, user_id=user_id, k=k, **recall_options)
+    return _rendered(found, max_tokens=max_tokens, tokenizer=tokenizer, header=header)
 
 
 class ContextBuilder:

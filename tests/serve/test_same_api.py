@@ -205,3 +205,20 @@ def test_the_clients_async_twins_wait_on_the_event_loop_not_in_a_thread(served, 
     assert mine[0].memory.id == written.record.id
     assert all(found[0].memory.id == written.record.id for found in together)
     assert [r.id for r in receipt.removed] == [written.record.id]
+
+
+def test_the_async_prompt_block_over_a_client_stays_on_the_event_loop(served, user):
+    from hindsight_core.session.context import amemory_block
+
+    async def turn(client):
+        asyncio.get_running_loop().set_default_executor(_NoThreads())
+        await client.awrite("My locker code at the gym is 4417.", user_id=user)
+        block = await amemory_block(client, "what is my gym locker code?", user_id=user, k=3)
+        nothing = await amemory_block(client, "thanks!", user_id=user)
+        await client.aclose()
+        return block, nothing
+
+    with HindsightClient(served["url"]) as client:
+        block, nothing = asyncio.run(turn(client))
+    assert "4417" in block.text and block.tokens > 0
+    assert nothing.text == "" and nothing.memories == ()
