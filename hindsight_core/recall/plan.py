@@ -30,8 +30,8 @@ import numpy as np
 
 from .. import decay as decay_math
 from ..config import DecayConfig, RecallConfig
-from ..store import points as pts
 from ..errors import InvalidInputError
+from ..store import points as pts
 from ..store.base import Channel, Hit, Scope, SearchRequest, SearchResult
 from ..text import validate_id
 from ..types import Explanation, Layer, MemoryRecord, ScoredMemory

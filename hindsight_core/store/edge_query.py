@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import points as pts
-from .base import Scope, conditions
+from .values import Scope, conditions
 
 
 def channel_query(channel: Any) -> Any:
