@@ -23,7 +23,6 @@ have the types a later stage relies on is set aside with the reason, never serve
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import numbers
@@ -205,7 +204,7 @@ def field_updates(updates: Sequence[tuple[str, Mapping[str, Any]]], *, fixed: Se
         return out
     groups: dict[str, tuple[list[str], dict[str, Any]]] = {}
     for ids, full in out:
-        key = json.dumps(full, sort_keys=True, default=str)
+        key = repr(sorted(full.items()))
         if key in groups:
             groups[key][0].extend(ids)
         else:
