@@ -33,17 +33,8 @@ from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, set_fields, upsert_points
-from .edge_files import (
-    LegacyStoreError,
-    ensure_indexes,
-    from_journal,
-    is_legacy_store,
-    journaled,
-    open_root,
-    shard_config,
-    user_dir_name,
-    write_json_atomic,
-)
+from .edge_files import (LegacyStoreError, ensure_indexes, from_journal, is_legacy_store, journaled, open_root,
+                         shard_config, user_dir_name, write_json_atomic)
 from .edge_query import channel_query, compile_formula, edge_filter
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid

@@ -33,17 +33,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..types import Layer, MemoryRecord, Source, Status
-from .fields import (
-    DENSE,
-    ID_FIELDS,
-    RANKING_FIELDS,
-    SPARSE,
-    TEXT_FIELDS,
-    derived_fields,
-    epoch_days,
-    metadata_digests,
-    next_seq,
-)
+from .fields import (DENSE, ID_FIELDS, RANKING_FIELDS, SPARSE, TEXT_FIELDS, derived_fields, epoch_days,
+                     metadata_digests, next_seq)
 from .values import Hit, LoadReport
 
 Seal = Callable[[str, dict[str, Any]], str]
@@ -62,10 +53,9 @@ def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping
         for name in ID_FIELDS:
             text[name] = payload[name]
             payload[name] = digest(payload[name]) if payload[name] is not None else None
-    payload.update(derived_fields({"consolidated_into": record.consolidated_into,
-                                   "superseded_by": record.superseded_by}))
-    payload["ts_days"] = epoch_days(record.timestamp)
-    payload["reinforced_days"] = epoch_days(record.last_accessed or record.timestamp)
+    ranking = ranking_fields(record)
+    for name in ("is_consolidated", "is_superseded", "ts_days", "reinforced_days"):
+        payload[name] = ranking[name]
     payload["meta_keys"] = metadata_digests(record.metadata)
     payload["seq"] = next_seq()
     if seal is not None:
@@ -75,6 +65,23 @@ def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping
     if extra:
         payload["extra"] = dict(extra)
     return payload
+
+
+def ranking_fields(record: MemoryRecord) -> dict[str, float]:
+    """The payload fields the ranking formula reads, as the engine sees them for this record."""
+    return {"ts_days": epoch_days(record.timestamp),
+            "reinforced_days": epoch_days(record.last_accessed or record.timestamp),
+            "is_consolidated": 1.0 if record.consolidated_into else 0.0,
+            "is_superseded": 1.0 if record.superseded_by else 0.0,
+            "decay_rate": record.decay_rate, "spaced_recalls": record.spaced_recalls, "confidence": record.confidence}
+
+
+def ranking_values(records: Sequence[MemoryRecord]) -> dict[str, np.ndarray]:
+    """`ranking_fields` of many records, one array per field (what `recall.formula.evaluate` takes)."""
+    rows = [ranking_fields(r) for r in records]
+    return {name: np.asarray([row[name] for row in rows], dtype=np.float64)
+            for name in ("ts_days", "reinforced_days", "is_consolidated", "is_superseded", "decay_rate",
+                         "spaced_recalls", "confidence")}
 
 
 class UnreadableRecord(ValueError):

@@ -13,26 +13,15 @@ import threading
 from typing import Any
 
 from ..types import MemoryRecord
-from .fields import (
-    DENSE,
-    FLOAT_INDEXED,
-    ID_FIELDS,
-    KEYWORD_INDEXED,
-    RANKING_FIELDS,
-    SPARSE,
-    TEXT_FIELDS,
-    derived_fields,
-    epoch_days,
-    metadata_digest,
-    metadata_digests,
-    next_seq,
-)
-from .payload import Digest, Seal, UnreadableRecord, Unseal, from_payload, record_from_payload, to_hit, to_payload
+from .fields import (DENSE, FLOAT_INDEXED, ID_FIELDS, KEYWORD_INDEXED, RANKING_FIELDS, SPARSE, TEXT_FIELDS,
+                     derived_fields, epoch_days, metadata_digest, metadata_digests, next_seq)
+from .payload import (Digest, Seal, UnreadableRecord, Unseal, from_payload, ranking_fields, ranking_values,
+                      record_from_payload, to_hit, to_payload)
 
 __all__ = ["BM25_SETTINGS", "DENSE", "Digest", "FLOAT_INDEXED", "ID_FIELDS", "KEYWORD_INDEXED", "RANKING_FIELDS",
            "SPARSE", "Seal", "TEXT_FIELDS", "Unseal", "UnreadableRecord", "derived_fields", "document_terms",
            "epoch_days", "from_payload", "keyword_text", "metadata_digest", "metadata_digests", "next_seq",
-           "query_terms", "record_from_payload", "to_hit", "to_payload"]
+           "query_terms", "ranking_fields", "ranking_values", "record_from_payload", "to_hit", "to_payload"]
 
 _BM25_LOCK = threading.Lock()
 _BM25: Any = None
