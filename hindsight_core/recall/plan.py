@@ -192,18 +192,21 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
 
     The channel ranks in an explanation are ranks among the candidates the engine
     returned (by cosine, by the share of the query's keywords a memory holds).
+    Retention, weight and the prior (so `fused` = final / prior) come from the
+    expression trees the engine ran (`request.formula`); `priors` are in it already.
     """
     query_terms = set(pts.query_terms(query_text)[0])
     qv = np.asarray(query_vector, dtype=np.float32)
     cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in result.hits]
     coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in result.hits]
     dense_ranks, keyword_ranks = _ranks(cosines), _ranks(coverages)
-    # the engine's own expressions, evaluated on the fields it read from each payload
-    values = pts.ranking_values([hit.record for hit in result.hits])
+    # the engine's own expressions, evaluated on the fields it read from each payload: the prior is the formula
+    # the engine ran, with the fused score at 1
+    values = {**pts.ranking_values([hit.record for hit in result.hits]), f.SCORE: np.asarray(1.0)}
     n = len(result.hits)
     retention = np.broadcast_to(f.evaluate(retention_expr(now, decay), values), (n,))
     weight = np.broadcast_to(f.evaluate(f.mul(*weight_terms(recall, episode_weight)), values), (n,))
-    prior = np.broadcast_to(f.evaluate(f.mul(*prior_terms(now, decay, recall, episode_weight, priors)), values), (n,))
+    prior = np.broadcast_to(f.evaluate(request.formula, values), (n,))
     out: list[ScoredMemory] = []
     for i, hit in enumerate(result.hits):
         record = hit.record

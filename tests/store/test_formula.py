@@ -113,3 +113,17 @@ def test_the_engine_computes_what_python_computes(store, seed):
     ranked = store.search("u", request).hits
     assert [h.score for h in ranked] == pytest.approx([fused[h.record.id] * prior_of[h.record.id] for h in ranked],
                                                       rel=1e-4, abs=1e-9)
+    # explanations: retention and weight by decay's rules, and `fused` is the engine's fused score (time prior
+    # included in what it is divided by)
+    found = store.search("u", request)
+    for result in plan.select(found, request, vector, "printing reports", now=now, decay=decay, recall=recall,
+                              episode_weight=episode_weight, priors=priors):
+        r, why = result.memory, result.explanation
+        retention = decay_math.retention(r.confidence, decay_math.effective_rate(
+            r.decay_rate, r.spaced_recalls, decay.reinforcement), epoch_days(now) - epoch_days(r.last_accessed or
+                                                                                              r.timestamp))
+        assert result.retention == why.retention == pytest.approx(retention, rel=1e-9)
+        weight = (episode_weight if r.consolidated_into else 1.0) * (recall.superseded_weight if r.superseded_by
+                                                                     else 1.0)
+        assert why.weight == pytest.approx(weight, rel=1e-9)
+        assert why.fused == pytest.approx(fused[r.id], rel=1e-4)
