@@ -35,7 +35,7 @@ from . import points as pts
 from .edge_changes import apply_change, set_fields, upsert_points
 from .edge_files import (LegacyStoreError, ensure_indexes, from_journal, is_legacy_store, journaled, open_root,
                          shard_config, user_dir_name, write_json_atomic)
-from .edge_query import channel_query, compile_formula, edge_filter
+from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
@@ -330,22 +330,11 @@ class EdgeStore(EdgeUpkeep):
                     for found in batch]
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
-        from qdrant_edge import Formula, Fusion, Prefetch, QueryBatchRequest, QueryRequest
-
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
                 return SearchResult([], [[] for _ in request.probes])
-            flt = edge_filter(request.scope, self._id_digest(user_id))
-            channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
-                        for c in request.channels]
-            fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
-                             query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
-            main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
-                                with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
-            probes = [QueryRequest(limit=p.limit, query=channel_query(p), filter=flt, score_threshold=p.score_threshold,
-                                   with_payload=False, with_vector=False) for p in request.probes]
-            found = shard.query_batch(QueryBatchRequest([main, *probes]))
+            found = shard.query_batch(engine_batch(request, edge_filter(request.scope, self._id_digest(user_id))))
             report = self._report(user_id)
             hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
             return SearchResult(hits, [[str(p.id) for p in ranked] for ranked in found[1:]])
