@@ -17,13 +17,13 @@ from typing import Callable
 import numpy as np
 
 from ..consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
-from ..store.base import Hit, MemoryStore, Scope
+from ..store.base import Hit, LiveStore, Scope
 from ..types import ScoredMemory, Source
 
 _ACTIVE = Scope()
 
 
-def check_recalled(store: MemoryStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *,
+def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *,
                    config: ConsensusConfig, judge: Callable[[str], str] | None
                    ) -> tuple[list[ScoredMemory], ConsensusReport]:
     """The results after the check, and its report (empty when no agent or tool wrote a result)."""

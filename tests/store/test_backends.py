@@ -282,3 +282,19 @@ def test_one_recall_reinforces_every_memory_it_returns(store):
         for hit in found.hits:
             moment = clock() if hit.record.id in recalled else before[hit.record.id].last_accessed or T0
             assert hit.score == pytest.approx(moment.timestamp() / 86400, abs=0.01)
+
+
+@pytest.mark.parametrize("backend", [EdgeStore, ServerStore])
+def test_each_backend_implements_both_interfaces(backend):
+    """Every method of the hot-path and the maintenance interface, with the interface's parameters."""
+    import inspect
+
+    from hindsight_core.store.base import LiveStore, MaintenanceStore
+
+    for interface in (LiveStore, MaintenanceStore):
+        methods = [name for name, value in vars(interface).items() if callable(value) and not name.startswith("_")]
+        assert methods
+        for name in methods:
+            wanted = list(inspect.signature(getattr(interface, name)).parameters)
+            given = list(inspect.signature(getattr(backend, name)).parameters)
+            assert given[:len(wanted)] == wanted, (backend.__name__, name)
