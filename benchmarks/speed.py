@@ -147,6 +147,9 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     - `store_search`: the same through `EdgeStore.search`, which also reads each returned point back into a
       record (unsealing its text, checking its fields);
     - `recall`: the whole `Hindsight.recall` (query checks, time hints, the plan, explanations, final order).
+
+    It runs after `recall_indexed_excluded` has asked the same queries once, so the engine's pages and the
+    memories' keys are warm: its `recall` is below that first pass (on this machine by 1-2 ms at 20k).
     """
     from hindsight_core.recall import plan as recall_plan
     from hindsight_core.store.edge_query import edge_filter, engine_batch
