@@ -40,7 +40,7 @@ from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
 from .sealing import KeyStore
-from .values import ALL, MEMORIES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
+from .values import ALL, MEMORIES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
 
 __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "user_dir_name"]
 
@@ -168,15 +168,12 @@ class EdgeStore(EdgeUpkeep):
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
         with self._lock:
             self._check_open()
-            entry = self._entry(user_id)
-            if entry is not None:
-                check_registered(entry, embedding_model, dimension)
-                return True
-            if not create:
-                return False
-            self.set_registered_embedding(user_id, embedding_model, dimension)
-            self._shard(user_id, MEMORIES, dimension=dimension)
-            return True
+
+            def register() -> None:
+                self.set_registered_embedding(user_id, embedding_model, dimension)
+                self._shard(user_id, MEMORIES, dimension=dimension)
+
+            return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
     # -- writing ------------------------------------------------------------------------------------
     def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None,

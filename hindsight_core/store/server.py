@@ -32,7 +32,7 @@ from .payload import field_updates
 from .server_query import (JOURNAL, META, REGISTRY, channel_query, client_filter, compile_formula, registry_id,
                            translated)
 from .server_upkeep import ServerUpkeep
-from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
+from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
 
 __all__ = ["ServerStore"]
 
@@ -109,15 +109,11 @@ class ServerStore(ServerUpkeep):
         return None
 
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
-        entry = self._entry(user_id)
-        if entry is not None:
-            check_registered(entry, embedding_model, dimension)
-            return True
-        if not create:
-            return False
-        self.set_registered_embedding(user_id, embedding_model, dimension)
-        self._collection(user_id, MEMORIES, dimension=dimension)
-        return True
+        def register() -> None:
+            self.set_registered_embedding(user_id, embedding_model, dimension)
+            self._collection(user_id, MEMORIES, dimension=dimension)
+
+        return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
     # -- writing ----------------------------------------------------------------------------------
     @staticmethod

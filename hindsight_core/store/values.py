@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -125,3 +125,15 @@ def check_registered(entry: dict[str, Any], embedding_model: str, dimension: int
             f"the memories of this user were embedded with {entry['embedding_model']} "
             f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
             f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
+
+
+def open_registered(entry: dict[str, Any] | None, embedding_model: str, dimension: int, *, create: bool,
+                    register: Callable[[], None]) -> bool:
+    """`open_user`'s rule on both backends: a registered user is checked against the embedder; an unknown
+    one is registered (`register`: the registry entry and the memories space) only when `create`."""
+    if entry is not None:
+        check_registered(entry, embedding_model, dimension)
+        return True
+    if create:
+        register()
+    return create
