@@ -138,6 +138,41 @@ def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
     return result
 
 
+def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dict:
+    """Where one recall's time goes (p50 ms, query embedding excluded), each part timed over the same queries:
+
+    - `engine_call`: the recall's query plan sent straight to the user's Qdrant Edge shard (fused dense + BM25
+      prefetches, rescored by the ranking formula, payloads and vectors returned): the engine's floor;
+    - `store_search`: the same through `EdgeStore.search`, which also reads each returned point back into a
+      record (unsealing its text, checking its fields);
+    - `recall`: the whole `Hindsight.recall` (query checks, time hints, the plan, explanations, final order).
+
+    It runs after `recall_indexed_excluded` has asked the same queries once, so the engine's pages and the
+    memories' keys are warm: its `recall` is below that first pass (on this machine by 1-2 ms at 20k).
+    """
+    from hindsight_core.recall import plan as recall_plan
+    from hindsight_core.store.edge_query import edge_filter, engine_batch
+
+    store, cfg = memory.store, memory.config.recall
+    scope = recall_plan.scope_for(layers=None, event_types=None, session_id=None, agent_id=None, window=None,
+                                  max_chars=memory.config.limits.max_id_chars)
+
+    def request(query: str):  # as Hindsight.recall builds it for k=5
+        now = memory.now()
+        return recall_plan.build_request(
+            memory._embed_query([query])[0], query, recall=cfg, decay=memory.config.decay,
+            episode_weight=memory.config.semantic.episode_weight, now=now, scope=scope, limit=15,
+            min_similarity=cfg.min_similarity, multilingual_dense=False, priors=recall_plan.time_priors(query, now))
+
+    requests = [request(q) for q in queries]
+    batches = [engine_batch(r, edge_filter(r.scope, store._id_digest("bench"))) for r in requests]
+    shard = store._shard("bench", "memories")
+    return {"engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), repeats)),
+            "store_search": percentiles(timed(lambda i: store.search("bench", requests[i]), repeats)),
+            "recall": percentiles(timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False),
+                                        repeats))}
+
+
 def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True) -> dict:
     """Exact search (the automatic index switched off), then the index built by `optimize`, against numpy."""
     import gc
@@ -182,6 +217,7 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
                 result["optimize_s"] = round(time.perf_counter() - start, 1)
                 indexed = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
                 result["recall_indexed_excluded"] = percentiles(indexed)
+                result["recall_breakdown_indexed"] = recall_breakdown(memory, queries, repeats)
                 result["rss_indexed_mb"] = rss_mb()
         best = result.get("recall_indexed_excluded", result["recall_exact_excluded"])["p50_ms"]
         result["ratio_best_to_numpy_p50"] = round(best / max(result["numpy_dot_topk"]["p50_ms"], 1e-6), 2)
@@ -234,6 +270,12 @@ def print_report(report: dict) -> None:
               f"{idx['p95_ms']:<7.2f} | {npy['p50_ms']:>9.3f} | {r['ratio_best_to_numpy_p50']:>5} | "
               f"{r['reopen_and_first_recall_s']:>8} | {r['rss_store_open_mb']:>7.0f} | {r.get('optimize_s', '-'):>10} | "
               f"{r['disk_bytes_per_memory']:>10,}")
+    for r in report["sizes"]:
+        if "recall_breakdown_indexed" in r:
+            b = r["recall_breakdown_indexed"]
+            print(f"recall at {r['memories']:,}, p50 ms: engine call {b['engine_call']['p50_ms']}, store search "
+                  f"{b['store_search']['p50_ms']}, whole recall {b['recall']['p50_ms']} "
+                  f"(numpy {r['numpy_dot_topk']['p50_ms']})")
     for r in report.get("auto_index", []):
         print(f"auto index at {r['memories']:,}: load {r['load_writes_per_s']}/s, slowest batch "
               f"{r['batch_ms']['max_ms']} ms, wait after load {r['index_wait_after_load_s']} s, recall p50 "

@@ -16,14 +16,14 @@ from typing import Callable
 
 import numpy as np
 
-from ..store.base import Hit, MemoryStore, Scope
+from ..store.base import Hit, LiveStore, Scope
 from ..types import ScoredMemory, Source
 from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply_consensus, check_consensus
 
 _ACTIVE = Scope()
 
 
-def check_recalled(store: MemoryStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *,
+def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *,
                    config: ConsensusConfig, judge: Callable[[str], str] | None
                    ) -> tuple[list[ScoredMemory], ConsensusReport]:
     """The results after the check, and its report (empty when no agent or tool wrote a result)."""

@@ -1,9 +1,9 @@
 """A small expression tree for the ranking formula, compiled for each engine.
 
 The recall plan states its formula once, as nested tuples; each backend
-compiles it for its engine (`store.edge.compile_formula`,
-`store.server.compile_formula`), and `evaluate` computes it in numpy (for
-tests against hand-computed values). Only arithmetic both engines
+compiles it for its engine (`store.edge_query.compile_formula`,
+`store.server_query.compile_formula`), and `evaluate` computes the same tree
+in numpy (recall's explanations, and tests), so the rule is written once. Only arithmetic both engines
 implement is used: constants, payload variables, the fused score, sums,
 products, negation, division, exp and max.
 """
@@ -79,12 +79,41 @@ def evaluate(tree: Expr, values: Mapping[str, Any]) -> np.ndarray:
     if kind == "sum":
         return sum((evaluate(x, values) for x in tree[1]), np.asarray(0.0))
     if kind == "max":
-        return np.maximum.reduce([np.broadcast_to(evaluate(x, values), np.shape(evaluate(tree[1][0], values)))
-                                  for x in tree[1]]) if len(tree[1]) > 1 else evaluate(tree[1][0], values)
+        return np.maximum.reduce(np.broadcast_arrays(*(evaluate(x, values) for x in tree[1])))
     if kind == "neg":
         return -evaluate(tree[1], values)
     if kind == "exp":
         return np.exp(evaluate(tree[1], values))
-    if kind == "div":
-        return evaluate(tree[1], values) / evaluate(tree[2], values)
+    if kind == "div":  # by zero: 0, as both engines are told (`by_zero_default`)
+        a, b = np.broadcast_arrays(evaluate(tree[1], values), evaluate(tree[2], values))
+        return np.divide(a, b, out=np.zeros(a.shape), where=b != 0)
     raise ValueError(f"unknown expression {kind!r}")
+
+
+def simplify(tree: Expr) -> Expr:
+    """The same expression without terms that cannot change its value: × 1, + 0, and products with a 0 factor.
+
+    Each step is exact in floating point (x·1 = x, x + 0 = x, and every factor of
+    the ranking formula is finite, so a product with 0 is 0), so the engine
+    computes the same scores from fewer payload fields.
+    """
+    kind = tree[0]
+    if kind in ("const", "var"):
+        return tree
+    if kind in ("mul", "sum", "max"):
+        parts = tuple(simplify(x) for x in tree[1])
+        if kind == "mul":
+            if any(x == ("const", 0.0) for x in parts):  # -0.0 == 0.0 too
+                return const(0.0)
+            parts = tuple(x for x in parts if x != ("const", 1.0))
+        elif kind == "sum":
+            parts = tuple(x for x in parts if x != ("const", 0.0))
+        if not parts:
+            return const(1.0 if kind == "mul" else 0.0)
+        return parts[0] if len(parts) == 1 else (kind, parts)
+    if kind == "div":
+        return ("div", simplify(tree[1]), simplify(tree[2]))
+    inner = simplify(tree[1])
+    if kind == "neg" and inner[0] == "const":
+        return const(-inner[1])
+    return (kind, inner)

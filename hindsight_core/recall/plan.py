@@ -28,12 +28,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .. import decay as decay_math
 from ..config import DecayConfig, RecallConfig
 from ..errors import InvalidInputError
 from ..language.text import validate_id
 from ..store import points as pts
-from ..store.base import Channel, Hit, Scope, SearchRequest, SearchResult
+from ..store.base import Channel, Scope, SearchRequest, SearchResult
 from ..types import Explanation, Layer, MemoryRecord, ScoredMemory
 from . import formula as f
 
@@ -47,10 +46,30 @@ class TimePrior:
     strength: float = 1.0
 
 
-def recall_weight(is_consolidated: float, is_superseded: float, episode_weight: float,
-                  superseded_weight: float) -> float:
-    """weight = e^is_consolidated · σ^is_superseded: a product of factors in (0, 1], never zero or below."""
-    return (episode_weight ** is_consolidated) * (superseded_weight ** is_superseded)
+def retention_expr(now: datetime, decay: DecayConfig) -> f.Expr:
+    """retention = confidence · exp(−λ_eff · elapsed), λ_eff = decay_rate / (1 + β·spaced_recalls),
+    elapsed = max(0, now − reinforced_days): `hindsight_core.decay`'s rule over the payload's fields."""
+    elapsed = f.maximum(f.const(0.0), f.add(f.const(pts.epoch_days(now)), f.neg(f.var("reinforced_days"))))
+    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement),
+                                                                  f.var("spaced_recalls"))))
+    return f.mul(f.var("confidence"), f.exp(f.neg(f.mul(rate, elapsed))))
+
+
+def weight_terms(recall: RecallConfig, episode_weight: float) -> tuple[f.Expr, f.Expr]:
+    """(1 − (1 − e)·is_consolidated, 1 − (1 − σ)·is_superseded): the recall weight's two factors, each in (0, 1]."""
+    return (f.add(f.const(1.0), f.mul(f.const(-(1.0 - episode_weight)), f.var("is_consolidated"))),
+            f.add(f.const(1.0), f.mul(f.const(-(1.0 - recall.superseded_weight)), f.var("is_superseded"))))
+
+
+def prior_terms(now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float,
+                priors: Sequence[TimePrior] = ()) -> list[f.Expr]:
+    """The factors the fused score is multiplied by (see `ranking_formula`), in the order the engine multiplies."""
+    rho = recall.retention_influence
+    terms = [*weight_terms(recall, episode_weight),
+             f.add(f.const(1.0 - rho), f.mul(f.const(rho), retention_expr(now, decay)))]
+    if priors and recall.time_prior_weight > 0:
+        terms.append(time_factor(priors, recall.time_prior_weight))
+    return terms
 
 
 def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float,
@@ -69,19 +88,14 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
     term per time prior h (centre c_h, width w_h, strength s_h). Every factor is
     positive (e, σ > 0 and ρ < 1 are checked by the config): a prior moves a
     memory down, it never takes it out.
+
+    These expressions are the only statement of the rule: the engine runs them
+    compiled (`store.*_query.compile_formula`), and explanations evaluate the
+    same trees in numpy (`select`). Terms that cannot change a score (× 1, + 0,
+    a factor multiplied by 0 under the default ρ = 0) are folded away before
+    the engine sees them (`formula.simplify`), so it reads fewer payload fields.
     """
-    elapsed = f.maximum(f.const(0.0), f.add(f.const(pts.epoch_days(now)), f.neg(f.var("reinforced_days"))))
-    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement),
-                                                                  f.var("spaced_recalls"))))
-    retention = f.mul(f.var("confidence"), f.exp(f.neg(f.mul(rate, elapsed))))
-    rho = recall.retention_influence
-    terms = [f.var(f.SCORE),
-             f.add(f.const(1.0), f.mul(f.const(-(1.0 - episode_weight)), f.var("is_consolidated"))),
-             f.add(f.const(1.0), f.mul(f.const(-(1.0 - recall.superseded_weight)), f.var("is_superseded"))),
-             f.add(f.const(1.0 - rho), f.mul(f.const(rho), retention))]
-    if priors and recall.time_prior_weight > 0:
-        terms.append(time_factor(priors, recall.time_prior_weight))
-    return f.mul(*terms)
+    return f.simplify(f.mul(f.var(f.SCORE), *prior_terms(now, decay, recall, episode_weight, priors)))
 
 
 def time_factor(priors: Sequence[TimePrior], weight: float) -> f.Expr:
@@ -91,15 +105,6 @@ def time_factor(priors: Sequence[TimePrior], weight: float) -> f.Expr:
         z = f.div(f.add(f.var("ts_days"), f.const(-prior.center_days)), f.const(max(prior.scale_days, 1e-3)))
         bumps.append(f.mul(f.const(weight * prior.strength), f.exp(f.mul(f.const(-0.5), z, z))))
     return f.add(f.const(1.0), *bumps)
-
-
-def time_factor_of(record: MemoryRecord, priors: Sequence[TimePrior], weight: float) -> float:
-    """The same factor for one record, for explanations."""
-    if not priors or weight <= 0:
-        return 1.0
-    ts = pts.epoch_days(record.timestamp)
-    return 1.0 + sum(weight * p.strength * float(np.exp(-0.5 * ((ts - p.center_days) / max(p.scale_days, 1e-3)) ** 2))
-                     for p in priors)
 
 
 def has_cjk(text: str) -> bool:
@@ -157,14 +162,6 @@ def build_request(query_vector: np.ndarray, query_text: str, *, recall: RecallCo
                          limit=limit, scope=scope)
 
 
-def retention_now(hit: Hit, now: datetime, decay: DecayConfig) -> float:
-    """The record's retention at `now`: `hindsight_core.decay`'s rule, on the day count the engine's formula uses."""
-    r = hit.record
-    elapsed = pts.epoch_days(now) - pts.epoch_days(r.last_accessed or r.timestamp)
-    return decay_math.retention(r.confidence, decay_math.effective_rate(r.decay_rate, r.spaced_recalls,
-                                                                        decay.reinforcement), elapsed)
-
-
 def notes(record: MemoryRecord) -> tuple[str, ...]:
     """Why a result's standing differs from its scores alone, for explanations."""
     out = []
@@ -195,27 +192,31 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
 
     The channel ranks in an explanation are ranks among the candidates the engine
     returned (by cosine, by the share of the query's keywords a memory holds).
+    Retention, weight and the prior (so `fused` = final / prior) come from the
+    expression trees the engine ran (`request.formula`); `priors` are in it already.
     """
     query_terms = set(pts.query_terms(query_text)[0])
     qv = np.asarray(query_vector, dtype=np.float32)
     cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in result.hits]
     coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in result.hits]
     dense_ranks, keyword_ranks = _ranks(cosines), _ranks(coverages)
+    # the engine's own expressions, evaluated on the fields it read from each payload: the prior is the formula
+    # the engine ran, with the fused score at 1
+    values = {**pts.ranking_values([hit.record for hit in result.hits]), f.SCORE: np.asarray(1.0)}
+    n = len(result.hits)
+    retention = np.broadcast_to(f.evaluate(retention_expr(now, decay), values), (n,))
+    weight = np.broadcast_to(f.evaluate(f.mul(*weight_terms(recall, episode_weight)), values), (n,))
+    prior = np.broadcast_to(f.evaluate(request.formula, values), (n,))
     out: list[ScoredMemory] = []
     for i, hit in enumerate(result.hits):
         record = hit.record
-        retention = retention_now(hit, now, decay)
-        weight = recall_weight(1.0 if record.consolidated_into else 0.0, 1.0 if record.superseded_by else 0.0,
-                               episode_weight, recall.superseded_weight)
-        prior = weight * (1.0 - recall.retention_influence + recall.retention_influence * retention) * \
-            time_factor_of(record, priors, recall.time_prior_weight)
-        faded = ("faded",) if retention < decay.retention_threshold else ()
+        faded = ("faded",) if retention[i] < decay.retention_threshold else ()
         explanation = Explanation(
             dense_rank=dense_ranks[i], dense_similarity=cosines[i], keyword_rank=keyword_ranks[i],
-            keyword_score=coverages[i], recency_rank=None, fused=hit.score / prior if prior > 0 else 0.0,
-            retention=retention, layer=record.layer.value, final=hit.score, weight=weight,
+            keyword_score=coverages[i], recency_rank=None, fused=float(hit.score / prior[i]) if prior[i] > 0 else 0.0,
+            retention=float(retention[i]), layer=record.layer.value, final=hit.score, weight=float(weight[i]),
             notes=tuple(notes(record)) + faded)
-        out.append(ScoredMemory(record, hit.score, retention, explanation))
+        out.append(ScoredMemory(record, hit.score, float(retention[i]), explanation))
     return out
 
 

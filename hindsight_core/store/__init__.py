@@ -1,4 +1,5 @@
-"""Storage: one typed interface (`MemoryStore`), two backends.
+"""Storage: typed interfaces split by use (`LiveStore` for the hot path, `MaintenanceStore` for upkeep;
+`MemoryStore` is both), two backends.
 
 - `EdgeStore`: Qdrant Edge in this process, one shard per user on disk (the default);
 - `ServerStore`: a Qdrant server through qdrant-client (`url=`).
@@ -9,12 +10,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .base import ALL, ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE, MaintainableStore, MemoryStore, Scope
+from .base import (
+    ALL,
+    ARCHIVE,
+    MEMORIES,
+    SPACES,
+    STAGING,
+    STAGING_ARCHIVE,
+    LiveStore,
+    MaintainableStore,
+    MaintenanceStore,
+    MemoryStore,
+    Scope,
+)
 from .edge import EdgeStore, LegacyStoreError
 from .server import ServerStore
 
-__all__ = ["ALL", "ARCHIVE", "EdgeStore", "LegacyStoreError", "MEMORIES", "MaintainableStore", "MemoryStore",
-           "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "ServerStore", "open_store"]
+__all__ = ["ALL", "ARCHIVE", "EdgeStore", "LegacyStoreError", "LiveStore", "MEMORIES", "MaintainableStore",
+           "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "ServerStore",
+           "open_store"]
 
 
 def open_store(*, path: str | Path | None = None, location: str | None = None, url: str | None = None,

@@ -1,10 +1,17 @@
-"""The storage interface both backends implement, and the values that cross it.
+"""The storage interfaces both backends implement, split by use.
 
 A backend stores memory records with two vectors each (a dense embedding and a
-sparse BM25 vector, see `hindsight_core.store.points`) and runs the recall plan
+sparse BM25 vector, see `hindsight_core.store.payload`) and runs the recall plan
 (`hindsight_core.recall.plan`) inside its engine. Recall rules never live here:
 a backend only translates a `SearchRequest` into its engine's query API and
 records to and from its payload format.
+
+- `LiveStore`: what a write or a recall calls (open a user, search, neighbours,
+  get, commit, update fields, count);
+- `MaintenanceStore`: what listing, export, migration and upkeep call (scan,
+  spaces, compaction, index builds, store metadata, disk use); never on the
+  recall path;
+- `MemoryStore`: both, what a backend is.
 
 Two backends: `EdgeStore` (Qdrant Edge, in-process, the default) and
 `ServerStore` (a Qdrant server through qdrant-client). `tests/store/` runs one
@@ -13,119 +20,35 @@ behavioural suite on both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from ..types import Layer, MemoryRecord, Status
+from ..types import MemoryRecord
+from .values import (
+    ALL,
+    ARCHIVE,
+    MEMORIES,
+    SPACES,
+    STAGING,
+    STAGING_ARCHIVE,
+    Channel,
+    Hit,
+    LoadReport,
+    Scope,
+    SearchRequest,
+    SearchResult,
+    check_registered,
+    conditions,
+)
 
-# A user's spaces: the memories recall sees, the archive, and the staging copies of
-# both that `hindsight migrate` fills with re-embedded vectors before swapping them in.
-MEMORIES, ARCHIVE, STAGING, STAGING_ARCHIVE = "memories", "archive", "staging", "staging_archive"
-SPACES = (MEMORIES, ARCHIVE, STAGING, STAGING_ARCHIVE)
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which of a user's memories a query may see: every field narrows, None means any."""
-
-    layers: frozenset[Layer] | None = None
-    statuses: frozenset[Status] | None = frozenset({Status.ACTIVE})
-    event_types: frozenset[str] | None = None
-    session_id: str | None = None
-    agent_id: str | None = None
-    start: datetime | None = None
-    end: datetime | None = None
-    #: only episodes not yet consolidated into knowledge
-    unconsolidated: bool = False
-    #: metadata entries the memory must hold (top-level scalars, matched through their digests)
-    metadata: Mapping[str, Any] | None = None
+__all__ = ["ALL", "ARCHIVE", "Channel", "Hit", "LiveStore", "LoadReport", "MEMORIES", "MaintainableStore",
+           "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "SearchRequest",
+           "SearchResult", "check_registered", "conditions"]
 
 
-ALL = Scope(statuses=None)
-
-
-def conditions(scope: Scope) -> list[tuple]:
-    """A scope as engine-neutral conditions, each backend translates them:
-    ("any", key, [values]), ("eq", key, value), ("range", key, gte, lt) on epoch-day floats."""
-    from .points import epoch_days, metadata_digests
-
-    out: list[tuple] = []
-    for key, values in (("status", scope.statuses), ("layer", scope.layers), ("event_type", scope.event_types)):
-        if values is not None:
-            out.append(("any", key, sorted(v.value if hasattr(v, "value") else str(v) for v in values)))
-    for key, value in (("session_id", scope.session_id), ("agent_id", scope.agent_id)):
-        if value is not None:
-            out.append(("eq", key, value))
-    if scope.start is not None or scope.end is not None:
-        out.append(("range", "ts_days", epoch_days(scope.start) if scope.start else None,
-                    epoch_days(scope.end) if scope.end else None))
-    if scope.unconsolidated:
-        out.append(("range", "is_consolidated", None, 0.5))
-    out.extend(("eq", "meta_keys", digest) for digest in metadata_digests(scope.metadata or {}))
-    return out
-
-
-@dataclass(frozen=True)
-class Channel:
-    """One prefetch of the recall plan: a dense or a sparse query with its own limit."""
-
-    using: str  # "dense" or "bm25"
-    vector: Any  # list[float] for dense, (indices, values) for sparse
-    limit: int
-    score_threshold: float | None = None
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """A recall plan as the engine runs it: channels fused by weighted RRF, then a formula.
-
-    `formula` is an expression tree from `hindsight_core.recall.formula` over the
-    fused score (`"$score"`) and payload variables; each backend compiles it.
-    `probes` are extra single-channel top-n queries run in the same batch (the
-    cue check needs each channel's own ranking).
-    """
-
-    channels: tuple[Channel, ...]
-    weights: tuple[float, ...]
-    rrf_k: int
-    formula: Any
-    limit: int
-    scope: Scope
-    probes: tuple[Channel, ...] = ()
-
-
-@dataclass
-class Hit:
-    """A record the engine returned, with its score and (if asked) its dense vector."""
-
-    record: MemoryRecord
-    score: float = 0.0
-    vector: np.ndarray | None = None
-    #: sparse term ids of the record (for the keyword-coverage part of explanations)
-    terms: frozenset[int] = field(default_factory=frozenset)
-    #: the order records were written in (ties of equal timestamps keep it)
-    seq: int = 0
-
-
-@dataclass
-class SearchResult:
-    hits: list[Hit]
-    #: per probe, the ids it ranked, best first
-    probes: list[list[str]]
-
-
-@dataclass
-class LoadReport:
-    """Records that could not be read: set aside, never fatal (see `Hindsight.health`)."""
-
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
-
-
-class MemoryStore(Protocol):
-    """Durable, per-user storage of memory records and their vectors, with the engine's search."""
+class LiveStore(Protocol):
+    """The hot path: durable, per-user records and their vectors, with the engine's search."""
 
     #: True when the store lives in this process (one process at a time may open it)
     embedded: bool
@@ -143,7 +66,8 @@ class MemoryStore(Protocol):
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:
-        """Change record fields in place (not journaled: each update is one idempotent write).
+        """Change record fields in place (not journaled: each update is idempotent), in as few engine updates
+        as the engine allows (updates that set the same fields to the same values share one).
 
         `durable=False`: the change may wait for the next flush (it survives a killed process through the
         engine's log, not a power cut): for bookkeeping such as reinforcement, never for what a user asked.
@@ -154,10 +78,6 @@ class MemoryStore(Protocol):
 
     def get(self, user_id: str, memory_ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]: ...
 
-    def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
-             space: str = MEMORIES) -> Iterator[Hit]:
-        """Every record in scope (a maintenance and listing path, not the recall path)."""
-
     def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int: ...
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
@@ -167,18 +87,30 @@ class MemoryStore(Protocol):
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         """Run a recall plan in the engine."""
 
-    def drop_user(self, user_id: str) -> None: ...
+    def load_report(self, user_id: str) -> LoadReport: ...
+
+    def close(self) -> None: ...
+
+
+class MaintenanceStore(Protocol):
+    """Listing, archive, migration staging, upkeep and store metadata: never on the recall path."""
+
+    def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
+             space: str = MEMORIES) -> Iterator[Hit]:
+        """Every record in scope (a maintenance and listing path, not the recall path)."""
 
     def users(self) -> list[str]: ...
+
+    def drop_user(self, user_id: str) -> None: ...
 
     def compact(self) -> int:
         """Make deleted memories unrecoverable from the store's files; returns the units rewritten."""
 
-    def close(self) -> None: ...
+    def optimize(self, user_id: str) -> bool:
+        """Build the user's vector index now (blocking); False when the backend's engine does it by itself."""
 
-    def load_report(self, user_id: str) -> LoadReport: ...
+    def disk_usage(self) -> int | None: ...
 
-    # -- maintenance (archive, migration staging, store metadata; never on the recall path) ----------
     def registered_embedding(self, user_id: str) -> tuple[str, int] | None: ...
 
     def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None: ...
@@ -204,18 +136,9 @@ class MemoryStore(Protocol):
 
     def set_meta(self, key: str, value: dict[str, Any] | None) -> None: ...
 
-    def disk_usage(self) -> int | None: ...
 
-
-def check_registered(entry: dict[str, Any], embedding_model: str, dimension: int) -> None:
-    """Refuse an embedder other than the one a user's memories were embedded with, saying what to do."""
-    from ..errors import EmbedderMismatchError
-
-    if entry["dimension"] != dimension or entry["embedding_model"] != embedding_model:
-        raise EmbedderMismatchError(
-            f"the memories of this user were embedded with {entry['embedding_model']} "
-            f"({entry['dimension']} dims), but the configured embedder is {embedding_model} "
-            f"({dimension} dims). Use the same model, or run `hindsight migrate` to re-embed the store.")
+class MemoryStore(LiveStore, MaintenanceStore, Protocol):
+    """A backend: the hot path and maintenance together (`EdgeStore`, `ServerStore`)."""
 
 
 #: kept for maintenance code typed against the older name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import points as pts
-from .base import Scope, conditions
+from .values import Scope, SearchRequest, conditions
 
 
 def channel_query(channel: Any) -> Any:
@@ -35,6 +35,21 @@ def edge_filter(scope: Scope, digest: Callable[[str], str] | None = None) -> Any
         else:
             must.append(FieldCondition(key=key, range=RangeFloat(gte=args[0], lt=args[1])))
     return Filter(must=must) if must else None
+
+
+def engine_batch(request: SearchRequest, flt: Any) -> Any:
+    """A recall plan as one Qdrant Edge query batch: the fused, rescored query first, then the probes."""
+    from qdrant_edge import Formula, Fusion, Prefetch, QueryBatchRequest, QueryRequest
+
+    channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
+                for c in request.channels]
+    fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
+                     query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
+    main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
+                        with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
+    probes = [QueryRequest(limit=p.limit, query=channel_query(p), filter=flt, score_threshold=p.score_threshold,
+                           with_payload=False, with_vector=False) for p in request.probes]
+    return QueryBatchRequest([main, *probes])
 
 
 def compile_formula(tree: tuple) -> Any:

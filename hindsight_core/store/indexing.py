@@ -36,6 +36,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from .edge_changes import apply_change
+
 logger = logging.getLogger("hindsight_core.store")
 
 _BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
@@ -211,8 +213,6 @@ class IndexBuilder:
         """Open the indexed copy and apply the changes kept so far (outside the store's lock); returns the copy."""
         from qdrant_edge import EdgeShard
 
-        from .edge import apply_change
-
         copy = EdgeShard.load(str(build.copy))
         try:
             done = len(build.changes)  # appends happen under the lock; this prefix is stable
@@ -226,8 +226,6 @@ class IndexBuilder:
 
     def _swap(self, build: _Build, copy: Any) -> None:
         """Under the store's lock: the last changes onto the copy, then the copy in place of the live folder."""
-        from .edge import apply_change
-
         try:
             for kind, change in build.changes[build.applied:]:
                 apply_change(copy, kind, change)

@@ -11,45 +11,41 @@ every acknowledged write on its next request.
 
 Payload text is stored in the clear here: the server's own write-ahead log
 and optimiser decide when a deleted point's bytes leave its disk (SECURITY.md).
+
+This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
+`server_upkeep` (`MaintenanceStore`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import uuid
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import HindsightError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
-from .base import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, check_registered
-from .server_query import channel_query, client_filter, compile_formula
+from .fields import FLOAT_INDEXED, KEYWORD_INDEXED, is_uuid
+from .payload import field_updates
+from .server_query import (
+    JOURNAL,
+    META,
+    REGISTRY,
+    channel_query,
+    client_filter,
+    compile_formula,
+    registry_id,
+    translated,
+)
+from .server_upkeep import ServerUpkeep
+from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
 
-REGISTRY, JOURNAL, META = "hindsight_users", "hindsight_journal", "hindsight_meta"
-_NAMESPACE = uuid.UUID("6f1d8a52-3c2e-4b7a-9a57-1f0c9f3b8e21")
-
-
-@contextlib.contextmanager
-def _translated(what: str) -> Iterator[None]:
-    """Backend errors as hindsight's: an unreachable server says so and what to check."""
-    try:
-        yield
-    except HindsightError:
-        raise
-    except Exception as exc:
-        name = type(exc).__name__
-        if any(word in name for word in ("Connect", "Timeout", "ResponseHandling", "RpcError", "Unavailable")):
-            raise StoreUnavailableError(f"cannot reach the Qdrant server while trying to {what}: {exc}") from exc
-        raise
+__all__ = ["ServerStore"]
 
 
-def _registry_id(user_id: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, user_id))
-
-
-class ServerStore:
+class ServerStore(ServerUpkeep):
     """Memories on a Qdrant server (`url`), or on any `QdrantClient` given as `client`."""
 
     embedded = False
@@ -61,7 +57,7 @@ class ServerStore:
         if (url is None) == (client is None):
             raise HindsightError("give exactly one of url= or client= to ServerStore")
         self.description = url or "client"
-        with _translated("open the store"):
+        with translated("open the store"):
             self.client = client if client is not None else QdrantClient(url=url, api_key=api_key,
                                                                           timeout=int(timeout))
             for name in (REGISTRY, JOURNAL, META):
@@ -83,7 +79,7 @@ class ServerStore:
             return name
         from qdrant_client import models as m
 
-        with _translated("create a collection"):
+        with translated("create a collection"):
             if not self.client.collection_exists(name):
                 self.client.create_collection(
                     name, vectors_config={pts.DENSE: m.VectorParams(size=int(dimension), distance=m.Distance.COSINE)},
@@ -95,9 +91,9 @@ class ServerStore:
                         warnings.simplefilter("ignore")
                         self.client.create_payload_index(name, "user_id", m.KeywordIndexParams(
                             type=m.KeywordIndexType.KEYWORD, is_tenant=True))
-                        for key in ("status", "layer", "event_type", "session_id", "agent_id", "meta_keys"):
+                        for key in KEYWORD_INDEXED:
                             self.client.create_payload_index(name, key, m.PayloadSchemaType.KEYWORD)
-                        for key in ("ts_days", "is_consolidated"):
+                        for key in FLOAT_INDEXED:
                             self.client.create_payload_index(name, key, m.PayloadSchemaType.FLOAT)
         self._collections.add(name)
         return name
@@ -113,47 +109,19 @@ class ServerStore:
     def _entry(self, user_id: str) -> dict[str, Any] | None:
         if user_id in self._known:
             return self._known[user_id]
-        with _translated("read the user registry"):
-            found = self.client.retrieve(REGISTRY, ids=[_registry_id(user_id)], with_payload=True)
+        with translated("read the user registry"):
+            found = self.client.retrieve(REGISTRY, ids=[registry_id(user_id)], with_payload=True)
         if found and found[0].payload and found[0].payload.get("user_id") == user_id:
             self._known[user_id] = dict(found[0].payload)
             return self._known[user_id]
         return None
 
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
-        entry = self._entry(user_id)
-        if entry is not None:
-            check_registered(entry, embedding_model, dimension)
-            return True
-        if not create:
-            return False
-        self.set_registered_embedding(user_id, embedding_model, dimension)
-        self._collection(user_id, MEMORIES, dimension=dimension)
-        return True
+        def register() -> None:
+            self.set_registered_embedding(user_id, embedding_model, dimension)
+            self._collection(user_id, MEMORIES, dimension=dimension)
 
-    def users(self) -> list[str]:
-        out: list[str] = []
-        offset = None
-        with _translated("list users"):
-            while True:
-                found, offset = self.client.scroll(REGISTRY, limit=1000, offset=offset, with_payload=True)
-                out.extend(p.payload["user_id"] for p in found if p.payload)
-                if offset is None:
-                    return sorted(out)
-
-    def drop_user(self, user_id: str) -> None:
-        from qdrant_client import models as m
-
-        with _translated("delete the user's memories"):
-            for space in SPACES:
-                name = self._collection(user_id, space)
-                if name is not None:
-                    self.client.delete(name, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)),
-                                       wait=True)
-            self.client.delete(JOURNAL, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)),
-                               wait=True)
-            self.client.delete(REGISTRY, points_selector=m.PointIdsList(points=[_registry_id(user_id)]), wait=True)
-        self._known.pop(user_id, None)
+        return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
     # -- writing ----------------------------------------------------------------------------------
     @staticmethod
@@ -168,24 +136,20 @@ class ServerStore:
         structs = [m.PointStruct(id=p["id"], payload=p["payload"], vector={
             pts.DENSE: p["dense"], pts.SPARSE: m.SparseVector(indices=p["sparse"][0], values=p["sparse"][1])})
             for p in points]
-        with _translated("store memories"):
+        with translated("store memories"):
             for start in range(0, len(structs), 256):
                 self.client.upsert(name, points=structs[start:start + 256], wait=True)
 
     def _set_fields(self, name: str, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        with _translated("update a memory"):
-            for memory_id, fields in updates:
-                fields = dict(fields)
-                if any(key in pts.TEXT_FIELDS for key in fields):
-                    raise HindsightError("text fields change only by writing the record again")
-                fields.update(pts.derived_fields(fields))
-                self.client.set_payload(name, payload=fields, points=[memory_id], wait=True)
+        with translated("update a memory"):
+            for memory_ids, fields in field_updates(updates):
+                self.client.set_payload(name, payload=fields, points=memory_ids, wait=True)
 
     def _delete(self, name: str, memory_ids: Sequence[str]) -> None:
         from qdrant_client import models as m
 
         if memory_ids:
-            with _translated("delete memories"):
+            with translated("delete memories"):
                 self.client.delete(name, points_selector=m.PointIdsList(points=list(memory_ids)), wait=True)
 
     def commit(self, user_id: str, *, upserts: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
@@ -201,10 +165,10 @@ class ServerStore:
             self._apply(entry)
             return
         entry_id = str(uuid.uuid4())
-        with _translated("write the change journal"):
+        with translated("write the change journal"):
             self.client.upsert(JOURNAL, points=[m.PointStruct(id=entry_id, vector={}, payload=entry)], wait=True)
         self._apply(entry)
-        with _translated("clear the change journal"):
+        with translated("clear the change journal"):
             self.client.delete(JOURNAL, points_selector=m.PointIdsList(points=[entry_id]), wait=True)
 
     def _apply(self, entry: dict[str, Any]) -> None:
@@ -225,12 +189,12 @@ class ServerStore:
     def recover(self, user_id: str) -> int:
         from qdrant_client import models as m
 
-        with _translated("read the change journal"):
+        with translated("read the change journal"):
             found, _ = self.client.scroll(JOURNAL, limit=10_000, with_payload=True,
                                           scroll_filter=client_filter(ALL, user_id))
         for point in found:
             self._apply(point.payload)
-            with _translated("clear the change journal"):
+            with translated("clear the change journal"):
                 self.client.delete(JOURNAL, points_selector=m.PointIdsList(points=[point.id]), wait=True)
         return len(found)
 
@@ -243,42 +207,21 @@ class ServerStore:
 
     def get(self, user_id: str, memory_ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
         name = self._collection(user_id, MEMORIES)
-        ids = [i for i in memory_ids if _is_uuid(i)]
+        ids = [i for i in memory_ids if is_uuid(i)]
         if name is None or not ids:
             return []
-        with _translated("read memories"):
+        with translated("read memories"):
             found = self.client.retrieve(name, ids=ids, with_payload=True,
                                          with_vectors=[pts.DENSE, pts.SPARSE] if with_vectors else False)
         hits = [h for h in (self._hit(user_id, p, with_vectors, self._report) for p in found) if h is not None]
         order = {i: n for n, i in enumerate(ids)}
         return sorted(hits, key=lambda h: order.get(h.record.id, 0))
 
-    def _scroll(self, user_id: str, space: str, scope: Scope, with_vectors: bool) -> Iterator[Any]:
-        name = self._collection(user_id, space)
-        if name is None:
-            return
-        offset = None
-        while True:
-            with _translated("read memories"):
-                found, offset = self.client.scroll(name, limit=1024, offset=offset, with_payload=True,
-                                                   scroll_filter=client_filter(scope, user_id),
-                                                   with_vectors=[pts.DENSE, pts.SPARSE] if with_vectors else False)
-            yield from found
-            if offset is None:
-                return
-
-    def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
-             space: str = MEMORIES) -> Iterator[Hit]:
-        for point in self._scroll(user_id, space, scope, with_vectors):
-            hit = self._hit(user_id, point, with_vectors, self._report)
-            if hit is not None:
-                yield hit
-
     def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int:
         name = self._collection(user_id, space)
         if name is None:
             return 0
-        with _translated("count memories"):
+        with translated("count memories"):
             return int(self.client.count(name, count_filter=client_filter(scope, user_id), exact=True).count)
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
@@ -290,7 +233,7 @@ class ServerStore:
         if name is None or not len(vectors):
             return [[] for _ in vectors]
         flt = client_filter(scope, user_id)
-        with _translated("search memories"):
+        with translated("search memories"):
             batch = self.client.query_batch_points(name, requests=[
                 m.QueryRequest(query=v.tolist(), using=pts.DENSE, filter=flt, limit=limit, score_threshold=min_score,
                                with_payload=True, with_vector=[pts.DENSE]) for v in vectors])
@@ -312,110 +255,11 @@ class ServerStore:
                               limit=request.limit, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
         probes = [m.QueryRequest(query=channel_query(p), using=p.using, filter=flt, limit=p.limit,
                                  score_threshold=p.score_threshold, with_payload=False) for p in request.probes]
-        with _translated("search memories"):
+        with translated("search memories"):
             found = self.client.query_batch_points(name, requests=[main, *probes])
         hits = [h for h in (self._hit(user_id, p, True, self._report) for p in found[0].points) if h is not None]
         return SearchResult(hits, [[str(p.id) for p in ranked.points] for ranked in found[1:]])
 
-    # -- upkeep -------------------------------------------------------------------------------------
-    def optimize(self, user_id: str) -> bool:
-        return False  # the server's own optimiser indexes and vacuums
-
-    def compact(self) -> int:
-        return 0
-
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close()
-
-    def disk_usage(self) -> int | None:
-        return None
-
-    # -- maintenance spaces ---------------------------------------------------------------------------
-    def registered_embedding(self, user_id: str) -> tuple[str, int] | None:
-        entry = self._entry(user_id)
-        return (entry["embedding_model"], int(entry["dimension"])) if entry else None
-
-    def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
-        from qdrant_client import models as m
-
-        entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension)}
-        with _translated("update the user registry"):
-            self.client.upsert(REGISTRY, points=[m.PointStruct(id=_registry_id(user_id), vector={}, payload=entry)],
-                               wait=True)
-        self._known[user_id] = entry
-
-    def space_exists(self, user_id: str, space: str) -> bool:
-        return self.count_space(user_id, space) > 0
-
-    def put_space(self, user_id: str, space: str, records: Sequence[MemoryRecord], vectors: np.ndarray,
-                  extras: Sequence[dict[str, Any]] | None = None) -> None:
-        if not records:
-            return
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if vectors.ndim != 2 or len(vectors) != len(records):
-            raise HindsightError("put_space needs one vector per record")
-        name = self._collection(user_id, space, dimension=int(vectors.shape[1]))
-        self._upsert(name, [self._point(r, v, extras[i] if extras else None)
-                            for i, (r, v) in enumerate(zip(records, vectors))])
-
-    def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
-        for point in self._scroll(user_id, space, ALL, True):
-            payload = point.payload or {}
-            if payload.get("user_id") != user_id:
-                continue
-            try:
-                record, extra = pts.from_payload(payload)
-            except pts.UnreadableRecord as exc:
-                self._report.unreadable.append((str(point.id), str(exc)))
-                continue
-            yield record, np.asarray(point.vector[pts.DENSE], dtype=np.float32), extra
-
-    def ids_in_space(self, user_id: str, space: str) -> set[str]:
-        return {str(p.id) for p in self._scroll(user_id, space, ALL, False)}
-
-    def count_space(self, user_id: str, space: str) -> int:
-        return self.count(user_id, ALL, space=space)
-
-    def ensure_space(self, user_id: str, space: str, dimension: int) -> None:
-        self._collection(user_id, space, dimension=int(dimension))
-
-    def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
-        name = self._collection(user_id, space)
-        if name is not None:
-            self._delete(name, [i for i in memory_ids if _is_uuid(i)])
-
-    def drop_space(self, user_id: str, space: str) -> None:
-        from qdrant_client import models as m
-
-        name = self._collection(user_id, space)
-        if name is not None:
-            with _translated("delete a space"):
-                self.client.delete(name, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)),
-                                   wait=True)
-
-    def get_meta(self, key: str) -> dict[str, Any] | None:
-        with _translated("read store metadata"):
-            found = self.client.retrieve(META, ids=[str(uuid.uuid5(_NAMESPACE, "meta:" + key))], with_payload=True)
-        if found and found[0].payload and found[0].payload.get("key") == key:
-            return dict(found[0].payload.get("value") or {})
-        return None
-
-    def set_meta(self, key: str, value: dict[str, Any] | None) -> None:
-        from qdrant_client import models as m
-
-        point_id = str(uuid.uuid5(_NAMESPACE, "meta:" + key))
-        with _translated("write store metadata"):
-            if value is None:
-                self.client.delete(META, points_selector=m.PointIdsList(points=[point_id]), wait=True)
-            else:
-                self.client.upsert(META, points=[m.PointStruct(id=point_id, vector={},
-                                                               payload={"key": key, "value": value})], wait=True)
-
-
-def _is_uuid(value: object) -> bool:
-    try:
-        uuid.UUID(str(value))
-        return True
-    except ValueError:
-        return False

@@ -1,12 +1,37 @@
-"""qdrant-client's side of the recall plan: scopes as filters (always narrowed to one user), channels as
-queries, the formula as expressions."""
+"""qdrant-client's side of the store: scopes as filters (always narrowed to one user), channels as queries,
+the formula as expressions; the fixed collection names, and server errors as hindsight's."""
 
 from __future__ import annotations
 
+import contextlib
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
+from ..errors import HindsightError, StoreUnavailableError
 from . import points as pts
-from .base import Scope, conditions
+from .values import Scope, conditions
+
+REGISTRY, JOURNAL, META = "hindsight_users", "hindsight_journal", "hindsight_meta"
+NAMESPACE = uuid.UUID("6f1d8a52-3c2e-4b7a-9a57-1f0c9f3b8e21")
+
+
+@contextlib.contextmanager
+def translated(what: str) -> Iterator[None]:
+    """Backend errors as hindsight's: an unreachable server says so and what to check."""
+    try:
+        yield
+    except HindsightError:
+        raise
+    except Exception as exc:
+        name = type(exc).__name__
+        if any(word in name for word in ("Connect", "Timeout", "ResponseHandling", "RpcError", "Unavailable")):
+            raise StoreUnavailableError(f"cannot reach the Qdrant server while trying to {what}: {exc}") from exc
+        raise
+
+
+def registry_id(user_id: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, user_id))
 
 
 def channel_query(channel: Any) -> Any:

@@ -30,7 +30,7 @@ The rules:
 - **clock**: a callable; what it returns is checked on each call (`clock.read_clock`).
 - **path**: a folder, or a place where one can be made.
 
-Reading, the other way round: `record_from_payload` turns a stored payload into a
+Reading, the other way round: `record_from_payload` (in `store.payload`) turns a stored payload into a
 `MemoryRecord` or says why it cannot, so one unreadable record is set aside and
 reported instead of making its whole user unreadable (and so unerasable).
 """
@@ -46,8 +46,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import EmptyTextError, EvaluatorError, InvalidInputError, StoreUnavailableError
+from ..store.payload import record_from_payload
 from ..language.timerange import TimeRange, TimeRangeLike, resolve_time_range
-from ..types import EventType, Layer, MemoryRecord, Source, Status
+from ..types import EventType, MemoryRecord
 
 log = logging.getLogger("hindsight")
 
@@ -238,60 +239,7 @@ def check_store_path(path: str | Path | None) -> Path | None:
     return folder
 
 
-# -- reading stored records -----------------------------------------------------------------------------------
-def _problem(payload: Mapping[str, Any]) -> str | None:
-    """Why a stored payload cannot be a record, or None if its fields have the right types."""
-    for name in ("id", "user_id", "summary"):
-        if not isinstance(payload.get(name), str):
-            return f"{name} is {payload.get(name)!r}, not a string"
-    if not isinstance(payload.get("raw_content"), str) or not payload["raw_content"].strip():
-        return "raw_content is not non-empty text"
-    for name in ("entities", "derived_from"):
-        value = payload.get(name)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(x, str) for x in value)):
-            return f"{name} is {value!r}, not a list of strings"
-    metadata = payload.get("metadata")
-    if metadata is not None and (not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata)):
-        return "metadata is not a mapping with string keys"
-    for name in ("confidence", "decay_rate"):
-        value = payload.get(name, 0.0)
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            return f"{name} is {value!r}, not a number"
-    for name in ("access_count", "spaced_recalls", "confirmations"):
-        value = payload.get(name, 0)
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"{name} is {value!r}, not an integer"
-    for name in ("event_type", "session_id", "agent_id", "consolidated_into", "superseded_by", "embedding_model"):
-        if payload.get(name) is not None and not isinstance(payload[name], str):
-            return f"{name} is {payload[name]!r}, not a string"
-    return None
-
-
-def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
-    """(record, None) for a readable stored payload, or (None, why not) for one that is not.
-
-    Stricter than `MemoryRecord.from_payload`, which trusts its input: every field
-    a later stage relies on (entities joined as text, confidence in arithmetic,
-    timestamps compared) is checked, so a record that passes cannot break the index.
-    """
-    if not isinstance(payload, Mapping):
-        return None, f"the payload is a {type(payload).__name__}, not a mapping"
-    problem = _problem(payload)
-    if problem is not None:
-        return None, problem
-    try:
-        record = MemoryRecord.from_payload(dict(payload))
-        for moment in (record.timestamp, record.last_accessed, record.last_confirmed):
-            if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
-                return None, f"timestamp {moment!r} has no timezone"
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    if not isinstance(record.layer, Layer) or not isinstance(record.source, Source) or \
-            not isinstance(record.status, Status):
-        return None, "layer, source or status is not one hindsight knows"
-    return record, None
-
-
+# -- reading stored records (the strict reader, `record_from_payload`, lives with the payload format in store/) --
 def read_or_set_aside(payload: object, where: str) -> MemoryRecord | None:
     """The record, or None after logging why it was set aside (it stays in the store, untouched)."""
     record, problem = record_from_payload(payload)

@@ -9,6 +9,7 @@ exercised here; see the README.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -233,3 +234,67 @@ def test_two_instances_on_one_server_see_each_others_writes():
     assert two.recall("Orion theme", user_id="alice")[0].memory.raw_content == "Project Orion uses the blue theme."
     one.forget(user_id="alice", about="Orion theme")
     assert two.recall("Orion theme", user_id="alice") == []
+
+
+def test_field_updates_share_one_engine_update_per_distinct_change():
+    from hindsight_core.errors import HindsightError
+    from hindsight_core.store.payload import field_updates
+
+    now = "2026-03-02T00:00:00+00:00"
+    same = {"access_count": 1, "spaced_recalls": 0, "last_accessed": now}
+    grouped = field_updates([("a", same), ("b", dict(same)), ("c", {**same, "access_count": 4}), ("d", same)])
+    assert [ids for ids, _ in grouped] == [["a", "b", "d"], ["c"]]
+    assert grouped[1][1]["access_count"] == 4
+    assert all(fields["reinforced_days"] == pytest.approx(T0.timestamp() / 86400 + 1) for _, fields in grouped)
+    # an id changed twice keeps its updates apart and in order: the later one wins, as it would alone
+    twice = field_updates([("a", {"access_count": 1}), ("b", {"access_count": 1}), ("a", {"access_count": 2})])
+    assert twice == [(["a"], {"access_count": 1}), (["b"], {"access_count": 1}), (["a"], {"access_count": 2})]
+    with pytest.raises(HindsightError, match="text fields"):
+        field_updates([("a", {"raw_content": "new"})])
+
+
+def test_one_recall_reinforces_every_memory_it_returns(store):
+    """Reinforcement is batched into shared engine updates; each recalled memory still gets its own counts."""
+    clock = FrozenClock(T0)
+    texts = ["Orion review notes, part one.", "Orion review notes, part two.", "Orion review notes, part three.",
+             "Lunch menu has pasta on Fridays."]
+    with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock) as memory:
+        made = [memory.remember(t, user_id="u", force=True) for t in texts]
+        clock.advance(days=1)
+        memory.recall("Orion review notes part one", user_id="u", k=1)  # one of them recalled before
+        clock.advance(days=2)
+        before = {m.id: memory.get(m.id, user_id="u") for m in made}
+        results = memory.recall("Orion review notes", user_id="u", k=3)
+        recalled = {r.memory.id for r in results if recall_plan.cued(r, memory.config.recall)}
+        assert len(recalled) == 3 and len({before[i].access_count for i in recalled}) == 2  # two distinct changes
+        for m in made:
+            after, old = memory.get(m.id, user_id="u"), before[m.id]
+            if m.id in recalled:
+                assert after.access_count == old.access_count + 1
+                assert after.last_accessed == clock()
+                assert after.spaced_recalls == old.spaced_recalls + 1  # a day or more since the last one
+            else:
+                assert after.to_payload() == old.to_payload()
+        # the derived field the engine's formula reads was written with them: score each point by it alone
+        _, request = _request("Orion review notes", clock())
+        found = store.search("u", dataclasses.replace(request, formula=f.var("reinforced_days"), limit=10))
+        assert recalled <= {h.record.id for h in found.hits}
+        for hit in found.hits:
+            moment = clock() if hit.record.id in recalled else before[hit.record.id].last_accessed or T0
+            assert hit.score == pytest.approx(moment.timestamp() / 86400, abs=0.01)
+
+
+@pytest.mark.parametrize("backend", [EdgeStore, ServerStore])
+def test_each_backend_implements_both_interfaces(backend):
+    """Every method of the hot-path and the maintenance interface, with the interface's parameters."""
+    import inspect
+
+    from hindsight_core.store.base import LiveStore, MaintenanceStore
+
+    for interface in (LiveStore, MaintenanceStore):
+        methods = [name for name, value in vars(interface).items() if callable(value) and not name.startswith("_")]
+        assert methods
+        for name in methods:
+            wanted = list(inspect.signature(getattr(interface, name)).parameters)
+            given = list(inspect.signature(getattr(backend, name)).parameters)
+            assert given[:len(wanted)] == wanted, (backend.__name__, name)

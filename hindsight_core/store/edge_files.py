@@ -1,0 +1,142 @@
+"""The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
+
+Layout under the store's root:
+
+    LOCK                       held by the one process that has the store open
+    FORMAT                     the layout version
+    meta/<key>.json            store metadata (e.g. a migration in progress)
+    users/<sha256(user)[:32]>/
+        user.json              the user id, embedding model and dimension
+        keys.sqlite            per-memory keys of the sealed text (see `sealing`)
+        journal/<id>.json      a multi-step change, written before it is applied
+        memories/ archive/ staging/ staging_archive/   one Edge shard each
+        memories.indexing/     a copy being indexed in a child process (see `indexing`)
+        index.json             how many points the last index build covered
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import hashlib
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
+from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
+from .values import SPACES
+
+FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
+
+
+class LegacyStoreError(HindsightError):
+    """The folder holds a store written by hindsight 0.1 (qdrant-client local mode)."""
+
+
+def is_legacy_store(root: Path) -> bool:
+    """Whether `root` holds hindsight 0.1's layout (qdrant-client local mode: collection/ + meta.json)."""
+    return (root / "collection").is_dir() and (root / "meta.json").is_file()
+
+
+def open_root(root: Path) -> IO[str]:
+    """Make the store's folders and take its lock; returns the locked file (kept open while the store is)."""
+    if root.exists() and not root.is_dir():
+        raise StoreUnavailableError(f"{root} is a file, not a folder; give the folder for the store")
+    if is_legacy_store(root):
+        raise LegacyStoreError(
+            f"{root} holds a store written by hindsight 0.1 (Qdrant local mode). Move it to the new engine "
+            f"with `hindsight --store NEW_FOLDER migrate --from-legacy {root}`; nothing has been changed.")
+    try:
+        (root / "users").mkdir(parents=True, exist_ok=True)
+        (root / "meta").mkdir(exist_ok=True)
+        lock_file = open(root / "LOCK", "a+")
+    except OSError as exc:
+        raise StoreUnavailableError(f"cannot use {root} for the store ({exc.strerror}); "
+                                    "give a folder this process can write") from exc
+    try:
+        fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock_file.close()
+        raise StoreInUseError(
+            f"the embedded store at {root} is in use by another process. One process at a time can open an "
+            "embedded store; for several processes run a Qdrant server and pass url=...") from None
+    format_file = root / "FORMAT"
+    if not format_file.exists():
+        format_file.write_text(f"{FORMAT}\n")
+    return lock_file
+
+
+def user_dir_name(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def meta_path(root: Path, key: str) -> Path:
+    return root / "meta" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    """Write, fsync, rename, fsync the folder: a reader sees the old file or the new one."""
+    tmp = path.with_name(path.name + f".{uuid.uuid4().hex}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, ensure_ascii=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def journaled(entry: dict[str, Any]) -> dict[str, Any]:
+    """A change as its journal file holds it: dense vectors as base64 float32 (JSON floats cost ~1 ms a vector)."""
+    return {**entry, "upserts": [{**p, "dense": base64.b64encode(np.asarray(p["dense"], dtype="<f4").tobytes())
+                                  .decode("ascii")} for p in entry["upserts"]]}
+
+
+def from_journal(entry: dict[str, Any]) -> dict[str, Any]:
+    """The change a journal file holds (vectors written as lists by older versions are read as they are)."""
+    return {**entry, "upserts": [{**p, "dense": np.frombuffer(base64.b64decode(p["dense"]), dtype="<f4").tolist()}
+                                 if isinstance(p["dense"], str) else p for p in entry.get("upserts", [])]}
+
+
+def shard_config(dimension: int) -> Any:
+    from qdrant_edge import (
+        Distance,
+        EdgeConfig,
+        EdgeOptimizersConfig,
+        EdgeSparseVectorParams,
+        EdgeVectorParams,
+        Modifier,
+    )
+
+    return EdgeConfig(
+        vectors={DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        # vacuum on optimize() as soon as anything was deleted: forgotten vectors leave the segments
+        optimizers=EdgeOptimizersConfig(deleted_threshold=0.0001, vacuum_min_vector_number=1),
+    )
+
+
+def ensure_indexes(shard: Any) -> None:
+    """The payload indexes filters and the ranking formula read; those a shard lacks (written by an older
+    version) are built once, when it is opened."""
+    from qdrant_edge import PayloadSchemaType, UpdateOperation
+
+    have = set(shard.info().payload_schema)
+    for names, kind in ((KEYWORD_INDEXED, PayloadSchemaType.Keyword), (FLOAT_INDEXED, PayloadSchemaType.Float)):
+        for name in names:
+            if name not in have:
+                shard.update(UpdateOperation.create_field_index(name, kind))
+
+
+def check_space(space: str) -> None:
+    if space not in SPACES:
+        raise HindsightError(f"unknown store space {space!r}; spaces are {SPACES}")
+

@@ -1,0 +1,223 @@
+"""The embedded store's maintenance side (`MaintenanceStore`): listing, users, spaces, upkeep, metadata.
+
+`EdgeStore` (`hindsight_core.store.edge`) takes these methods from `EdgeUpkeep`;
+none of them is on the recall path. They rely on the hot path's shard cache,
+lock and key stores (`_shard`, `_lock`, `_keystore`, ...).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import HindsightError
+from ..types import MemoryRecord
+from . import points as pts
+from .edge_files import FORMAT, check_space, meta_path, write_json_atomic
+from .edge_query import edge_filter
+from .fields import is_uuid
+from .values import ALL, MEMORIES, SPACES, Hit, Scope
+
+
+class EdgeUpkeep:
+    """`MaintenanceStore` for `EdgeStore` (a mixin: the shards and locks are the hot path's)."""
+
+    _lock: Any
+    _shards: Any
+    _keys: Any
+    _users: dict[str, dict[str, Any]]
+    root: Any
+    seal: bool
+
+    # -- users ----------------------------------------------------------------------------------
+    def users(self) -> list[str]:
+        out = []
+        for folder in (self.root / "users").iterdir():
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                out.append(json.loads((folder / "user.json").read_text(encoding="utf-8"))["user_id"])
+        return sorted(out)
+
+    def drop_user(self, user_id: str) -> None:
+        """Every trace of a user: shards, keys, journal, registry entry (the folder goes)."""
+        with self._lock:
+            self._cancel_index(user_id)
+            for space in SPACES:
+                shard = self._shards.pop((user_id, space), None)
+                if shard is not None:
+                    with contextlib.suppress(Exception):
+                        shard.close()
+            for space in SPACES:
+                keys = self._keys.pop((user_id, space), None)
+                if keys is not None:
+                    keys.close()
+            self._users.pop(user_id, None)
+            folder = self._user_path(user_id)
+            if folder.exists():
+                shutil.rmtree(folder)
+
+    # -- listing --------------------------------------------------------------------------------
+    def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
+             space: str = MEMORIES) -> Iterator[Hit]:
+        for point in self._scroll(user_id, space, scope, with_vectors):
+            hit = self._hit(user_id, point, with_vectors, self._report(user_id) if space == MEMORIES else None, space)
+            if hit is not None:
+                yield hit
+
+    def _scroll(self, user_id: str, space: str, scope: Scope, with_vectors: bool) -> Iterator[Any]:
+        from qdrant_edge import ScrollRequest
+
+        offset = None
+        while True:
+            with self._lock:
+                shard = self._shard(user_id, space)
+                if shard is None:
+                    return
+                batch, offset = shard.scroll(ScrollRequest(
+                    offset=offset, limit=1024, filter=edge_filter(scope, self._id_digest(user_id)),
+                    with_payload=True,
+                    with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False))
+            yield from batch
+            if offset is None:
+                return
+
+    # -- upkeep ---------------------------------------------------------------------------------------
+    def optimize(self, user_id: str) -> bool:
+        """Build the user's HNSW index and vacuum deleted points (blocking; never on the write path)."""
+        with self._lock:
+            shard = self._shard(user_id, MEMORIES)
+            return bool(shard is not None and shard.optimize())
+
+    def compact(self) -> int:
+        """Vacuum every user's shards so deleted vectors leave the segment files.
+
+        Deleted *text* is unreadable at once (its key is destroyed by the delete
+        itself); this also removes the deleted points' vectors from the segments.
+        """
+        done = 0
+        for user_id in self.users():
+            for space in SPACES:
+                with self._lock:
+                    shard = self._shard(user_id, space)
+                    if shard is not None:
+                        shard.optimize()
+                        shard.flush()
+                        done += 1
+        return done
+
+    def disk_usage(self) -> int | None:
+        # allocated blocks: Edge preallocates its log files sparsely, so their apparent size is not used space
+        return sum(p.stat().st_blocks * 512 for p in self.root.rglob("*") if p.is_file())
+
+    # -- maintenance spaces -----------------------------------------------------------------------------
+    def registered_embedding(self, user_id: str) -> tuple[str, int] | None:
+        entry = self._entry(user_id)
+        return (entry["embedding_model"], int(entry["dimension"])) if entry else None
+
+    def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
+        with self._lock:
+            folder = self._user_path(user_id)
+            folder.mkdir(parents=True, exist_ok=True)
+            entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension), "format": FORMAT}
+            write_json_atomic(folder / "user.json", entry)
+            self._users[user_id] = entry
+
+    def space_exists(self, user_id: str, space: str) -> bool:
+        check_space(space)
+        return (self._user_path(user_id) / space / "edge_config.json").exists() or \
+            (self._user_path(user_id) / space / "segments").exists()
+
+    def put_space(self, user_id: str, space: str, records: Sequence[MemoryRecord], vectors: np.ndarray,
+                  extras: Sequence[dict[str, Any]] | None = None) -> None:
+        check_space(space)
+        if not records:
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(records):
+            raise HindsightError("put_space needs one vector per record")
+        with self._lock:
+            self._cancel_index(user_id, space)
+            shard = self._shard(user_id, space, dimension=int(vectors.shape[1]))
+            if self.seal:
+                self._keystore(user_id, space).prepare(r.id for r in records)
+            self._upsert_points(shard, [self._point(user_id, r, v, extras[i] if extras else None, space)
+                                        for i, (r, v) in enumerate(zip(records, vectors))])
+            self._after_change(shard)
+
+    def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
+        check_space(space)
+        unseal = self._keystore(user_id, space).unseal if self.seal else None
+        for point in self._scroll(user_id, space, ALL, True):
+            payload = point.payload or {}
+            if payload.get("user_id") != user_id:
+                continue
+            try:
+                record, extra = pts.from_payload(payload, unseal=unseal)
+            except pts.UnreadableRecord as exc:
+                self._report(user_id).unreadable.append((str(point.id), str(exc)))
+                continue
+            yield record, np.asarray(point.vector[pts.DENSE], dtype=np.float32), extra
+
+    def ids_in_space(self, user_id: str, space: str) -> set[str]:
+        check_space(space)
+        return {str(p.id) for p in self._scroll(user_id, space, ALL, False)}
+
+    def count_space(self, user_id: str, space: str) -> int:
+        check_space(space)
+        return self.count(user_id, ALL, space=space)
+
+    def ensure_space(self, user_id: str, space: str, dimension: int) -> None:
+        check_space(space)
+        with self._lock:
+            self._shard(user_id, space, dimension=int(dimension))
+
+    def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
+        check_space(space)
+        with self._lock:
+            self._cancel_index(user_id, space)
+            shard = self._shard(user_id, space)
+            if shard is not None:
+                from qdrant_edge import UpdateOperation
+
+                ids = [m for m in memory_ids if is_uuid(m)]
+                if ids:
+                    shard.update(UpdateOperation.delete_points(ids))
+                    if self.seal:
+                        self._keystore(user_id, space).destroy(ids)
+                    self._after_change(shard)
+
+    def drop_space(self, user_id: str, space: str) -> None:
+        check_space(space)
+        with self._lock:
+            self._cancel_index(user_id, space)
+            shard = self._shards.pop((user_id, space), None)
+            if shard is not None:
+                with contextlib.suppress(Exception):
+                    shard.close()
+            keys = self._keys.pop((user_id, space), None)
+            if keys is not None:
+                keys.close()
+            folder = self._user_path(user_id) / space
+            if folder.exists():
+                shutil.rmtree(folder)
+            if space != MEMORIES:
+                (self._user_path(user_id) / f"keys-{space}.sqlite").unlink(missing_ok=True)
+                for suffix in ("-wal", "-shm"):
+                    (self._user_path(user_id) / f"keys-{space}.sqlite{suffix}").unlink(missing_ok=True)
+
+    def get_meta(self, key: str) -> dict[str, Any] | None:
+        path = meta_path(self.root, key)
+        if not path.exists():
+            return None
+        value = json.loads(path.read_text(encoding="utf-8"))
+        return dict(value.get("value") or {}) if value.get("key") == key else None
+
+    def set_meta(self, key: str, value: dict[str, Any] | None) -> None:
+        path = meta_path(self.root, key)
+        if value is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_json_atomic(path, {"key": key, "value": value})

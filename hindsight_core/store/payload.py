@@ -1,0 +1,228 @@
+"""Record ⇄ payload: how a memory record is stored in a point's payload and read back, the same on both backends.
+
+A payload holds:
+
+- the fields filters and the ranking formula read, in plain form:
+  `user_id`, `layer`, `status`, `event_type`, `source`, `session_id`, `agent_id`,
+  `ts_days` / `reinforced_days` (epoch days), `decay_rate`, `spaced_recalls`,
+  `confidence`, `is_consolidated`, `is_superseded`, and `meta_keys` (digests of
+  top-level metadata entries, for keyed lookups without reading the text);
+- the record's other fields;
+- the text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under
+  `text`, or, when the backend seals payloads, encrypted under `sealed` (see
+  `hindsight_core.store.sealing`: forgetting a memory destroys its key).
+
+When the backend seals payloads and gives a `digest`, `session_id` and
+`agent_id` are sealed with the text too, and the plain fields hold a keyed
+digest of them instead (`KeyStore.id_digest`): filters by session or agent
+still use the index, and the engine's log never holds the ids themselves.
+
+Reading is strict (`record_from_payload`): a stored payload whose fields do not
+have the types a later stage relies on is set aside with the reason, never served.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..types import Layer, MemoryRecord, Source, Status
+from .fields import (
+    DENSE,
+    ID_FIELDS,
+    RANKING_FIELDS,
+    SPARSE,
+    TEXT_FIELDS,
+    derived_fields,
+    epoch_days,
+    metadata_digests,
+    next_seq,
+)
+from .values import Hit, LoadReport
+
+Seal = Callable[[str, dict[str, Any]], str]
+Digest = Callable[[str], str]
+Unseal = Callable[[str, str], dict[str, Any]]
+
+#: payload keys that are not record fields
+_NOT_RECORD = frozenset(RANKING_FIELDS) | {"text", "sealed", "extra"}
+
+
+def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None,
+               digest: Digest | None = None) -> dict[str, Any]:
+    payload = record.to_payload()
+    text = {name: payload.pop(name) for name in TEXT_FIELDS}
+    if seal is not None and digest is not None:
+        for name in ID_FIELDS:
+            text[name] = payload[name]
+            payload[name] = digest(payload[name]) if payload[name] is not None else None
+    ranking = ranking_fields(record)
+    for name in ("is_consolidated", "is_superseded", "ts_days", "reinforced_days"):
+        payload[name] = ranking[name]
+    payload["meta_keys"] = metadata_digests(record.metadata)
+    payload["seq"] = next_seq()
+    if seal is not None:
+        payload["sealed"] = seal(record.id, text)
+    else:
+        payload["text"] = text
+    if extra:
+        payload["extra"] = dict(extra)
+    return payload
+
+
+def ranking_fields(record: MemoryRecord) -> dict[str, float]:
+    """The payload fields the ranking formula reads, as the engine sees them for this record."""
+    return {"ts_days": epoch_days(record.timestamp),
+            "reinforced_days": epoch_days(record.last_accessed or record.timestamp),
+            "is_consolidated": 1.0 if record.consolidated_into else 0.0,
+            "is_superseded": 1.0 if record.superseded_by else 0.0,
+            "decay_rate": record.decay_rate, "spaced_recalls": record.spaced_recalls, "confidence": record.confidence}
+
+
+def ranking_values(records: Sequence[MemoryRecord]) -> dict[str, np.ndarray]:
+    """`ranking_fields` of many records, one array per field (what `recall.formula.evaluate` takes)."""
+    rows = [ranking_fields(r) for r in records]
+    return {name: np.asarray([row[name] for row in rows], dtype=np.float64)
+            for name in ("ts_days", "reinforced_days", "is_consolidated", "is_superseded", "decay_rate",
+                         "spaced_recalls", "confidence")}
+
+
+class UnreadableRecord(ValueError):
+    """A stored point that cannot be turned back into a record (reported, set aside)."""
+
+
+def _problem(payload: Mapping[str, Any]) -> str | None:
+    """Why a stored payload cannot be a record, or None if its fields have the right types."""
+    for name in ("id", "user_id", "summary"):
+        if not isinstance(payload.get(name), str):
+            return f"{name} is {payload.get(name)!r}, not a string"
+    if not isinstance(payload.get("raw_content"), str) or not payload["raw_content"].strip():
+        return "raw_content is not non-empty text"
+    for name in ("entities", "derived_from"):
+        value = payload.get(name)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(x, str) for x in value)):
+            return f"{name} is {value!r}, not a list of strings"
+    metadata = payload.get("metadata")
+    if metadata is not None and (not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata)):
+        return "metadata is not a mapping with string keys"
+    for name in ("confidence", "decay_rate"):
+        value = payload.get(name, 0.0)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            return f"{name} is {value!r}, not a number"
+    for name in ("access_count", "spaced_recalls", "confirmations"):
+        value = payload.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{name} is {value!r}, not an integer"
+    for name in ("event_type", "session_id", "agent_id", "consolidated_into", "superseded_by", "embedding_model"):
+        if payload.get(name) is not None and not isinstance(payload[name], str):
+            return f"{name} is {payload[name]!r}, not a string"
+    return None
+
+
+def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
+    """(record, None) for a readable stored payload, or (None, why not) for one that is not.
+
+    Stricter than `MemoryRecord.from_payload`, which trusts its input: every field
+    a later stage relies on (entities joined as text, confidence in arithmetic,
+    timestamps compared) is checked, so a record that passes cannot break the index.
+    """
+    if not isinstance(payload, Mapping):
+        return None, f"the payload is a {type(payload).__name__}, not a mapping"
+    problem = _problem(payload)
+    if problem is not None:
+        return None, problem
+    try:
+        record = MemoryRecord.from_payload(payload if isinstance(payload, dict) else dict(payload))
+        for moment in (record.timestamp, record.last_accessed, record.last_confirmed):
+            if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
+                return None, f"timestamp {moment!r} has no timezone"
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    if not isinstance(record.layer, Layer) or not isinstance(record.source, Source) or \
+            not isinstance(record.status, Status):
+        return None, "layer, source or status is not one hindsight knows"
+    return record, None
+
+
+def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
+                 ) -> tuple[MemoryRecord, dict[str, Any]]:
+    """(record, extra payload) from a point's payload; raises UnreadableRecord."""
+    try:
+        data = {k: v for k, v in payload.items() if k not in _NOT_RECORD}
+        if "sealed" in payload:
+            if unseal is None:
+                raise UnreadableRecord("the record is sealed and this store has no key for it")
+            data.update(unseal(str(payload["id"]), payload["sealed"]))
+        else:
+            data.update(payload.get("text") or {})
+        record, problem = record_from_payload(data)
+        if record is None:
+            raise UnreadableRecord(problem or "unreadable")
+        extra = payload.get("extra")
+        return record, dict(extra) if extra else {}
+    except UnreadableRecord:
+        raise
+    except Exception as exc:  # a damaged or foreign payload: never fatal for the user's other memories
+        raise UnreadableRecord(f"{type(exc).__name__}: {exc}") from None
+
+
+def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport | None,
+           unseal: Unseal | None) -> Hit | None:
+    """A search/scroll result as a `Hit`; None for another user's point or an unreadable one (reported)."""
+    payload = point.payload or {}
+    if payload.get("user_id") != user_id:  # a hash collision or tampering: never serve it
+        return None
+    try:
+        record, _ = from_payload(payload, unseal=unseal)
+    except UnreadableRecord as exc:
+        if report is not None and (str(point.id), str(exc)) not in report.unreadable:
+            report.unreadable.append((str(point.id), str(exc)))
+            logging.getLogger("hindsight").warning("memory %s of a user cannot be read and is set aside: %s",
+                                                   point.id, exc)
+        return None
+    vector, terms = None, frozenset()
+    if with_vectors:
+        vectors = getattr(point, "vector", None)
+        if isinstance(vectors, dict):
+            if DENSE in vectors:
+                vector = np.asarray(vectors[DENSE], dtype=np.float32)
+            if SPARSE in vectors:
+                terms = frozenset(vectors[SPARSE].indices)
+    return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+
+
+def field_updates(updates: Sequence[tuple[str, Mapping[str, Any]]], *, fixed: Sequence[str] = TEXT_FIELDS
+                  ) -> list[tuple[list[str], dict[str, Any]]]:
+    """Partial record updates as engine payload updates: (point ids, fields to set), with their derived fields.
+
+    Updates that set the same fields to the same values share one engine update (a
+    recall's reinforcements mostly do: same time, same counts), so one recall costs
+    as few engine updates as its distinct changes. When an id appears twice, every
+    update stays its own, in order (the later one wins, as it would have alone).
+    Raises HindsightError for a `fixed` field (text changes only by writing the record again).
+    """
+    from ..errors import HindsightError
+
+    out: list[tuple[list[str], dict[str, Any]]] = []
+    for memory_id, fields in updates:
+        if any(name in fixed for name in fields):
+            raise HindsightError("text fields change only by writing the record again")
+        full = dict(fields)
+        full.update(derived_fields(full))
+        out.append(([memory_id], full))
+    if len({ids[0] for ids, _ in out}) < len(out):
+        return out
+    groups: dict[str, tuple[list[str], dict[str, Any]]] = {}
+    for ids, full in out:
+        key = repr(sorted(full.items()))
+        if key in groups:
+            groups[key][0].extend(ids)
+        else:
+            groups[key] = (list(ids), full)
+    return list(groups.values())
