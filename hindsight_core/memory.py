@@ -405,12 +405,16 @@ class Hindsight:
         (the embedded store destroys each memory's key, see `store.sealing`);
         every `on_forget` listener (such as working memory) is told which texts went;
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
+        For good means for every caller (Python, MCP, the CLI, the inspector, the
+        adapters): once something went, the user's shards are compacted, so the
+        forgotten points leave the embedded store's segment files too (the engine's
+        write-ahead log keeps only sealed text whose key is gone). That rewrites the
+        user's segments: its cost grows with the user's memories, not the store's.
+        Forgetting everything removes the user's folder, so there is nothing to compact.
         """
         user = self._user(user_id)
         everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
-        chosen = [x for x in (memory_id is not None, about is not None, everything) if x]
-        if len(chosen) != 1:
-            raise InvalidInputError("name exactly one of memory_id=..., about=... or everything=True")
+        forgetting.check_one_target(memory_id, about, everything)
         topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
                               "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
@@ -446,6 +450,7 @@ class Hindsight:
                 self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
             victims = victims + archived
             if not dry_run and victims:
+                self.store.compact(user)  # for good: the forgotten points leave the segment files too
                 working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
 
@@ -458,7 +463,11 @@ class Hindsight:
         self._forget_listeners.add(listener)
 
     def compact(self) -> int:
-        """Rewrite the store's files so that forgotten memories' vectors leave the segments too."""
+        """Rewrite every user's files so that deleted points leave the segments too.
+
+        `forget` already compacts the user it forgot for; this is for maintenance
+        (after a bulk import with deletions, say) and rewrites every user's shards.
+        """
         return self.store.compact()
 
     def optimize(self, *, user_id: str) -> bool:

@@ -171,8 +171,9 @@ class MemoryStore(Protocol):
 
     def users(self) -> list[str]: ...
 
-    def compact(self) -> int:
-        """Make deleted memories unrecoverable from the store's files; returns the units rewritten."""
+    def compact(self, user_id: str | None = None) -> int:
+        """Make deleted memories unrecoverable from the store's files (one user's, or every user's with None);
+        returns the units rewritten."""
 
     def close(self) -> None: ...
 

@@ -321,8 +321,8 @@ class ServerStore:
     def optimize(self, user_id: str) -> bool:
         return False  # the server's own optimiser indexes and vacuums
 
-    def compact(self) -> int:
-        return 0
+    def compact(self, user_id: str | None = None) -> int:
+        return 0  # the server's own optimiser vacuums
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -1,6 +1,7 @@
 import pytest
 
 from hindsight_core import InvalidInputError, MemoryNotFoundError
+from hindsight_core.forget.plan import ONE_TARGET
 
 
 def test_forget_by_id_removes_it_from_every_index(fake_memory):
@@ -33,9 +34,9 @@ def test_forget_about_a_topic_with_dry_run(memory):
 def test_forget_everything_only_when_asked(fake_memory):
     fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
     fake_memory.remember("Project Orion uses the blue theme.", user_id="other", force=True)
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match=f"^{ONE_TARGET}$"):
         fake_memory.forget(user_id="u")  # names nothing
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match=f"^{ONE_TARGET}$"):
         fake_memory.forget(user_id="u", about="Orion", everything=True)  # names two things
     assert fake_memory.forget(user_id="u", everything=True, dry_run=True).count == 1
     assert fake_memory.forget(user_id="u", everything=True).count == 1
