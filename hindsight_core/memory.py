@@ -354,13 +354,15 @@ class Hindsight:
             raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
         return found[0].record
 
-    def memories(self, *, user_id: str, include_inactive: bool = True) -> list[MemoryRecord]:
-        """Every memory of one user, oldest first."""
+    def memories(self, *, user_id: str, include_inactive: bool = True, agent_id: str | None = None
+                 ) -> list[MemoryRecord]:
+        """Every memory of one user (of one of its agents, with `agent_id`: the engine filters), oldest first."""
         user = self._user(user_id)
+        agent = validate_id(agent_id, what="agent_id", required=False)
         if not self._open(user, create=False):
             return []
-        hits = sorted(self.store.scan(user, ALL if include_inactive else _ACTIVE),
-                      key=lambda h: (h.record.timestamp, h.seq))
+        scope = dataclasses.replace(ALL if include_inactive else _ACTIVE, agent_id=agent)
+        hits = sorted(self.store.scan(user, scope), key=lambda h: (h.record.timestamp, h.seq))
         return [h.record for h in hits]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:

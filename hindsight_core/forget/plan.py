@@ -78,8 +78,9 @@ def plan(store: MemoryStore, user: str, victims: Sequence[MemoryRecord], config:
          ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
     """(everything to delete, knowledge re-derived with its vector, episodes released from deleted knowledge)."""
     victim_ids = {v.id for v in victims}
-    knowledge = [h.record for h in store.scan(user, dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC})))
-                 if victim_ids & set(h.record.derived_from)]
+    # the engine finds the knowledge drawn from a victim: no scan of every semantic memory
+    drawn = dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC}), derived_from=frozenset(victim_ids))
+    knowledge = [h.record for h in store.scan(user, drawn)] if victim_ids else []
     sources = {i for k in knowledge for i in k.derived_from}
     episodes = store.get(user, sorted(sources - victim_ids), with_vectors=True)
     doomed, rederived, released = plan_forget_derived(knowledge, episodes, victim_ids, semantic=config.semantic,

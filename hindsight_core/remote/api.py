@@ -109,7 +109,7 @@ class Operations:
         return wire.record_out(self.memory.get(_text(call, "memory_id"), user_id=call.user()))
 
     def memories(self, call: Call) -> Any:
-        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive"))]
+        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive", "agent_id"))]
 
     def find(self, call: Call) -> Any:
         return [wire.record_out(r) for r in self.memory.find(**call.kwargs("metadata"))]

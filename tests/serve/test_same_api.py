@@ -43,6 +43,16 @@ def test_write_returns_the_stored_record_and_get_reads_it_back(memory, user):
     assert memory.get(record.id, user_id=user) == record
 
 
+def test_memories_of_one_agent(memory, user):
+    planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner", force=True)
+    memory.write("I prefer aisle seats on long flights.", user_id=user, force=True)
+    assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [planner.record.id]
+    assert memory.memories(user_id=user, agent_id="nobody") == []
+    assert len(memory.memories(user_id=user)) == 2
+    with pytest.raises(InvalidInputError):
+        memory.memories(user_id=user, agent_id="")
+
+
 def test_the_gate_declines_small_talk_the_same_way(memory, user):
     result = memory.write("ok thanks", user_id=user)
     assert not result.stored and result.record is None and not result.decision.store
