@@ -25,7 +25,6 @@ from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
 
-
 #: the one message for a forget that names nothing, or more than one thing, whichever face it came through
 ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
 

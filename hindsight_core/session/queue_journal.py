@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
@@ -39,7 +40,7 @@ def _decode(value: dict) -> Any:
     return value
 
 
-def journal_path(memory: "Hindsight") -> Path | None:
+def journal_path(memory: Hindsight) -> Path | None:
     """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
     the store and writes what it acknowledges at once."""
     root = getattr(getattr(memory, "store", None), "root", None)

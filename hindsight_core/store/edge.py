@@ -538,10 +538,10 @@ class EdgeStore:
         itself); this also removes the deleted points' vectors from the segments.
         """
         done = 0
-        for user_id in [user_id] if user_id is not None else self.users():
+        for user in [user_id] if user_id is not None else self.users():
             for space in SPACES:
                 with self._lock:
-                    shard = self._shard(user_id, space)
+                    shard = self._shard(user, space)
                     if shard is not None:
                         shard.optimize()
                         shard.flush()
