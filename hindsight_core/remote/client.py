@@ -192,9 +192,10 @@ class HindsightClient(Hindsight):
 
     # -- forgetting and upkeep ------------------------------------------------------------------
     def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
-               everything: bool = False, dry_run: bool = False) -> Any:
+               everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
+        later = {} if for_good is True else {"for_good": for_good}  # a server before for_good= still answers
         return wire.receipt_in(self._call("forget", user_id=user_id, memory_id=memory_id, about=about,
-                                          everything=everything, dry_run=dry_run))
+                                          everything=everything, dry_run=dry_run, **later))
 
     def on_forget(self, listener: Any) -> None:
         raise HindsightError("forget listeners run beside the store: attach working memory to the server's "

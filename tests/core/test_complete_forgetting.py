@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hindsight_core import Hindsight, Layer
+from hindsight_core import Hindsight, InvalidInputError, Layer
 from hindsight_core.testing import FakeEmbedder
 
 CANARY = "CANARY-7f3a9e41"
@@ -180,3 +180,20 @@ def test_forgetting_a_user_also_empties_their_archive(tmp_path, clock):
         memory.forget(user_id="u", everything=True)
         assert not memory.store.space_exists("u", ARCHIVE)
         assert files_containing(tmp_path, CANARY) == []
+
+
+def test_a_keyed_replacement_defers_the_compaction_and_a_delete_does_not(tmp_path, clock):
+    """A put's replaced revision: unreadable at once, its point left in the segments until the next compaction."""
+    from hindsight_core.session.keyed import KeyedMemory
+
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        keyed = KeyedMemory(memory)
+        first = keyed.put(("profile", "city"), "I live in Lyon.", user_id="u").item.record
+        keyed.put(("profile", "city"), "I live in Porto.", user_id="u")
+        memory.store.flush()
+        assert segment_files_containing(tmp_path, first.id)  # deferred: still in the segments ...
+        assert memory.store._keystore("u").unseal.__self__._key(first.id, create=False) is None  # ... unreadable
+        with pytest.raises(InvalidInputError, match="for_good"):
+            memory.forget(user_id="u", memory_id=first.id, for_good="no")
+        keyed.delete(("profile", "city"), user_id="u")
+        assert segment_files_containing(tmp_path, first.id) == []  # the delete compacted

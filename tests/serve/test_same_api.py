@@ -116,6 +116,8 @@ def test_forget_by_id_returns_a_receipt_and_the_memory_is_gone(memory, user):
     with pytest.raises(MemoryNotFoundError):
         memory.get(gone.id, user_id=user)
     assert [m.id for m in memory.memories(user_id=user)] == [kept.id]
+    later = memory.write("My bike lock code is 2718.", user_id=user, force=True).record
+    assert memory.forget(user_id=user, memory_id=later.id, for_good=False).ids == [later.id]  # compaction deferred
     assert memory.forget(user_id=user, everything=True).count == 1
     assert memory.memories(user_id=user) == []
 
@@ -127,6 +129,7 @@ def test_forget_by_id_returns_a_receipt_and_the_memory_is_gone(memory, user):
     (lambda m, u: m.recall("tea", user_id=u, time_range="the_day_after_never"), InvalidInputError),
     (lambda m, u: m.get("no-such-id", user_id=u), MemoryNotFoundError),
     (lambda m, u: m.forget(user_id=u), InvalidInputError),
+    (lambda m, u: m.forget(user_id=u, about="tea", for_good="yes"), InvalidInputError),
     (lambda m, u: m.write("I like tea", user_id=u, metadata={"x": float("nan")}), InvalidInputError),
     (lambda m, u: m.release(user_id=u, memory_id="nope"), MemoryNotFoundError),
 ])
