@@ -170,10 +170,7 @@ class HindsightStore(BaseStore):
 
     def _records(self, user: str) -> list[MemoryRecord]:
         """The user's active memories in this store's agent scope, oldest first."""
-        records = self.memory.memories(user_id=user, include_inactive=False)
-        if self.agent_id is not None:
-            records = [r for r in records if r.agent_id == self.agent_id]
-        return records
+        return self.memory.memories(user_id=user, include_inactive=False, agent_id=self.agent_id)
 
     def _text(self, value: Mapping[str, Any], index: Any) -> str:
         if isinstance(index, list) and index:

@@ -8,6 +8,7 @@ import textwrap
 
 import click
 
+from ..errors import InvalidInputError
 from .edge import read_text
 from .options import pass_settings, user_option
 from .settings import Settings
@@ -88,18 +89,19 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
 def forget(settings: Settings, user_id: str, memory_id: str | None, about: str | None, everything: bool,
            dry_run: bool, yes: bool) -> None:
     from .. import maintenance
+    from ..forget.plan import check_one_target
 
-    if sum(x is not None and x is not False for x in (memory_id, about, everything)) != 1:
-        raise click.UsageError("give exactly one of --id, --about or --everything")
+    try:  # asked before the confirmation, with the message every face gives
+        check_one_target(memory_id, about, everything)
+    except InvalidInputError as exc:
+        raise click.UsageError(str(exc)) from None
     if everything and not dry_run and not yes:
         click.confirm(f"Forget every memory of {user_id!r}, for good?", abort=True)
     with settings.open_memory() as memory:
         # forgetting a user drops their archive too: count it first, to report it (beside the store only)
         purged = maintenance.archived_count(memory.store, user_id) if everything and hasattr(memory, "store") else 0
         receipt = memory.forget(user_id=user_id, memory_id=memory_id, about=about, everything=everything,
-                                dry_run=dry_run)
-        if not dry_run and (receipt.count or purged) and hasattr(memory, "compact"):
-            memory.compact()  # for good: no trace left in the embedded store's files either
+                                dry_run=dry_run)  # compacts the user's files itself: forgotten is gone
     verb = "would forget" if dry_run else "forgot"
     click.echo(f"{verb} {receipt.count} memor{'y' if receipt.count == 1 else 'ies'}"
                + (f" and {purged} archived" if purged else ""))

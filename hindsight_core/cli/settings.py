@@ -93,6 +93,9 @@ class LazyEmbedder:
                 # the "Loading weights" bar of every model load is noise on a terminal
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                # tokenizers warns on the terminal when a process forks after its threads ran; the command line
+                # turns them off, as the core did before it left the environment to its host
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 from ..embed.embedder import embedder_named
 
                 self._inner = embedder_named(self.name)

@@ -15,7 +15,6 @@ other sentence-transformers model name or local path are one argument away.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Protocol, Sequence
 
@@ -67,12 +66,11 @@ class SentenceTransformerEmbedder:
         key = (model, device)
         with _MODELS_LOCK:
             if key not in _MODELS:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 try:
                     from sentence_transformers import SentenceTransformer
 
-                    _MODELS[key] = SentenceTransformer(_resolve_model(model), device=device)
+                    # offline by argument, not by the process environment: the host application's is its own
+                    _MODELS[key] = SentenceTransformer(_resolve_model(model), device=device, local_files_only=True)
                 except Exception as exc:
                     raise HindsightError(
                         f"cannot load embedding model {model!r} ({exc}). Use the default "

@@ -18,11 +18,21 @@ import numpy as np
 
 from ..config import HindsightConfig
 from ..consolidate.plan import plan_forget_derived
+from ..errors import InvalidInputError
 from ..language.entities import extract_entities
 from ..language.text import keyword_tokens
 from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
+
+#: the one message for a forget that names nothing, or more than one thing, whichever face it came through
+ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
+
+
+def check_one_target(memory_id: str | None, about: str | None, everything: bool) -> None:
+    """Raise `InvalidInputError` unless exactly one of an id, a topic or `everything` is named (faces ask first)."""
+    if sum((memory_id is not None, about is not None, everything is True)) != 1:
+        raise InvalidInputError(ONE_TARGET)
 
 
 def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
@@ -67,8 +77,9 @@ def plan(store: MemoryStore, user: str, victims: Sequence[MemoryRecord], config:
          ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
     """(everything to delete, knowledge re-derived with its vector, episodes released from deleted knowledge)."""
     victim_ids = {v.id for v in victims}
-    knowledge = [h.record for h in store.scan(user, dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC})))
-                 if victim_ids & set(h.record.derived_from)]
+    # the engine finds the knowledge drawn from a victim: no scan of every semantic memory
+    drawn = dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC}), derived_from=frozenset(victim_ids))
+    knowledge = [h.record for h in store.scan(user, drawn)] if victim_ids else []
     sources = {i for k in knowledge for i in k.derived_from}
     episodes = store.get(user, sorted(sources - victim_ids), with_vectors=True)
     doomed, rederived, released = plan_forget_derived(knowledge, episodes, victim_ids, semantic=config.semantic,

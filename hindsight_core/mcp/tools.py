@@ -150,8 +150,6 @@ def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
             description="If true, only list what would be forgotten. Use it first for a topic.")] = False,
     ) -> dict[str, Any]:
         """Forget the current user's memories for good: one by id, or all about a topic. Give exactly one."""
-        if (memory_id is None) == (topic is None):
-            raise ToolError("give exactly one of memory_id or topic")
         who = user(ctx)
         with _as_tool_error():
             receipt = await memory.aforget(user_id=who, memory_id=memory_id, about=topic, dry_run=dry_run)

@@ -103,13 +103,13 @@ class Operations:
         return wire.results_out(results)
 
     def forget(self, call: Call) -> Any:
-        return wire.receipt_out(self.memory.forget(**call.kwargs("memory_id", "about", "everything", "dry_run")))
+        return wire.receipt_out(self.memory.forget(**call.kwargs("memory_id", "about", "everything", "dry_run", "for_good")))
 
     def get(self, call: Call) -> Any:
         return wire.record_out(self.memory.get(_text(call, "memory_id"), user_id=call.user()))
 
     def memories(self, call: Call) -> Any:
-        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive"))]
+        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive", "agent_id"))]
 
     def find(self, call: Call) -> Any:
         return [wire.record_out(r) for r in self.memory.find(**call.kwargs("metadata"))]

@@ -213,9 +213,11 @@ class HindsightClient(Hindsight):
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         return wire.record_in(self._call("get", memory_id=memory_id, user_id=user_id))  # type: ignore[return-value]
 
-    def memories(self, *, user_id: str, include_inactive: bool = True) -> list[MemoryRecord]:
+    def memories(self, *, user_id: str, include_inactive: bool = True, agent_id: str | None = None
+                 ) -> list[MemoryRecord]:
+        scope = {"agent_id": agent_id} if agent_id is not None else {}  # a server before agent_id= still answers
         return [wire.record_in(r) for r in self._call("memories", user_id=user_id,  # type: ignore[misc]
-                                                      include_inactive=include_inactive)]
+                                                      include_inactive=include_inactive, **scope)]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
         return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]  # type: ignore[misc]
@@ -231,9 +233,9 @@ class HindsightClient(Hindsight):
 
     # -- forgetting and upkeep ------------------------------------------------------------------
     def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
-               everything: bool = False, dry_run: bool = False) -> Any:
-        return wire.receipt_in(self._call("forget", user_id=user_id, memory_id=memory_id, about=about,
-                                          everything=everything, dry_run=dry_run))
+               everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
+        return wire.receipt_in(self._call("forget", **_forget_args(user_id, memory_id, about, everything, dry_run,
+                                                                   for_good)))
 
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
@@ -317,9 +319,16 @@ class HindsightClient(Hindsight):
         return _kept(wire.results_in(found), k, where)
 
     async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
-                      everything: bool = False, dry_run: bool = False) -> Any:
-        return wire.receipt_in(await self._acall("forget", user_id=user_id, memory_id=memory_id, about=about,
-                                                 everything=everything, dry_run=dry_run))
+                      everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
+        return wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
+                                                                          dry_run, for_good)))
+
+
+def _forget_args(user_id: str, memory_id: str | None, about: str | None, everything: bool, dry_run: bool,
+                 for_good: bool) -> dict[str, Any]:
+    later = {} if for_good is True else {"for_good": for_good}  # a server before for_good= still answers
+    return {"user_id": user_id, "memory_id": memory_id, "about": about, "everything": everything,
+            "dry_run": dry_run, **later}
 
 
 def _asked(k: Any, where: Callable[[MemoryRecord], bool] | None) -> Any:

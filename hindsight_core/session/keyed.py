@@ -20,7 +20,10 @@ LangGraph store translates its namespaces and keys to these):
   so a value the audit refuses changes nothing, and a value it quarantines is
   kept for review while the key keeps its previous value. A crash between the
   two leaves both; the higher revision is read, and the next put or delete of
-  the key removes both.
+  the key removes both. The replaced revision is forgotten with `for_good=False`:
+  its text is unreadable at once, and its vector leaves the segment files at the
+  next compaction (a delete, any forget, `compact()`), so an update costs
+  milliseconds, not a rewrite of the user's segments.
 * A key remembers when it was first put (`created_at`, kept across replacements)
   and the memory's own timestamp is when it was last put (`updated_at`).
 * Each operation looks the key up once, with `Hindsight.find(metadata=...)`.
@@ -185,8 +188,8 @@ class KeyedMemory:
             outcome = outcome_of(result)
             if outcome is not WriteOutcome.STORED:  # refused or held for review: the key keeps what it held
                 return PutResult(labels, outcome, previous, result)
-            for old in held:
-                self.memory.forget(user_id=user_id, memory_id=old.record.id)
+            for old in held:  # a replaced revision: unreadable at once, its vector left to the next compaction
+                self.memory.forget(user_id=user_id, memory_id=old.record.id, for_good=False)
             return PutResult(labels, outcome, item_of(result.record), result,  # type: ignore[arg-type]
                              tuple(old.record.id for old in held))
 

@@ -50,22 +50,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
-import json
 import logging
-import sqlite3
 import threading
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from ..clock import ensure_utc
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..events import Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
+from .queue_journal import JOURNAL_NAME, QueueJournal, journal_path
 from .turns import TURN_FIELD, Turn, TurnLog
 
 if TYPE_CHECKING:
@@ -73,7 +70,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("hindsight_core.session.write_queue")
 
-JOURNAL_NAME = "write-queue.sqlite"
+__all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "write_queue"]
+
 #: per-text lists of `write_many`; every other option applies to the whole call
 _PER_TEXT = ("timestamps", "sources", "metadatas", "contexts")
 _OPTIONS = frozenset(("session_id", "agent_id", "source", "event_type", "timestamp", "confidence", "entities",
@@ -90,27 +88,6 @@ class WriteFailure:
     error: str
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return {"$datetime": ensure_utc(value).isoformat()}
-    if isinstance(value, Enum):
-        return value.value
-    raise TypeError(f"{type(value).__name__} cannot be journaled")
-
-
-def _decode(value: dict) -> Any:
-    if set(value) == {"$datetime"}:
-        return datetime.fromisoformat(value["$datetime"])
-    return value
-
-
-def _journal_path(memory: "Hindsight") -> Path | None:
-    """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
-    the store and writes what it acknowledges at once."""
-    root = getattr(getattr(memory, "store", None), "root", None)
-    return Path(root) / JOURNAL_NAME if root is not None else None
-
-
 class WriteQueue:
     """Writes handed to memory, journaled at once and stored in order by one writer thread (see the module rules).
 
@@ -121,27 +98,18 @@ class WriteQueue:
 
     def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
                  sync: str = "normal", linger: float = 0.02) -> None:
-        if sync not in ("full", "normal"):
-            raise InvalidInputError('sync must be "full" (fsync each hand-over) or "normal" (survives a killed '
-                                    'process, not a power cut)')
+        path = journal_path(memory) if journal is _DEFAULT else journal
+        self._journal = QueueJournal(path, sync=sync)  # type: ignore[arg-type]
         self.memory = memory
         self.sync = sync
         #: seconds the writer waits after a hand-over before it starts: the caller's thread finishes its turn
         #: without sharing the interpreter with the writer, and hand-overs arriving meanwhile share one batch
         self.linger = float(linger)
         self._waiting = 0  # callers in flush/settle: the writer does not linger for them
-        path = _journal_path(memory) if journal is _DEFAULT else journal
-        self.journal = Path(path) if path is not None else None  # type: ignore[arg-type]
+        self.journal: Path | None = self._journal.path
         self.failures: list[WriteFailure] = []
-        self._db = sqlite3.connect(str(self.journal) if self.journal else ":memory:", check_same_thread=False,
-                                   isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={sync.upper()}")
-        self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
         self._cond = threading.Condition()
-        self._queue: list[tuple[int, dict[str, Any]]] = [
-            (seq, json.loads(entry, object_hook=_decode))
-            for seq, entry in self._db.execute("SELECT seq, entry FROM pending ORDER BY seq")]
+        self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
@@ -230,15 +198,12 @@ class WriteQueue:
         return list(texts)
 
     def _append(self, entry: dict[str, Any]) -> int:
-        try:
-            data = json.dumps(entry, default=_encode, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"this write cannot be queued: {exc}") from None
+        data = self._journal.encode(entry)
         with self._cond:
             if self._closing:
                 raise InvalidInputError("this write queue is closed")
-            seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)
-            self._queue.append((seq, json.loads(data, object_hook=_decode)))
+            seq, journaled = self._journal.add(data)
+            self._queue.append((seq, journaled))
             if self._stopped is not None and not self._thread.is_alive():
                 self._start()  # try again, from the write that failed
             self._cond.notify_all()
@@ -293,7 +258,7 @@ class WriteQueue:
                 self._closing = True
                 self._cond.notify_all()
             self._thread.join()
-            self._db.close()
+            self._journal.close()
 
     # -- the writer ---------------------------------------------------------------------------
     def _run(self) -> None:
@@ -316,11 +281,7 @@ class WriteQueue:
                     self._cond.notify_all()
                 return
             with self._cond:
-                # a removal need not wait for the disk: lost in a power cut, the write is only stored again
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(batch))})",
-                                 [seq for seq, _ in batch])
-                self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+                self._journal.remove([seq for seq, _ in batch])
                 del self._queue[:len(batch)]
                 self._written = max(self._written, batch[-1][0])
                 self._busy, self._inflight = False, 0
@@ -332,7 +293,7 @@ class WriteQueue:
             with self._cond:
                 dropped = [seq for seq, entry in self._queue[self._inflight:] if entry["user_id"] == event.user_id]
                 if dropped:
-                    self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(dropped))})", dropped)
+                    self._journal.remove(dropped, stored=False)
                     gone = set(dropped)
                     self._queue = [item for item in self._queue if item[0] not in gone]
                     self._cond.notify_all()

@@ -103,8 +103,9 @@ class MaintenanceStore(Protocol):
 
     def drop_user(self, user_id: str) -> None: ...
 
-    def compact(self) -> int:
-        """Make deleted memories unrecoverable from the store's files; returns the units rewritten."""
+    def compact(self, user_id: str | None = None) -> int:
+        """Make deleted memories unrecoverable from the store's files (one user's, or every user's with None);
+        returns the units rewritten."""
 
     def optimize(self, user_id: str) -> bool:
         """Build the user's vector index now (blocking); False when the backend's engine does it by itself."""

@@ -91,17 +91,17 @@ class EdgeUpkeep:
             shard = self._shard(user_id, MEMORIES)
             return bool(shard is not None and shard.optimize())
 
-    def compact(self) -> int:
-        """Vacuum every user's shards so deleted vectors leave the segment files.
+    def compact(self, user_id: str | None = None) -> int:
+        """Vacuum one user's shards (every user's with None) so deleted vectors leave the segment files.
 
         Deleted *text* is unreadable at once (its key is destroyed by the delete
         itself); this also removes the deleted points' vectors from the segments.
         """
         done = 0
-        for user_id in self.users():
+        for user in [user_id] if user_id is not None else self.users():
             for space in SPACES:
                 with self._lock:
-                    shard = self._shard(user_id, space)
+                    shard = self._shard(user, space)
                     if shard is not None:
                         shard.optimize()
                         shard.flush()

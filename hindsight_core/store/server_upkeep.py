@@ -76,8 +76,8 @@ class ServerUpkeep:
     def optimize(self, user_id: str) -> bool:
         return False  # the server's own optimiser indexes and vacuums
 
-    def compact(self) -> int:
-        return 0
+    def compact(self, user_id: str | None = None) -> int:
+        return 0  # the server's own optimiser vacuums
 
     def disk_usage(self) -> int | None:
         return None

@@ -36,6 +36,8 @@ class Scope:
     unconsolidated: bool = False
     #: metadata entries the memory must hold (top-level scalars, matched through their digests)
     metadata: Mapping[str, Any] | None = None
+    #: only knowledge drawn from at least one of these memory ids
+    derived_from: frozenset[str] | None = None
 
 
 ALL = Scope(statuses=None)
@@ -57,6 +59,8 @@ def conditions(scope: Scope) -> list[tuple]:
     if scope.unconsolidated:
         out.append(("range", "is_consolidated", None, 0.5))
     out.extend(("eq", "meta_keys", digest) for digest in metadata_digests(scope.metadata or {}))
+    if scope.derived_from is not None:
+        out.append(("any", "derived_from", sorted(scope.derived_from)))
     return out
 
 

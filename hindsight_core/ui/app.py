@@ -240,15 +240,11 @@ class InspectorApp:
         """A dry run first; with `confirm`, the forget itself, only if the dry run still holds."""
         user = self.user(request)
         memory_id, about = request.value("memory_id"), request.value("about")
-        if (memory_id is None) == (about is None):
-            raise InvalidInputError("give either a memory id or a topic")
         preview = self.memory.forget(user_id=user, memory_id=memory_id, about=about, dry_run=True)
         title = f"Forget {user}'s memories"
         if request.value("confirm"):
             if ",".join(sorted(preview.ids)) == (request.value("expect") or ""):
-                receipt = self.memory.forget(user_id=user, memory_id=memory_id, about=about)
-                if receipt.count:
-                    self.memory.compact()  # for good: no trace left in the embedded store's files either
+                receipt = self.memory.forget(user_id=user, memory_id=memory_id, about=about)  # compacts itself
                 return self.page(title, pages.receipt_page(receipt), user=user, tab="forget")
             body = pages.dry_run_page(preview, self.guard.form_token, memory_id=memory_id, about=about,
                                       notice="The memories changed since the dry run: here is the new one.")

@@ -6,6 +6,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from hindsight_core import Hindsight
+from hindsight_core.forget.plan import ONE_TARGET
 from hindsight_core.testing import FakeEmbedder
 
 from .conftest import FAKE
@@ -70,7 +71,9 @@ def test_remember_recall_forget_with_the_real_model(hs):
 def test_forget_needs_exactly_one_target_and_confirms_everything(hs):
     hs("remember", "-u", "alice", PREFERENCE)
     result = hs("forget", "-u", "alice", ok=False)
-    assert result.exit_code == 2 and "exactly one of --id, --about or --everything" in result.output
+    assert result.exit_code == 2 and ONE_TARGET in result.output  # the core's message, as every face gives it
+    result = hs("forget", "-u", "alice", "--about", "reports", "--everything", ok=False)  # asked before confirming
+    assert result.exit_code == 2 and ONE_TARGET in result.output and "for good?" not in result.output
     result = hs("forget", "-u", "alice", "--everything", input="n\n", ok=False)
     assert result.exit_code == 1 and "Aborted" in result.output
     assert "forgot 1 memory" in hs("forget", "-u", "alice", "--everything", input="y\n").stdout

@@ -9,7 +9,9 @@ import threading
 import uuid
 from pathlib import Path
 
-from hindsight_core import Hindsight, Layer
+import pytest
+
+from hindsight_core import Hindsight, InvalidInputError, Layer
 from hindsight_core.testing import FakeEmbedder
 
 CANARY = "CANARY-7f3a9e41"
@@ -43,6 +45,52 @@ def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp
         assert memory.users() == ["u"]
 
 
+def segment_files_containing(root: Path, needle: str) -> list[str]:
+    """The engine's segment files holding `needle` (its write-ahead log aside: it keeps what it logged)."""
+    return [f for f in files_containing(root, needle) if "/segments/" in f]
+
+
+@pytest.mark.parametrize("seal", [True, False], ids=["sealed", "unsealed"])
+def test_forget_alone_takes_the_memory_out_of_the_segment_files(tmp_path, clock, seal):
+    """No `compact()` call: forgetting through the Python API is for good by itself."""
+    from hindsight_core.store.edge import EdgeStore
+
+    with Hindsight(store=EdgeStore(path=tmp_path, seal=seal), embedder=FakeEmbedder(), clock=clock) as memory:
+        memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
+        secret = memory.remember(f"My locker code is {CANARY}.", user_id="u", force=True)
+        other = memory.remember("Bob's project uses the red theme.", user_id="bob", force=True)
+        memory.store.flush()
+        assert segment_files_containing(tmp_path, secret.id)  # the point is in the segments ...
+        assert bool(segment_files_containing(tmp_path, CANARY)) is not seal  # ... its text in the clear if unsealed
+        memory.forget(user_id="u", memory_id=secret.id)
+        assert segment_files_containing(tmp_path, secret.id) == []
+        assert segment_files_containing(tmp_path, CANARY) == []
+        assert memory.get(other.id, user_id="bob").id == other.id
+    with Hindsight(store=EdgeStore(path=tmp_path, seal=seal), embedder=FakeEmbedder(), clock=clock) as memory:
+        assert [m.raw_content for m in memory.memories(user_id="u")] == ["Project Orion uses the blue theme."]
+
+
+def test_a_dry_run_or_a_topic_that_matches_nothing_rewrites_nothing(tmp_path, clock):
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        secret = memory.remember(f"My locker code is {CANARY}.", user_id="u", force=True)
+        compactions = []
+        store_compact = memory.store.compact
+        memory.store.compact = lambda user_id=None: compactions.append(user_id) or store_compact(user_id)
+        memory.forget(user_id="u", memory_id=secret.id, dry_run=True)
+        memory.forget(user_id="u", about="the weather on Jupiter")
+        assert compactions == []
+        memory.forget(user_id="u", memory_id=secret.id)
+        assert compactions == ["u"]  # the user forgotten for, not every user of the store
+
+
+def test_compacting_one_user_leaves_the_others_shards_alone(tmp_path, clock):
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        for user in ("u", "bob", "carol"):
+            memory.remember("Project Orion uses the blue theme.", user_id=user, force=True)
+        assert memory.store.compact("u") == 1
+        assert memory.store.compact() == 3
+
+
 def store_folder(user_id):
     from hindsight_core.store.edge import user_dir_name
 
@@ -61,7 +109,6 @@ def test_forgetting_a_topic_takes_the_knowledge_drawn_from_it(tmp_path, clock):
         assert any(m.layer is Layer.SEMANTIC for m in memory.memories(user_id="u"))
         receipt = memory.forget(user_id="u", about=f"{CANARY} report printing")
         assert receipt.count == 6  # five episodes and the knowledge made from them
-        memory.compact()
         assert files_containing(tmp_path, CANARY) == []
         # writing one of the texts again brings back only that text
         memory.remember(f"Print the {CANARY} report on A4 paper in landscape, day 0.", user_id="u", force=True)
@@ -132,5 +179,21 @@ def test_forgetting_a_user_also_empties_their_archive(tmp_path, clock):
         assert memory.store.count_space("u", ARCHIVE) == 1
         memory.forget(user_id="u", everything=True)
         assert not memory.store.space_exists("u", ARCHIVE)
-        memory.compact()
         assert files_containing(tmp_path, CANARY) == []
+
+
+def test_a_keyed_replacement_defers_the_compaction_and_a_delete_does_not(tmp_path, clock):
+    """A put's replaced revision: unreadable at once, its point left in the segments until the next compaction."""
+    from hindsight_core.session.keyed import KeyedMemory
+
+    with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
+        keyed = KeyedMemory(memory)
+        first = keyed.put(("profile", "city"), "I live in Lyon.", user_id="u").item.record
+        keyed.put(("profile", "city"), "I live in Porto.", user_id="u")
+        memory.store.flush()
+        assert segment_files_containing(tmp_path, first.id)  # deferred: still in the segments ...
+        assert memory.store._keystore("u").unseal.__self__._key(first.id, create=False) is None  # ... unreadable
+        with pytest.raises(InvalidInputError, match="for_good"):
+            memory.forget(user_id="u", memory_id=first.id, for_good="no")
+        keyed.delete(("profile", "city"), user_id="u")
+        assert segment_files_containing(tmp_path, first.id) == []  # the delete compacted

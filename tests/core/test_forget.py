@@ -1,6 +1,7 @@
 import pytest
 
 from hindsight_core import InvalidInputError, MemoryNotFoundError
+from hindsight_core.forget.plan import ONE_TARGET
 
 
 def test_forget_by_id_removes_it_from_every_index(fake_memory):
@@ -33,9 +34,9 @@ def test_forget_about_a_topic_with_dry_run(memory):
 def test_forget_everything_only_when_asked(fake_memory):
     fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
     fake_memory.remember("Project Orion uses the blue theme.", user_id="other", force=True)
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match=f"^{ONE_TARGET}$"):
         fake_memory.forget(user_id="u")  # names nothing
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match=f"^{ONE_TARGET}$"):
         fake_memory.forget(user_id="u", about="Orion", everything=True)  # names two things
     assert fake_memory.forget(user_id="u", everything=True, dry_run=True).count == 1
     assert fake_memory.forget(user_id="u", everything=True).count == 1
@@ -76,3 +77,41 @@ def test_forget_about_reaches_archived_memories_and_export_no_longer_prints_them
     lines = [json.loads(line) for line in out.getvalue().splitlines()[1:]]
     assert [line["record"]["raw_content"] for line in lines] == ["I like green tea in the morning."]
     assert "Elm Street" not in out.getvalue()
+
+
+@pytest.mark.parametrize("backend", ["edge", "server"])
+def test_the_engine_finds_the_knowledge_drawn_from_a_memory(tmp_path, clock, backend):
+    """`Scope(derived_from=...)` is an engine filter on both backends: forget's plan scans no other knowledge."""
+    import dataclasses
+
+    from hindsight_core import Hindsight, Layer
+    from hindsight_core.forget import plan as forgetting
+    from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore
+    from hindsight_core.testing import FakeEmbedder
+
+    if backend == "edge":
+        store = EdgeStore(tmp_path / "store")
+    else:
+        from qdrant_client import QdrantClient
+
+        store = ServerStore(client=QdrantClient(":memory:"))
+    with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock) as memory:
+        a, b, c = (memory.remember(text, user_id="u", force=True) for text in
+                   ("Project Orion uses the blue theme.", "Orion's theme is blue.", "I drink green tea."))
+        from_ab = memory.remember("Orion is blue.", user_id="u", force=True, layer=Layer.SEMANTIC)
+        from_c = memory.remember("Tea is green.", user_id="u", force=True, layer=Layer.SEMANTIC)
+        store.update_fields("u", [(from_ab.id, {"derived_from": [a.id, b.id]}),
+                                  (from_c.id, {"derived_from": [c.id]})])
+        semantic = dataclasses.replace(ALL, layers=frozenset({Layer.SEMANTIC}))
+
+        def drawn(*ids):
+            return sorted(h.record.id for h in store.scan("u", dataclasses.replace(semantic, derived_from=frozenset(ids))))
+
+        assert drawn(a.id) == drawn(b.id) == drawn(a.id, "no-such-id") == [from_ab.id]
+        assert drawn(a.id, c.id) == sorted([from_ab.id, from_c.id])
+        assert drawn("no-such-id") == []
+        assert store.count("u", Scope(derived_from=frozenset({c.id}), layers=frozenset({Layer.SEMANTIC}))) == 1
+        # forgetting `c` takes the knowledge drawn only from it, and leaves the other knowledge alone
+        victims, rederived, released = forgetting.plan(store, "u", [memory.get(c.id, user_id="u")], memory.config,
+                                                       memory._embed, None)
+        assert sorted(v.id for v in victims) == sorted([c.id, from_c.id]) and rederived == [] and released == []

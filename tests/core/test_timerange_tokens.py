@@ -38,6 +38,38 @@ def test_token_counts_are_exact_for_cl100k():
     assert count_tokens("以后所有报表都用A4纸横向打印") == 18
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_encodings_are_built_from_the_shipped_file_without_touching_the_environment(monkeypatch, name):
+    """The same tokens as tiktoken's own encoding (loaded here from the same file through TIKTOKEN_CACHE_DIR)."""
+    import os
+
+    import tiktoken
+
+    from hindsight_core.language import tokens
+
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    tokens._encoding.cache_clear()
+    before = dict(os.environ)
+    ours = tokens._encoding(name)
+    assert dict(os.environ) == before
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tokens.bundled_tiktoken_cache()))
+    theirs = tiktoken.get_encoding(name)
+    assert (ours.n_vocab, ours._pat_str, ours._special_tokens) == (theirs.n_vocab, theirs._pat_str,
+                                                                    theirs._special_tokens)
+    for text in ("Hello world!  It's 2026;\n\n  def f(x): return x**2", "以后所有报表都用A4纸横向打印", "<|endoftext|> hi"):
+        assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
+
+
+def test_a_damaged_shipped_encoding_is_refused(tmp_path, monkeypatch):
+    from hindsight_core import HindsightError
+    from hindsight_core.language import tokens
+
+    (tmp_path / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4").write_bytes(b"IQ== 0\n")
+    monkeypatch.setattr(tokens, "bundled_tiktoken_cache", lambda: tmp_path)
+    with pytest.raises(HindsightError, match="damaged"):
+        tokens._shipped("cl100k_base")
+
+
 def test_chinese_keyword_tokens_are_unigrams_and_bigrams():
     assert keyword_tokens("报表打印") == ["报", "表", "打", "印", "报表", "表打", "打印"]
     assert keyword_tokens("I'm printing the Reports") == ["print", "report"]

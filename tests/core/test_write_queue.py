@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,25 @@ def test_the_real_model_through_the_queue(tmp_path, clock, real_embedder):
         queue.flush()
         assert memory.recall("what food must I avoid", user_id="alice", k=1)[0].memory.raw_content == \
             "I am allergic to peanuts."
+
+
+def test_the_journal_keeps_pending_writes_across_a_reopen(tmp_path):
+    from hindsight_core.session.queue_journal import QueueJournal
+
+    when = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+    journal = QueueJournal(tmp_path / JOURNAL_NAME, sync="full")
+    first, _ = journal.add(journal.encode({"user_id": "u", "texts": ["a"], "options": {"timestamp": when}}))
+    second, read = journal.add(journal.encode({"user_id": "u", "texts": ["b"], "options": {"source": Source.TOOL}}))
+    assert read["options"] == {"source": "tool"}  # as a replay reads it
+    with pytest.raises(InvalidInputError, match="cannot be queued"):
+        journal.encode({"options": {"metadata": object()}})
+    journal.close()
+    again = QueueJournal(tmp_path / JOURNAL_NAME)
+    assert again.pending() == [(first, {"user_id": "u", "texts": ["a"], "options": {"timestamp": when}}),
+                               (second, read)]
+    again.remove([first])
+    again.remove([second], stored=False)
+    assert again.pending() == []
+    again.close()
+    with pytest.raises(InvalidInputError, match="sync"):
+        QueueJournal(None, sync="sometimes")

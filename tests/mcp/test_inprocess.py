@@ -12,6 +12,7 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 
 from hindsight_core import Hindsight, InvalidInputError, Source  # noqa: E402
+from hindsight_core.forget.plan import ONE_TARGET  # noqa: E402
 from hindsight_core.mcp import UserScope, build_server  # noqa: E402
 from hindsight_core.session.choices import TIME_RANGES  # noqa: E402
 from hindsight_core.testing import FakeEmbedder  # noqa: E402
@@ -117,6 +118,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
         ("memory_search", {"what_am_i_looking_for": "reports", "time_range": "since the dawn of time"}),
         ("memory_search", {"what_am_i_looking_for": "   "}),
         ("memory_forget", {}),
+        ("memory_forget", {"memory_id": "no-such-id", "topic": "reports"}),
         ("memory_forget", {"memory_id": "no-such-id"}),
         ("memory_write", {"text": "x" * 40_000}),
         ("memory_search", {"what_am_i_looking_for": "reports"}),
@@ -127,9 +129,9 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
                            "you asked for 50. Ask for 20 or fewer.")
     assert "unknown time range" in messages[1] and "last_7_days" in messages[1]
     assert "EmptyTextError" in messages[2]
-    assert "exactly one of memory_id or topic" in messages[3]
-    assert "MemoryNotFoundError" in messages[4]
-    assert "TextTooLargeError" in messages[5] and "limit" in messages[5]
+    assert messages[3] == messages[4] == f"Error executing tool memory_forget: InvalidInputError: {ONE_TARGET}"
+    assert "MemoryNotFoundError" in messages[5]
+    assert "TextTooLargeError" in messages[6] and "limit" in messages[6]
     assert not still.is_error and still.structured_content["count"] == 1
 
 
@@ -260,30 +262,40 @@ def test_tokens_file(tmp_path):
         UserScope.from_tokens_file(path)
 
 
-def test_a_forget_over_mcp_leaves_no_byte_of_the_text_while_the_server_runs(tmp_path, clock):
-    """The canary is in no file of the store, WAL included, right after the tool returns (the store still open)."""
+@pytest.mark.parametrize("seal", [True, False], ids=["sealed", "unsealed"])
+def test_a_forget_over_mcp_leaves_no_byte_of_the_text_while_the_server_runs(tmp_path, clock, seal):
+    """The canary is in no file of the store right after the tool returns (the store still open): sealed, in no
+    file at all, the WAL included; and, sealed or not, the forgotten point has left the engine's segment files
+    (the core compacts after a forget, whichever face asked)."""
+    from hindsight_core.store.edge import EdgeStore
+
     canary = "CANARY-5be0c1d7"
     folder = tmp_path / "store"
 
-    def holding(needle: str) -> list[str]:
+    def holding(needle: str, where: str = "") -> list[str]:
         data = needle.encode()
-        return [str(p) for p in folder.rglob("*") if p.is_file() and data in p.read_bytes()]
+        return [str(p) for p in folder.rglob("*") if p.is_file() and where in str(p) and data in p.read_bytes()]
 
-    with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
+    with Hindsight(store=EdgeStore(path=folder, seal=seal), embedder=FakeEmbedder(), clock=clock) as memory:
         async def run():
             async with Client(build_server(memory, UserScope(user_id="alice"))) as client:
                 written = await client.call_tool("memory_write", {"text": f"My locker code is {canary}, remember it."})
                 stored = json.loads(written.content[0].text)
                 assert stored["kept"], stored
-                assert holding(canary) == []  # sealed from the start ...
+                memory.store.flush()
+                assert holding(stored["id"], "/segments/")  # the point is in the segments ...
+                assert (holding(canary) == []) is seal  # ... sealed from the start, or in the clear
                 found = await client.call_tool("memory_search", {"what_am_i_looking_for": "locker code"})
-                assert canary in found.content[0].text  # ... yet recalled
+                assert canary in found.content[0].text  # ... and recalled
                 gone = await client.call_tool("memory_forget", {"topic": "my locker code"})
                 assert json.loads(gone.content[0].text)["count"] == 1
-                assert holding(canary) == []
+                assert holding(stored["id"], "/segments/") == [] and holding(canary, "/segments/") == []
+                if seal:
+                    assert holding(canary) == []
                 after = await client.call_tool("memory_search", {"what_am_i_looking_for": "locker code"})
                 assert canary not in after.content[0].text
 
         anyio.run(run)
         user_keys = [p for p in folder.rglob("keys.sqlite")]
-        assert user_keys and all(canary.encode() not in p.read_bytes() for p in user_keys)
+        assert all(canary.encode() not in p.read_bytes() for p in user_keys)
+        assert bool(user_keys) is seal

@@ -44,6 +44,16 @@ def test_write_returns_the_stored_record_and_get_reads_it_back(memory, user):
     assert memory.get(record.id, user_id=user) == record
 
 
+def test_memories_of_one_agent(memory, user):
+    planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner", force=True)
+    memory.write("I prefer aisle seats on long flights.", user_id=user, force=True)
+    assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [planner.record.id]
+    assert memory.memories(user_id=user, agent_id="nobody") == []
+    assert len(memory.memories(user_id=user)) == 2
+    with pytest.raises(InvalidInputError):
+        memory.memories(user_id=user, agent_id="")
+
+
 def test_the_gate_declines_small_talk_the_same_way(memory, user):
     result = memory.write("ok thanks", user_id=user)
     assert not result.stored and result.record is None and not result.decision.store
@@ -107,6 +117,8 @@ def test_forget_by_id_returns_a_receipt_and_the_memory_is_gone(memory, user):
     with pytest.raises(MemoryNotFoundError):
         memory.get(gone.id, user_id=user)
     assert [m.id for m in memory.memories(user_id=user)] == [kept.id]
+    later = memory.write("My bike lock code is 2718.", user_id=user, force=True).record
+    assert memory.forget(user_id=user, memory_id=later.id, for_good=False).ids == [later.id]  # compaction deferred
     assert memory.forget(user_id=user, everything=True).count == 1
     assert memory.memories(user_id=user) == []
 
@@ -118,6 +130,7 @@ def test_forget_by_id_returns_a_receipt_and_the_memory_is_gone(memory, user):
     (lambda m, u: m.recall("tea", user_id=u, time_range="the_day_after_never"), InvalidInputError),
     (lambda m, u: m.get("no-such-id", user_id=u), MemoryNotFoundError),
     (lambda m, u: m.forget(user_id=u), InvalidInputError),
+    (lambda m, u: m.forget(user_id=u, about="tea", for_good="yes"), InvalidInputError),
     (lambda m, u: m.write("I like tea", user_id=u, metadata={"x": float("nan")}), InvalidInputError),
     (lambda m, u: m.release(user_id=u, memory_id="nope"), MemoryNotFoundError),
 ])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import Hindsight, Status
+from hindsight_core.forget.plan import ONE_TARGET
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.ui import InspectorServer, UnsafeExposureError
 
@@ -116,6 +117,15 @@ def test_a_confirm_after_the_memories_changed_shows_a_new_dry_run(server, memory
             "expect": "an-id-the-dry-run-never-showed"}
     reply = request(server.port, "POST", "/forget", form=form)
     assert reply.status == 409 and "changed since the dry run" in reply.body
+    assert memory.get(ids["address"], user_id="alice")
+
+
+@pytest.mark.parametrize("named", [{}, {"memory_id": "some-id", "about": "Baker Street address"}],
+                         ids=["nothing", "both"])
+def test_a_forget_naming_nothing_or_two_things_gets_the_cores_message(server, memory, ids, named):
+    token = request(server.port, "GET", "/forget?user=alice").form_token()
+    reply = request(server.port, "POST", "/forget", form={"form_token": token, "user": "alice", **named})
+    assert reply.status == 400 and ONE_TARGET in reply.body
     assert memory.get(ids["address"], user_id="alice")
 
 

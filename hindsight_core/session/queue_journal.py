@@ -1,0 +1,96 @@
+"""The write queue's journal: writes handed over and not yet stored, in SQLite, so a killed process loses none.
+
+One table, `pending (seq, entry)`: an entry is a JSON object (datetimes tagged,
+enums by value). `add` commits before it returns (with `sync="full"`, an fsync
+too); removing a stored write need not wait for the disk, since a removal lost
+in a power cut only means the write is stored again (at least once, see
+`write_queue`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..clock import ensure_utc
+from ..errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from ..memory import Hindsight
+
+JOURNAL_NAME = "write-queue.sqlite"
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return {"$datetime": ensure_utc(value).isoformat()}
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"{type(value).__name__} cannot be journaled")
+
+
+def _decode(value: dict) -> Any:
+    if set(value) == {"$datetime"}:
+        return datetime.fromisoformat(value["$datetime"])
+    return value
+
+
+def journal_path(memory: Hindsight) -> Path | None:
+    """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
+    the store and writes what it acknowledges at once."""
+    root = getattr(getattr(memory, "store", None), "root", None)
+    return Path(root) / JOURNAL_NAME if root is not None else None
+
+
+class QueueJournal:
+    """The pending writes of one queue, at `path` (in memory, not durable, with None)."""
+
+    def __init__(self, path: str | Path | None, *, sync: str = "normal") -> None:
+        if sync not in ("full", "normal"):
+            raise InvalidInputError('sync must be "full" (fsync each hand-over) or "normal" (survives a killed '
+                                    'process, not a power cut)')
+        self.path = Path(path) if path is not None else None
+        self.sync = sync
+        self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
+                                   isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={sync.upper()}")
+        self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
+
+    def pending(self) -> list[tuple[int, dict[str, Any]]]:
+        """What was journaled and not yet removed, in the order handed over."""
+        return [(seq, json.loads(entry, object_hook=_decode))
+                for seq, entry in self._db.execute("SELECT seq, entry FROM pending ORDER BY seq")]
+
+    @staticmethod
+    def encode(entry: dict[str, Any]) -> str:
+        """The entry as the journal holds it; `InvalidInputError` if it cannot be journaled."""
+        try:
+            return json.dumps(entry, default=_encode, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"this write cannot be queued: {exc}") from None
+
+    def add(self, data: str) -> tuple[int, dict[str, Any]]:
+        """Journal an encoded entry (committed on return); its place, and the entry as a replay would read it."""
+        seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)  # type: ignore[arg-type]
+        return seq, json.loads(data, object_hook=_decode)
+
+    def remove(self, seqs: Sequence[int], *, stored: bool = True) -> None:
+        """Drop entries. Stored ones go without waiting for the disk (lost in a power cut, a write is only stored
+        again); `stored=False` (writes dropped unstored, for a user who forgot everything) waits as `add` does,
+        so they cannot come back."""
+        if not seqs:
+            return
+        if stored:
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(seqs))})", list(seqs))
+        if stored:
+            self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+
+    def close(self) -> None:
+        self._db.close()
