@@ -5,19 +5,23 @@ same source is merged into it (confirmations + 1) instead of being stored (an
 agent repeating the user's words never becomes the user's confirmation); otherwise it is stored,
 older exclusive statements it contradicts are superseded (confidence lowered,
 `superseded_by` set), and semantic memories it agrees with are re-confirmed.
-The plan is pure: it sees each new record's nearest stored neighbours (found
-by the engine), and `Hindsight` commits it to the store in one journaled step.
+`plan_writes` is pure: it sees each new record's nearest stored neighbours
+(`stored_neighbours` asks the engine for them, for the whole batch at once),
+and `Hindsight` commits the plan to the store in one journaled step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
 from ..config import SemanticConfig
+from ..safety.audit import AuditVerdict
 from ..store.base import Hit, MemoryStore, Scope
-from ..types import Layer, MemoryRecord, Status
+from ..types import GateDecision, Layer, MemoryRecord, Status
+from .preparing import WriteResult
 from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate, normalise_for_duplicates
 
 
@@ -32,6 +36,8 @@ class WritePlan:
     #: positions of the input records that were merged into an existing memory
     merged_inputs: set[int] = field(default_factory=set)
     superseded: list[str] = field(default_factory=list)
+    #: the episodes that may now complete a group (the new ones, and those a repeat confirmed), with vectors
+    touched: list[tuple[MemoryRecord, np.ndarray]] = field(default_factory=list)
     #: where each record of the batch sits in `upserts`, and which `outcome` entries hold each record
     _upserted: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     _holding: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
@@ -127,6 +133,9 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by and restates:
                 plan._change(old.evolve(confirmations=old.confirmations + 1,
                                         last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
+    plan.touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
+    plan.touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+                     if plan.outcome[i].layer is Layer.EPISODIC]
     return plan
 
 
@@ -184,24 +193,37 @@ class _EarlierInBatch:
         return self.block[i - self.block_start, :i]
 
 
-def store_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
-                cfg: SemanticConfig) -> tuple[WritePlan, list[tuple[MemoryRecord, np.ndarray]]]:
-    """Plan a batch against its stored neighbours and commit it in one journaled step.
-
-    Returns the plan and the episodes that may now complete a group (the new
-    ones, and those a repeat confirmed), for the consolidation check.
-    """
+def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
+                      cfg: SemanticConfig) -> list[list[Hit]]:
+    """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up): one engine
+    query per floor for the whole batch. Nothing when no write rule looks at neighbours."""
     stored: list[list[Hit]] = [[] for _ in records]
-    if cfg.merge_duplicates or cfg.detect_conflicts:  # else no write rule looks at the neighbours
+    if cfg.merge_duplicates or cfg.detect_conflicts:
         floors = [record_floor(r, cfg) for r in records]
         for floor in sorted(set(floors)):
             rows = [i for i, f in enumerate(floors) if f == floor]
             for i, hits in zip(rows, store.neighbours(user, vectors[rows], limit=NEIGHBOURS, min_score=floor,
                                                       scope=Scope())):
                 stored[i] = hits
-    plan = plan_writes(stored, records, vectors, cfg)
-    store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
-    touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
-    touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
-                if plan.outcome[i].layer is Layer.EPISODIC]
-    return plan, touched
+    return stored
+
+
+def plan_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
+               cfg: SemanticConfig) -> WritePlan:
+    """Plan a batch against its stored neighbours (read from the store, nothing written); the facade commits it."""
+    return plan_writes(stored_neighbours(store, user, records, vectors, cfg), records, vectors, cfg)
+
+
+def results(prepared: Sequence[tuple[MemoryRecord | None, GateDecision, AuditVerdict]],
+            plan: WritePlan | None) -> list[WriteResult]:
+    """One `WriteResult` per offered text: the record that holds it (itself, or the memory it was merged into)."""
+    held: dict[str, tuple[MemoryRecord, bool]] = {}
+    if plan is not None:
+        stored = [record for record, _, _ in prepared if record is not None]
+        held = {new.id: (outcome, i in plan.merged_inputs)
+                for i, (new, outcome) in enumerate(zip(stored, plan.outcome))}
+    out = []
+    for record, decision, verdict in prepared:
+        holder, merged = held.get(record.id, (None, False)) if record is not None else (None, False)
+        out.append(WriteResult(holder, decision, merged, verdict))
+    return out
