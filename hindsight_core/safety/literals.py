@@ -34,20 +34,10 @@ _FOLD = {**{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
 Literals = frozenset[str]
 
 
-class Required:
-    """Literals one of which every match contains, and their first (up to) two characters."""
-
-    __slots__ = ("literals", "starts")
-
-    def __init__(self, literals: Literals) -> None:
-        self.literals = literals
-        self.starts = frozenset(literal[:2] for literal in literals)
+_cache: dict[tuple[str, int], Literals | None] = {}
 
 
-_cache: dict[tuple[str, int], Required | None] = {}
-
-
-def required(pattern: re.Pattern[str]) -> Required | None:
+def required(pattern: re.Pattern[str]) -> Literals | None:
     """What every match of `pattern` contains (in `folded` text), or None if nothing is known."""
     key = (pattern.pattern, pattern.flags)
     if key not in _cache:
@@ -55,7 +45,7 @@ def required(pattern: re.Pattern[str]) -> Required | None:
             found = _sequence(_sre_parse.parse(pattern.pattern, pattern.flags))
         except (re.error, TypeError, ValueError, IndexError, AttributeError):  # unknown construct: always tried
             found = None
-        _cache[key] = Required(found) if found else None
+        _cache[key] = found or None
     return _cache[key]
 
 
@@ -65,31 +55,30 @@ def folded(text: str) -> str:
 
 
 class Index:
-    """Which of many patterns may match a text, in their order: found from the text's one- and two-character
-    pieces with one set intersection, then checked by their literals."""
+    """Which of many patterns may match a text, in their order: only the literals whose first two characters
+    occur in the text are looked for (one set intersection finds those)."""
 
     def __init__(self, patterns: Sequence[re.Pattern[str]]) -> None:
-        self.required = [required(p) for p in patterns]
-        self.always = {i for i, r in enumerate(self.required) if r is None}
-        self.by_start: dict[str, list[int]] = {}
-        for i, r in enumerate(self.required):
-            for start in r.starts if r is not None else ():
-                self.by_start.setdefault(start, []).append(i)
+        self.size = len(patterns)
+        needs = [required(p) for p in patterns]
+        self.always = {i for i, r in enumerate(needs) if r is None}
+        self.by_start: dict[str, list[tuple[int, str]]] = {}
+        for i, r in enumerate(needs):
+            for literal in sorted(r) if r is not None else ():
+                self.by_start.setdefault(literal[:2], []).append((i, literal))
         self.starts = frozenset(self.by_start)
 
     def candidates(self, text: str) -> list[int]:
         """Positions (ascending) of the patterns that may match `text`; the others cannot."""
         seen = folded(text)
-        pieces = set(seen) | {seen[i:i + 2] for i in range(len(seen) - 1)}
+        pieces = set(seen)
+        pieces.update(seen[i:i + 2] for i in range(len(seen) - 1))
         found = set(self.always)
         for piece in pieces & self.starts:
-            found.update(self.by_start[piece])
-        out = []
-        for i in sorted(found):
-            need = self.required[i]
-            if need is None or any(literal in seen for literal in need.literals):
-                out.append(i)
-        return out
+            for i, literal in self.by_start[piece]:
+                if i not in found and literal in seen:
+                    found.add(i)
+        return sorted(found)
 
 
 def _char(code: int) -> str | None:

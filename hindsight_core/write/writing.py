@@ -147,14 +147,13 @@ class _EarlierInBatch:
     before any exact cosine is taken, so a large batch is not compared pair by pair.
     """
 
-    #: the batch's cosines come from matrix products; a margin keeps every pair a rule's threshold may admit
+    #: the batch's cosines come from one matrix-vector product per record (a matrix product of a whole batch
+    #: is slower on a busy machine, and a batch of 10,000 would need 400 MB for it); a margin keeps every
+    #: pair a rule's threshold may admit
     _MARGIN = 1e-3
-    #: rows of cosines computed at once (a batch of 10,000 would need 400 MB for all of them)
-    _BLOCK = 256
 
     def __init__(self, records: list[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig) -> None:
         self.records, self.vectors, self.cfg = records, vectors, cfg
-        self.block_start, self.block = 0, np.zeros((0, 0), dtype=np.float32)
         self.active = np.zeros(len(records), dtype=bool)
         self.knowledge = np.zeros(len(records), dtype=bool)
         self.by_text: dict[str, list[int]] = {}
@@ -175,7 +174,7 @@ class _EarlierInBatch:
         """Positions (ascending, as they were stored) of the earlier records a rule may act on for record i."""
         if not self.active[:i].any():
             return []
-        record, row = self.records[i], self._cosines(i)
+        record, row = self.records[i], self.vectors[:i] @ self.vectors[i]
         close = (row >= self.cfg.duplicate_similarity - self._MARGIN) | \
             (self.knowledge[:i] & (row >= self.cfg.group_similarity - self._MARGIN))
         chosen = set(np.flatnonzero(close & self.active[:i]).tolist())
@@ -184,13 +183,6 @@ class _EarlierInBatch:
             for attribute in attributes_of(record):
                 chosen.update(self.by_attribute.get(attribute, ()))
         return sorted(chosen)
-
-    def _cosines(self, i: int) -> np.ndarray:
-        """Record i's cosines with the records before it."""
-        if not self.block_start <= i < self.block_start + len(self.block):
-            self.block_start = i
-            self.block = self.vectors[i:i + self._BLOCK] @ self.vectors[:i + self._BLOCK].T
-        return self.block[i - self.block_start, :i]
 
 
 def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
