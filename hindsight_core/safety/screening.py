@@ -177,6 +177,7 @@ class WriteAudit:
     def __init__(self, policy: AuditPolicy | None = None, *, extra_rules: Sequence[Rule] = ()) -> None:
         self.policy = policy or DEFAULT_POLICY
         self.rules: tuple[Rule, ...] = RULES + tuple(extra_rules)
+        _index(self.rules)  # read the rules' literals now, not in the first write
 
     def __call__(self, text: str, source: Source | str = Source.USER) -> AuditVerdict:
         return audit(text, source, policy=self.policy, rules=self.rules)
