@@ -23,7 +23,8 @@ import numpy as np
 from . import decay as decay_math
 from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
 from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
-from .consolidate.plan import ConsolidationReport, consolidate_user, link_fields
+from .consolidate import plan as consolidation
+from .consolidate.plan import ConsolidationReport, link_fields
 from .embed.embedder import DEFAULT_MODEL, Embedder, embedder_named, normalize_rows
 from .embed.query_cache import QueryCache
 from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
@@ -39,8 +40,8 @@ from .safety.audit import AuditVerdict, WriteAudit
 from .safety.session_window import SessionWindow
 from .store import MemoryStore, Scope, open_store
 from .store.base import ALL, ARCHIVE
-from .types import ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
-from .write import preparing
+from .types import ForgetReceipt, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
+from .write import preparing, writing
 from .write.gate import RuleBasedGate, WriteGate
 from .write.preparing import WriteResult
 from .write.validation import (
@@ -52,7 +53,6 @@ from .write.validation import (
     check_visible,
     time_window,
 )
-from .write.writing import store_batch
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
@@ -193,10 +193,6 @@ class Hindsight:
         return normalize_rows(check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32),
                                             self.embedder.name))
 
-    def _prepare(self, text: str, **fields: Any) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
-        return preparing.prepare(text, config=self.config, audit=self.audit, gate=self.gate, now=self.now(),
-                                 embedding_model=self.embedder.name, window=self.session_window, **fields)
-
     # -- writing --------------------------------------------------------------------------
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
               source: Source | str = Source.USER, event_type: str | None = None,
@@ -230,41 +226,23 @@ class Hindsight:
         record); None uses the config.
         """
         user = self._user(user_id)
-        if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise InvalidInputError("texts must be a list of strings")
-        if len(texts) > self.config.limits.max_batch:
-            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {self.config.limits.max_batch:,}")
-        for name, values in (("timestamps", timestamps), ("sources", sources), ("metadatas", metadatas),
-                             ("contexts", contexts)):
-            if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
-                raise InvalidInputError(f"{name} must be a list with one entry per text")
-        base = {k: v for k, v in common.items() if k not in ("timestamp", "source", "metadata", "context")}
-        prepared = [
-            self._prepare(text, user_id=user,
-                          timestamp=timestamps[i] if timestamps is not None else common.get("timestamp"),
-                          source=sources[i] if sources is not None else common.get("source", Source.USER),
-                          metadata=metadatas[i] if metadatas is not None else common.get("metadata"),
-                          context=contexts[i] if contexts is not None else common.get("context"), **base)
-            for i, text in enumerate(texts)
-        ]
+        prepared = preparing.prepare_batch(
+            texts, user_id=user, config=self.config, audit=self.audit, gate=self.gate, now=self.now,
+            embedding_model=self.embedder.name, window=self.session_window, common=common,
+            per_text={"timestamps": timestamps, "sources": sources, "metadatas": metadatas, "contexts": contexts})
         to_store = [record for record, _, _ in prepared if record is not None]
-        outcome: dict[str, tuple[MemoryRecord, bool]] = {}
+        plan = None
         if to_store:
             vectors = self._embed([preparing.embedding_text(r) for r in to_store])
             semantic = self.config.semantic if merge_duplicates is None else \
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
             with self._locked(user):
                 self._open(user, create=True)
-                plan, touched = store_batch(self.store, user, to_store, vectors, semantic)
-                outcome = {new.id: (held, i in plan.merged_inputs)
-                           for i, (new, held) in enumerate(zip(to_store, plan.outcome))}
-                if self.config.semantic.auto_consolidate and touched:
-                    self._consolidate(user, dry_run=False, around=touched)
-        results = []
-        for record, decision, verdict in prepared:
-            held, merged = outcome.get(record.id, (None, False)) if record is not None else (None, False)
-            results.append(WriteResult(held, decision, merged, verdict))
-        return results
+                plan = writing.plan_batch(self.store, user, to_store, vectors, semantic)
+                self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
+                if self.config.semantic.auto_consolidate and plan.touched:
+                    self._consolidate(user, dry_run=False, around=plan.touched)
+        return writing.results(prepared, plan)
 
     def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
                  event_type: str | None = None, **options: Any) -> MemoryRecord | None:
@@ -503,11 +481,22 @@ class Hindsight:
         """Consolidate every user's memories: the method a scheduler calls."""
         return [self.consolidate(user_id=user, dry_run=dry_run) for user in self.users()]
 
-    def _consolidate(self, user: str, *, dry_run: bool, around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()
-                     ) -> ConsolidationReport:
-        return consolidate_user(self.store, user, semantic=self.config.semantic, decay=self.config.decay,
-                                embed=self._embed, summarizer=self.summarizer, now=self.now(),
-                                embedding_model=self.embedder.name, dry_run=dry_run, around=around)
+    def _consolidate(self, user: str, *, dry_run: bool,
+                     around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> ConsolidationReport:
+        """Plan (all episodes, or the groups `around` new ones complete), embed the summaries in one call, commit."""
+        semantic = self.config.semantic
+        pool, fresh = consolidation.candidates(self.store, user, semantic, around)
+        drafted = consolidation.draft(pool, fresh, user_id=user, semantic=semantic, summarizer=self.summarizer,
+                                      dry_run=dry_run)
+        if not drafted.groups:
+            return drafted.report
+        vectors = self._embed(drafted.summaries)
+        twins = consolidation.known_twins(self.store, user, drafted.summaries, vectors, semantic)
+        plan = consolidation.finish(drafted, vectors, twins, user_id=user, semantic=semantic,
+                                    decay=self.config.decay, now=self.now(), embedding_model=self.embedder.name)
+        if not dry_run and (plan.upserts or plan.updates):
+            self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
+        return plan.report
 
     # -- prompt -----------------------------------------------------------------------------
     @staticmethod

@@ -1,10 +1,19 @@
 """Planning consolidation: groups of episodes become semantic memories.
 
-`plan_consolidation` decides, without writing anything, which semantic
-memories to create (or which existing ones a group confirms) and which
-episodes to mark as consolidated. A summariser failure drops that group from
-the plan and is reported as an error; `Hindsight.consolidate` commits the
-plan in one journaled step, so a crash leaves the state before or after.
+Nothing here writes. In order, each step returning what the next needs:
+
+1. `candidates` reads the episodes that may group: all of a user's, or after
+   a write the neighbourhood of the new ones (`neighbourhood`, engine searches);
+2. `draft` finds the groups and writes their summaries (a summariser failure
+   drops that group and is reported as an error);
+3. the facade embeds every summary in one call;
+4. `known_twins` finds, for each summary, the knowledge it repeats (an engine
+   search for close knowledge, read only when a group was found);
+5. `finish` returns the `ConsolidationPlan`: semantic memories to create (or
+   existing ones a group confirms) and the episodes to link to them.
+
+`Hindsight.consolidate` commits the plan in one journaled step, so a crash
+leaves the state before or after.
 """
 
 from __future__ import annotations
@@ -19,29 +28,62 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..config import DecayConfig, SemanticConfig
-from ..store.base import Hit, MemoryStore
+from ..store.base import Hit, MemoryStore, Scope
 from ..types import Layer, MemoryRecord, Source
 from ..write.rules import consolidation_candidates, is_duplicate, may_group
 from .groups import Group, find_groups, group_around
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+_EPISODES = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
+_KNOWLEDGE = Scope(layers=frozenset({Layer.SEMANTIC}))
 
 
-def plan_consolidation(pool: Sequence[Hit], semantic_memories: Sequence[Hit], *, user_id: str,
-                       semantic: SemanticConfig, decay: DecayConfig, embed: Embed,
-                       summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str,
-                       dry_run: bool, around: Sequence[str] = ()
-                       ) -> tuple[ConsolidationReport, list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
-    """(report, semantic records to upsert with vectors, episodes and semantic memories to update).
+@dataclass
+class Draft:
+    """Groups found and summarised, before their summaries are embedded: (group, members, summary, entities)."""
 
-    `pool`: the episodes that may be grouped (with vectors): all of them, or,
-    with `around` (ids of new episodes), the neighbourhood of the new ones,
-    where only groups completed by them are considered: the cheap check after
-    a write. `semantic_memories`: the active knowledge (with vectors), so a
-    group that repeats existing knowledge confirms it instead of duplicating it.
+    report: ConsolidationReport
+    groups: list[tuple[Group, list[MemoryRecord], str, list[str]]] = field(default_factory=list)
+
+    @property
+    def summaries(self) -> list[str]:
+        return [summary for _, _, summary, _ in self.groups]
+
+
+@dataclass
+class ConsolidationPlan:
+    """What consolidating does: semantic records to store (with vectors), and records whose links change."""
+
+    report: ConsolidationReport
+    upserts: list[tuple[MemoryRecord, np.ndarray]] = field(default_factory=list)
+    updates: list[MemoryRecord] = field(default_factory=list)
+
+    def changed_fields(self) -> list[tuple[str, dict]]:
+        return [(r.id, link_fields(r)) for r in self.updates]
+
+
+def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
+               around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> tuple[list[Hit], list[str]]:
+    """(the episodes that may be grouped, with vectors; the ids of the new ones the groups must hold).
+
+    Without `around`, every unconsolidated episode, and any group counts. With
+    `around` (new episodes and their vectors), only the groups they complete:
+    the cheap check after a write, which asks the engine nothing when no new
+    episode can join a group.
     """
-    report = ConsolidationReport(user_id=user_id, dry_run=dry_run)
+    if around is None:
+        return list(store.scan(user, _EPISODES, with_vectors=True)), []
+    around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
+    if not around:
+        return [], []
+    return neighbourhood(store, user, around, semantic), [r.id for r, _ in around]
+
+
+def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic: SemanticConfig,
+          summarizer: Callable[[str], str] | None, dry_run: bool) -> Draft:
+    """The groups in `pool` (those holding one of `around`, if given) with their summaries."""
+    out = Draft(ConsolidationReport(user_id=user_id, dry_run=dry_run))
     pool = sorted(pool, key=lambda h: (h.record.timestamp, h.seq))  # oldest first, whatever the engine's order
     pool_records = [h.record for h in pool]
     keep = consolidation_candidates(pool_records)
@@ -54,37 +96,68 @@ def plan_consolidation(pool: Sequence[Hit], semantic_memories: Sequence[Hit], *,
         groups = _disjoint(groups)
     else:
         groups = find_groups(records, vectors, semantic)
-    upserts: list[tuple[MemoryRecord, np.ndarray]] = []
-    updates: list[MemoryRecord] = []
     for group in groups:
         members = [records[i] for i in group.members]
-        member_vectors = vectors[list(group.members)]
         entities = shared_entities(members)
         try:
             summary = (llm_summary(summarizer, members, entities) if summarizer is not None
-                       else extractive_summary(members, member_vectors))
+                       else extractive_summary(members, vectors[list(group.members)]))
         except SummaryRejected as exc:
-            report.errors.append(f"group of {len(members)} episodes ('{members[0].summary[:60]}'): {exc}")
+            out.report.errors.append(f"group of {len(members)} episodes ('{members[0].summary[:60]}'): {exc}")
             continue
         except Exception as exc:  # the summariser itself failed: report it, write nothing for this group
-            report.errors.append(f"group of {len(members)} episodes: summariser failed: {type(exc).__name__}: {exc}")
+            out.report.errors.append(
+                f"group of {len(members)} episodes: summariser failed: {type(exc).__name__}: {exc}")
             continue
-        vector = embed([summary])[0]
-        twin = next((h.record for h in semantic_memories
-                     if is_duplicate(summary, h.record.raw_content, float(h.vector @ vector), semantic)), None)
+        out.groups.append((group, members, summary, entities))
+    return out
+
+
+#: how many close semantic memories one summary is compared with by cosine (more means a fallback to all of them)
+_CLOSE_KNOWLEDGE = 64
+
+
+def known_twins(store: MemoryStore, user: str, summaries: Sequence[str], vectors: np.ndarray,
+                semantic: SemanticConfig) -> list[MemoryRecord | None]:
+    """For each summary, the first active semantic memory it duplicates (`rules.is_duplicate`), or None.
+
+    A duplicate is close (the engine finds those at `duplicate_similarity` or
+    above) or the same text once normalised (read from the knowledge's text,
+    no vectors): no knowledge vector is scanned.
+    """
+    if not summaries:
+        return []
+    close = store.neighbours(user, vectors, limit=_CLOSE_KNOWLEDGE, scope=_KNOWLEDGE,
+                             min_score=semantic.duplicate_similarity - 1e-3)
+    if any(len(hits) >= _CLOSE_KNOWLEDGE for hits in close):  # more close knowledge than asked for: read it all
+        known = list(store.scan(user, _KNOWLEDGE, with_vectors=True))
+        cosines = [{h.record.id: float(h.vector @ v) for h in known} for v in vectors]
+    else:
+        known = list(store.scan(user, _KNOWLEDGE))
+        cosines = [{h.record.id: float(h.vector @ v) for h in hits} for hits, v in zip(close, vectors)]
+    return [next((h.record for h in known if is_duplicate(summary, h.record.raw_content,
+                                                           near.get(h.record.id, -1.0), semantic)), None)
+            for summary, near in zip(summaries, cosines)]
+
+
+def finish(drafted: Draft, vectors: np.ndarray, twins: Sequence[MemoryRecord | None], *, user_id: str,
+           semantic: SemanticConfig, decay: DecayConfig, now: datetime, embedding_model: str) -> ConsolidationPlan:
+    """The plan: a group whose summary repeats knowledge (`twins`) confirms it; any other makes a semantic memory."""
+    plan = ConsolidationPlan(drafted.report)
+    for (group, members, summary, entities), vector, twin in zip(drafted.groups, vectors, twins):
         if twin is not None:  # the knowledge exists already: the group confirms it
             target = twin.evolve(derived_from=list(dict.fromkeys(twin.derived_from + [m.id for m in members])),
                                  confirmations=twin.confirmations + group.occurrences,
                                  last_confirmed=max(m.last_confirmed or m.timestamp for m in members))
-            updates.append(target)
-            report.merged.append(twin.id)
+            plan.updates.append(target)
+            plan.report.merged.append(twin.id)
         else:
             target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now,
                                       embedding_model)
-            upserts.append((target, vector))
-            report.created.append(target)
-        updates.extend(m.evolve(consolidated_into=target.id) for m in members)
-    return report, upserts, updates
+            plan.upserts.append((target, vector))
+            plan.report.created.append(target)
+        plan.updates.extend(m.evolve(consolidated_into=target.id) for m in members)
+    return plan
 
 
 def _disjoint(groups: list[Group]) -> list[Group]:
@@ -170,7 +243,7 @@ def _span(records: Sequence[MemoryRecord]) -> float:
 LEADERS = 64
 
 
-def neighbourhood(store: "MemoryStore", user: str, around: Sequence[tuple[MemoryRecord, np.ndarray]],
+def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRecord, np.ndarray]],
                   semantic: SemanticConfig) -> list[Hit]:
     """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
 
@@ -179,11 +252,8 @@ def neighbourhood(store: "MemoryStore", user: str, around: Sequence[tuple[Memory
     At most `LEADERS` leaders are tried (the closest), so a large batch of
     writes asks the engine a bounded number of questions.
     """
-    from ..store.base import Scope
-
-    episodes = Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True)
     first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
-                             min_score=semantic.group_similarity, scope=episodes)
+                             min_score=semantic.group_similarity, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}
     if len(pool) <= len(around):  # no episode near the new ones: no group to complete
         return []
@@ -191,7 +261,7 @@ def neighbourhood(store: "MemoryStore", user: str, around: Sequence[tuple[Memory
     leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)[:LEADERS]
     if leaders:
         for hits in store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
-                                     min_score=semantic.group_similarity, scope=episodes):
+                                     min_score=semantic.group_similarity, scope=_EPISODES):
             for h in hits:
                 pool.setdefault(h.record.id, h)
     return list(pool.values())
@@ -201,30 +271,6 @@ def link_fields(record: MemoryRecord) -> dict:
     """The fields consolidation changes on existing records."""
     payload = record.to_payload()
     return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
-
-
-def consolidate_user(store: MemoryStore, user: str, *, semantic: SemanticConfig, decay: DecayConfig, embed: Embed,
-                     summarizer: Callable[[str], str] | None, now: datetime, embedding_model: str, dry_run: bool,
-                     around: Sequence[tuple[MemoryRecord, np.ndarray]] = ()) -> ConsolidationReport:
-    """Plan consolidation for one user (all episodes, or around new ones) and commit it in one journaled step."""
-    from ..store.base import Scope
-
-    if around:
-        around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
-        candidates = neighbourhood(store, user, around, semantic) if around else []
-        if not candidates:
-            return ConsolidationReport(user_id=user, dry_run=dry_run)
-    else:
-        candidates = list(store.scan(user, Scope(layers=frozenset({Layer.EPISODIC}), unconsolidated=True),
-                                     with_vectors=True))
-    knowledge = list(store.scan(user, Scope(layers=frozenset({Layer.SEMANTIC})), with_vectors=True))
-    report, upserts, updates = plan_consolidation(
-        candidates, knowledge, user_id=user, semantic=semantic, decay=decay, embed=embed, summarizer=summarizer,
-        now=now, embedding_model=embedding_model, dry_run=dry_run, around=[r.id for r, _ in around])
-    if not dry_run and (upserts or updates):
-        store.commit(user, upserts=upserts, updates=[(r.id, link_fields(r)) for r in updates])
-    return report
-
 
 
 @dataclass

@@ -26,6 +26,9 @@ _INVISIBLE = frozenset(
     + list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)))
 _BIDI = frozenset(list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)))
 _VARIATION = frozenset(list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0)))
+#: any character the per-character pass looks at (invisible, variation selector, tag): text without one skips it
+_HIDING = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_INVISIBLE)) +
+                     "\uFE00-\uFE0F\U000E0100-\U000E01EF\U000E0000-\U000E007F]")
 _HOMOGLYPHS = str.maketrans({
     "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d",
     "ɡ": "g", "ο": "o", "α": "a", "ε": "e", "ι": "i", "ν": "v", "ρ": "p", "κ": "k", "υ": "u", "τ": "t",
@@ -80,6 +83,8 @@ def _decode_variation_run(run: str) -> str:
 def normalise(text: str) -> Normalised:
     """Fold `text` for matching and count the tricks used to hide things in it."""
     body = _FLAG_TAGS.sub("\U0001F3F4", text)  # subdivision flags (Scotland, Wales) legitimately use tags
+    if _HIDING.search(body) is None:  # nothing hidden: the pass below would keep every character
+        return _folded(text, unicodedata.normalize("NFKC", body), [], [], 0, 0)
     tags = [c for c in body if _TAG_RANGE[0] <= ord(c) <= _TAG_RANGE[1]]
     smuggled, run, kept = [], [], []
     invisible_in_words = bidi = 0
@@ -106,7 +111,12 @@ def normalise(text: str) -> Normalised:
         kept.append(ch)
     if len(run) >= 2:
         smuggled.append(_decode_variation_run("".join(run)))
-    cased = unicodedata.normalize("NFKC", "".join(kept))
+    return _folded(text, unicodedata.normalize("NFKC", "".join(kept)), tags, smuggled, invisible_in_words, bidi)
+
+
+def _folded(text: str, cased: str, tags: list[str], smuggled: list[str], invisible_in_words: int,
+            bidi: int) -> Normalised:
+    """The rest of `normalise`, once the invisible characters are out: look-alikes, case, spacing."""
     mixed = 0
 
     def fold(match: re.Match[str]) -> str:
@@ -119,7 +129,7 @@ def normalise(text: str) -> Normalised:
             mixed += 1
         return folded
 
-    folded = _WORD.sub(fold, cased).casefold()
+    folded = (cased if cased.isascii() else _WORD.sub(fold, cased)).casefold()  # ASCII words fold to themselves
     folded = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_*·]", "", m.group(0)), folded)
     return Normalised(
         text=_collapse(folded), naive=_collapse(text.casefold()), cased=cased,

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from ..errors import InvalidInputError
 from ..types import Source
+from . import literals
 from .directives import directive_findings
 from .normalise import decode_base64_runs, normalise
 from .rules import RULES
@@ -36,14 +37,29 @@ def _snippet(text: str, match: re.Match[str], width: int = 60) -> str:
 
 def _matching(folded: str, source: Source, rules: Sequence[Rule]) -> list[tuple[Rule, Finding]]:
     untrusted = source in (Source.AGENT, Source.TOOL)
+    if not isinstance(rules, tuple):
+        rules = tuple(rules)
     out = []
-    for rule in rules:
+    for i in _index(rules).candidates(folded):  # the rules whose literals are not in the text cannot match
+        rule = rules[i]
         if rule.scope is Scope.UNTRUSTED and not untrusted:
             continue
         match = rule.pattern.search(folded)
         if match:
             out.append((rule, Finding(rule.category, rule.why, rule.weight, _snippet(folded, match))))
     return out
+
+
+def _index(rules: tuple[Rule, ...]) -> literals.Index:
+    cached = _indexes.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        if len(_indexes) > 64:
+            _indexes.clear()
+        cached = _indexes[id(rules)] = (rules, literals.Index([rule.pattern for rule in rules]))
+    return cached[1]
+
+
+_indexes: dict[int, tuple[tuple[Rule, ...], literals.Index]] = {}
 
 
 def match_rules(folded: str, source: Source, rules: Sequence[Rule] = RULES) -> list[Finding]:
@@ -161,6 +177,7 @@ class WriteAudit:
     def __init__(self, policy: AuditPolicy | None = None, *, extra_rules: Sequence[Rule] = ()) -> None:
         self.policy = policy or DEFAULT_POLICY
         self.rules: tuple[Rule, ...] = RULES + tuple(extra_rules)
+        _index(self.rules)  # read the rules' literals now, not in the first write
 
     def __call__(self, text: str, source: Source | str = Source.USER) -> AuditVerdict:
         return audit(text, source, policy=self.policy, rules=self.rules)

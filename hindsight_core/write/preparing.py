@@ -143,6 +143,42 @@ def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable
     return record, decision, verdict
 
 
+#: `write_many` arguments that hold one entry per text, and the keyword each entry stands for
+PER_TEXT = {"timestamps": "timestamp", "sources": "source", "metadatas": "metadata", "contexts": "context"}
+
+
+def prepare_batch(texts: Sequence[str], *, user_id: str, config: HindsightConfig,
+                  audit: Callable[[str, Source], AuditVerdict], gate: WriteGate, now: Callable[[], datetime],
+                  embedding_model: str, window: SessionWindow | None = None,
+                  per_text: Mapping[str, Sequence[Any] | None], common: Mapping[str, Any]
+                  ) -> list[tuple[MemoryRecord | None, GateDecision, AuditVerdict]]:
+    """`prepare` for each text of a `write_many` call, after checking the batch's shape (before any work).
+
+    `per_text`: the `PER_TEXT` arguments (None, or one entry per text); `common`: the keyword arguments that
+    apply to every text (a per-text argument given overrides its single form).
+    """
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InvalidInputError("texts must be a list of strings")
+    if len(texts) > config.limits.max_batch:
+        raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+    for name, values in per_text.items():
+        if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
+            raise InvalidInputError(f"{name} must be a list with one entry per text")
+    base = {k: v for k, v in common.items() if k not in PER_TEXT.values()}
+    single = {"timestamp": None, "source": Source.USER, "metadata": None, "context": None}
+
+    def field(name: str, i: int) -> Any:
+        values = per_text.get(name)
+        one = PER_TEXT[name]
+        return values[i] if values is not None else common.get(one, single[one])
+
+    return [prepare(text, user_id=user_id, config=config, audit=audit, gate=gate, now=now(),
+                    embedding_model=embedding_model, window=window, timestamp=field("timestamps", i),
+                    source=field("sources", i), metadata=field("metadatas", i), context=field("contexts", i),
+                    **base)
+            for i, text in enumerate(texts)]
+
+
 def embedding_text(record: MemoryRecord) -> str:
     """What the dense channel embeds: the turn with the one it answers."""
     return f"{record.context}\n{record.raw_content}" if record.context else record.raw_content

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from functools import lru_cache
+from typing import Callable, Sequence, TypeVar
 
 from ..config import SemanticConfig
 from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
@@ -25,13 +26,28 @@ from ..language.text import keyword_tokens
 from ..types import EventType, Layer, MemoryRecord, Source, Status
 from .gate import speaker, strip_speaker
 
+_T = TypeVar("_T")
 
+
+def _per_text(fn: Callable[[str], _T]) -> Callable[[str], _T]:
+    """`fn` remembered for the last few thousand short texts: a batch compares each text with many others, and
+    a store's nearest neighbours come back write after write. Long texts are read again (they would fill memory)."""
+    cached = lru_cache(maxsize=4096)(fn)
+
+    def read(text: str) -> _T:
+        return cached(text) if len(text) <= 1024 else fn(text)
+    read.__doc__ = fn.__doc__
+    return read
+
+
+@_per_text
 def normalise_for_duplicates(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
 
 
-def content_tokens(text: str) -> set[str]:
-    return set(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
+@_per_text
+def content_tokens(text: str) -> frozenset[str]:
+    return frozenset(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
 
 
 def lexical_overlap(a: set[str], b: set[str]) -> float:
@@ -63,15 +79,25 @@ _QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|wher
 _ASKING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.REQUEST.value, EventType.CORRECTION.value})
 
 
+@_per_text
+def _attributes_in(text: str) -> frozenset[str]:
+    return frozenset(attributes(strip_speaker(text)))
+
+
+@_per_text
+def _settable_attributes_in(text: str) -> frozenset[str]:
+    return frozenset(a for a in _attributes_in(text) if not a.startswith("exclusive:"))
+
+
 def attributes_of(record: MemoryRecord) -> set[str]:
     """The attributes a stored statement sets (`cues.attributes`); exclusive values count only in a preference,
     a request or a correction."""
-    found = attributes(strip_speaker(record.raw_content))
-    if record.event_type not in _ASKING_TYPES:
-        found = {a for a in found if not a.startswith("exclusive:")}
-    return found
+    if record.event_type in _ASKING_TYPES:
+        return set(_attributes_in(record.raw_content))
+    return set(_settable_attributes_in(record.raw_content))
 
 
+@_per_text
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
     return bool(_QUESTION.search(strip_speaker(text)))
@@ -116,7 +142,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
 
 def _value_words(text: str) -> set[str]:
     """The words that can carry an attribute's value: content words, digits and the text's values."""
-    words = content_tokens(strip_speaker(text))
+    words = set(content_tokens(strip_speaker(text)))
     for values in value_slots(text).values():
         words |= set(values)
     return words

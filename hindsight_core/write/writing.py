@@ -5,20 +5,24 @@ same source is merged into it (confirmations + 1) instead of being stored (an
 agent repeating the user's words never becomes the user's confirmation); otherwise it is stored,
 older exclusive statements it contradicts are superseded (confidence lowered,
 `superseded_by` set), and semantic memories it agrees with are re-confirmed.
-The plan is pure: it sees each new record's nearest stored neighbours (found
-by the engine), and `Hindsight` commits it to the store in one journaled step.
+`plan_writes` is pure: it sees each new record's nearest stored neighbours
+(`stored_neighbours` asks the engine for them, for the whole batch at once),
+and `Hindsight` commits the plan to the store in one journaled step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
 from ..config import SemanticConfig
+from ..safety.audit import AuditVerdict
 from ..store.base import Hit, MemoryStore, Scope
-from ..types import Layer, MemoryRecord, Status
-from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate
+from ..types import GateDecision, Layer, MemoryRecord, Status
+from .preparing import WriteResult
+from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate, normalise_for_duplicates
 
 
 @dataclass
@@ -32,6 +36,11 @@ class WritePlan:
     #: positions of the input records that were merged into an existing memory
     merged_inputs: set[int] = field(default_factory=set)
     superseded: list[str] = field(default_factory=list)
+    #: the episodes that may now complete a group (the new ones, and those a repeat confirmed), with vectors
+    touched: list[tuple[MemoryRecord, np.ndarray]] = field(default_factory=list)
+    #: where each record of the batch sits in `upserts`, and which `outcome` entries hold each record
+    _upserted: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _holding: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
 
     def changed_fields(self) -> list[tuple[str, dict]]:
         keys = ("confidence", "superseded_by", "confirmations", "last_confirmed", "consolidated_into")
@@ -40,6 +49,25 @@ class WritePlan:
             payload = record.to_payload()
             out.append((memory_id, {k: payload[k] for k in keys}))
         return out
+
+    def _store(self, record: MemoryRecord, vector: np.ndarray) -> None:
+        self._upserted[record.id] = len(self.upserts)
+        self.upserts.append((record, vector))
+        self._hold(record)
+
+    def _hold(self, record: MemoryRecord) -> None:
+        self._holding.setdefault(record.id, []).append(len(self.outcome))
+        self.outcome.append(record)
+
+    def _change(self, record: MemoryRecord) -> None:
+        """Note a change to a stored record, or fold it into a record of this batch not yet stored."""
+        at = self._upserted.get(record.id)
+        if at is not None:
+            self.upserts[at] = (record, self.upserts[at][1])
+        else:
+            self.updates[record.id] = record
+        for i in self._holding.get(record.id, ()):
+            self.outcome[i] = record
 
 
 #: how many stored neighbours of each new record the plan looks at
@@ -68,17 +96,19 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
     """`stored[i]`: the active stored memories nearest to `records[i]` (with vectors and cosines)."""
     plan = WritePlan()
     floor = neighbour_floor(cfg)
+    earlier = _EarlierInBatch(records, vectors, cfg)
     for i, (record, vector) in enumerate(zip(records, vectors)):
         # what this record is compared with: its stored neighbours, and the records of this batch stored before it
         neighbours: list[tuple[float, MemoryRecord]] = [
             (float(hit.score), plan.updates.get(hit.record.id, hit.record)) for hit in stored[i]]
-        neighbours += [(float(vector @ v), r) for r, v in plan.upserts
-                       if r.status is Status.ACTIVE and float(vector @ v) >= floor]
+        for j in earlier.worth_comparing(i):
+            similarity = float(vector @ vectors[j])
+            if similarity >= floor:
+                neighbours.append((similarity, plan.upserts[plan._upserted[records[j].id]][0]))
         neighbours.sort(key=lambda pair: -pair[0])
 
         if record.status is not Status.ACTIVE:  # quarantined: stored apart, touches nothing else
-            plan.upserts.append((record, vector))
-            plan.outcome.append(record)
+            plan._store(record, vector)
             continue
         twin = next((old for sim, old in neighbours
                      if old.layer is record.layer and not old.superseded_by and old.source is record.source
@@ -86,56 +116,106 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
         if twin is not None and cfg.merge_duplicates:
             merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                  last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
-            _record_change(plan, merged)
+            plan._change(merged)
             plan.merged.append(twin.id)
             plan.merged_inputs.add(i)
-            plan.outcome.append(merged)
+            plan._hold(merged)
             continue
 
-        plan.upserts.append((record, vector))
-        plan.outcome.append(record)
+        plan._store(record, vector)
+        earlier.stored(i)
+        restates = bool(consolidation_candidates([record]))  # what the user states again, not a question or a tool
         for sim, old in neighbours:
             if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
-                _record_change(plan, old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
-                                                superseded_by=record.id))
+                plan._change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
+                                        superseded_by=record.id))
                 plan.superseded.append(old.id)
-            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by \
-                    and consolidation_candidates([record]):  # what the user states again, not a question or a tool
-                _record_change(plan, old.evolve(confirmations=old.confirmations + 1,
-                                                last_confirmed=max(record.timestamp,
-                                                                   old.last_confirmed or old.timestamp)))
+            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by and restates:
+                plan._change(old.evolve(confirmations=old.confirmations + 1,
+                                        last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
+    plan.touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
+    plan.touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+                     if plan.outcome[i].layer is Layer.EPISODIC]
     return plan
 
 
-def _record_change(plan: WritePlan, record: MemoryRecord) -> None:
-    """Note a change to a stored record, or fold it into a record of this batch not yet stored."""
-    for i, (pending, vector) in enumerate(plan.upserts):
-        if pending.id == record.id:
-            plan.upserts[i] = (record, vector)
-            plan.outcome = [record if r.id == record.id else r for r in plan.outcome]
-            return
-    plan.updates[record.id] = record
-    plan.outcome = [record if r.id == record.id else r for r in plan.outcome]
+class _EarlierInBatch:
+    """The active records of a batch stored before each one, narrowed to those a write rule could act on.
 
-
-def store_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
-                cfg: SemanticConfig) -> tuple[WritePlan, list[tuple[MemoryRecord, np.ndarray]]]:
-    """Plan a batch against its stored neighbours and commit it in one journaled step.
-
-    Returns the plan and the episodes that may now complete a group (the new
-    ones, and those a repeat confirmed), for the consolidation check.
+    A rule acts on an earlier record only if it is a near-duplicate (close, or the same text), knowledge it
+    may confirm (close), or sets one of the attributes the new one sets (a conflict): the others are left out
+    before any exact cosine is taken, so a large batch is not compared pair by pair.
     """
+
+    #: the batch's cosines come from one matrix-vector product per record (a matrix product of a whole batch
+    #: is slower on a busy machine, and a batch of 10,000 would need 400 MB for it); a margin keeps every
+    #: pair a rule's threshold may admit
+    _MARGIN = 1e-3
+
+    def __init__(self, records: list[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig) -> None:
+        self.records, self.vectors, self.cfg = records, vectors, cfg
+        self.active = np.zeros(len(records), dtype=bool)
+        self.knowledge = np.zeros(len(records), dtype=bool)
+        self.by_text: dict[str, list[int]] = {}
+        self.by_attribute: dict[str, list[int]] = {}
+
+    def stored(self, i: int) -> None:
+        record = self.records[i]
+        if record.status is not Status.ACTIVE:
+            return
+        self.active[i] = True
+        self.knowledge[i] = record.layer is Layer.SEMANTIC
+        self.by_text.setdefault(normalise_for_duplicates(record.raw_content), []).append(i)
+        if self.cfg.detect_conflicts:
+            for attribute in attributes_of(record):
+                self.by_attribute.setdefault(attribute, []).append(i)
+
+    def worth_comparing(self, i: int) -> list[int]:
+        """Positions (ascending, as they were stored) of the earlier records a rule may act on for record i."""
+        if not self.active[:i].any():
+            return []
+        record, row = self.records[i], self.vectors[:i] @ self.vectors[i]
+        close = (row >= self.cfg.duplicate_similarity - self._MARGIN) | \
+            (self.knowledge[:i] & (row >= self.cfg.group_similarity - self._MARGIN))
+        chosen = set(np.flatnonzero(close & self.active[:i]).tolist())
+        chosen.update(self.by_text.get(normalise_for_duplicates(record.raw_content), ()))
+        if self.cfg.detect_conflicts:
+            for attribute in attributes_of(record):
+                chosen.update(self.by_attribute.get(attribute, ()))
+        return sorted(chosen)
+
+
+def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
+                      cfg: SemanticConfig) -> list[list[Hit]]:
+    """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up): one engine
+    query per floor for the whole batch. Nothing when no write rule looks at neighbours."""
     stored: list[list[Hit]] = [[] for _ in records]
-    if cfg.merge_duplicates or cfg.detect_conflicts:  # else no write rule looks at the neighbours
+    if cfg.merge_duplicates or cfg.detect_conflicts:
         floors = [record_floor(r, cfg) for r in records]
         for floor in sorted(set(floors)):
             rows = [i for i, f in enumerate(floors) if f == floor]
             for i, hits in zip(rows, store.neighbours(user, vectors[rows], limit=NEIGHBOURS, min_score=floor,
                                                       scope=Scope())):
                 stored[i] = hits
-    plan = plan_writes(stored, records, vectors, cfg)
-    store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
-    touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
-    touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
-                if plan.outcome[i].layer is Layer.EPISODIC]
-    return plan, touched
+    return stored
+
+
+def plan_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
+               cfg: SemanticConfig) -> WritePlan:
+    """Plan a batch against its stored neighbours (read from the store, nothing written); the facade commits it."""
+    return plan_writes(stored_neighbours(store, user, records, vectors, cfg), records, vectors, cfg)
+
+
+def results(prepared: Sequence[tuple[MemoryRecord | None, GateDecision, AuditVerdict]],
+            plan: WritePlan | None) -> list[WriteResult]:
+    """One `WriteResult` per offered text: the record that holds it (itself, or the memory it was merged into)."""
+    held: dict[str, tuple[MemoryRecord, bool]] = {}
+    if plan is not None:
+        stored = [record for record, _, _ in prepared if record is not None]
+        held = {new.id: (outcome, i in plan.merged_inputs)
+                for i, (new, outcome) in enumerate(zip(stored, plan.outcome))}
+    out = []
+    for record, decision, verdict in prepared:
+        holder, merged = held.get(record.id, (None, False)) if record is not None else (None, False)
+        out.append(WriteResult(holder, decision, merged, verdict))
+    return out

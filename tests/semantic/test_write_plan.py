@@ -1,0 +1,122 @@
+"""The write plan compares a new record only with the earlier records of its batch a rule can act on: the same plan
+as comparing it with every one of them (the rule as written, kept here as the reference)."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from hindsight_core.config import HindsightConfig, SemanticConfig
+from hindsight_core.safety.audit import WriteAudit
+from hindsight_core.store.base import Hit
+from hindsight_core.testing import FakeEmbedder
+from hindsight_core.types import Layer, MemoryRecord, Status
+from hindsight_core.write.gate import RuleBasedGate
+from hindsight_core.write.preparing import prepare
+from hindsight_core.write.rules import consolidation_candidates, is_conflict, is_duplicate
+from hindsight_core.write.writing import neighbour_floor, plan_writes
+
+from ..conftest import START
+
+STATEMENTS = [
+    "I live in Paris.", "I live in Berlin.", "I now live in Lisbon.", "My favourite colour is blue.",
+    "My favourite colour is green.", "I prefer landscape for printed reports.", "I prefer portrait for printed reports.",
+    "Please print my reports in landscape.", "my phone number is 555-0101", "My phone number is 555-0199.",
+    "Caroline: I moved to Denver last week.", "Melanie: I moved to Osaka.", "We had ramen with Priya on Friday.",
+    "What colour do I like?", "I prefer tea in the morning.", "I prefer coffee in the morning.",
+]
+
+
+def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig):
+    """Every earlier active record of the batch compared with each new one, as the rules are written."""
+    upserts: list[list] = []
+    updates: dict[str, MemoryRecord] = {}
+    outcome: list[MemoryRecord] = []
+    merged, superseded, merged_inputs = [], [], set()
+
+    def change(record: MemoryRecord) -> None:
+        nonlocal outcome
+        for pair in upserts:
+            if pair[0].id == record.id:
+                pair[0] = record
+                break
+        else:
+            updates[record.id] = record
+        outcome = [record if r.id == record.id else r for r in outcome]
+
+    floor = neighbour_floor(cfg)
+    for i, (record, vector) in enumerate(zip(records, vectors)):
+        near = [(float(h.score), updates.get(h.record.id, h.record)) for h in stored[i]]
+        near += [(float(vector @ v), r) for r, v in upserts if r.status is Status.ACTIVE and float(vector @ v) >= floor]
+        near.sort(key=lambda pair: -pair[0])
+        if record.status is not Status.ACTIVE:
+            upserts.append([record, vector])
+            outcome.append(record)
+            continue
+        twin = next((old for sim, old in near if old.layer is record.layer and not old.superseded_by
+                     and old.source is record.source and is_duplicate(record.raw_content, old.raw_content, sim, cfg)),
+                    None)
+        if twin is not None and cfg.merge_duplicates:
+            held = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
+                               last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
+            change(held)
+            merged.append(twin.id)
+            merged_inputs.add(i)
+            outcome.append(held)
+            continue
+        upserts.append([record, vector])
+        outcome.append(record)
+        for sim, old in near:
+            if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
+                change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4), superseded_by=record.id))
+                superseded.append(old.id)
+            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by \
+                    and consolidation_candidates([record]):
+                change(old.evolve(confirmations=old.confirmations + 1,
+                                  last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
+    return [r for r, _ in upserts], updates, outcome, merged, superseded, merged_inputs
+
+
+def _batch(seed: int, size: int, start: int = 0):
+    rng = random.Random(seed)
+    config = HindsightConfig()
+    records = []
+    for i in range(start, start + size):
+        text = rng.choice(STATEMENTS)
+        record, _, _ = prepare(text, user_id="u", config=config, audit=WriteAudit(), gate=RuleBasedGate(),
+                               now=START, embedding_model="fake", timestamp=START + timedelta(minutes=i), force=True,
+                               layer=Layer.SEMANTIC if rng.random() < 0.15 else Layer.EPISODIC)
+        records.append(record)
+    # some turns are embedded with the turn they answer: the same text, far from its twin
+    contexts = [rng.choice(["", "", "", "What about the budget meeting with Lars and the Orion deadline?"])
+                for _ in records]
+    vectors = FakeEmbedder(dimension=32).embed([f"{c}\n{r.raw_content}" if c else r.raw_content
+                                                for c, r in zip(contexts, records)])
+    return records, vectors
+
+
+def _stored(seed: int, records: list[MemoryRecord], vectors: np.ndarray) -> list[list[Hit]]:
+    """Each new record's five nearest among a few memories stored before the batch."""
+    old, old_vectors = _batch(seed + 1000, 12, start=-100)
+    out = []
+    for vector in vectors:
+        scores = old_vectors @ vector
+        out.append([Hit(old[j], float(scores[j]), old_vectors[j]) for j in np.argsort(-scores, kind="stable")[:5]])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("cfg", [SemanticConfig(), SemanticConfig(detect_conflicts=False),
+                                 SemanticConfig(merge_duplicates=False), SemanticConfig(duplicate_similarity=0.8)])
+def test_the_plan_is_the_one_comparing_every_pair(seed, cfg):
+    records, vectors = _batch(seed, 60)
+    stored = _stored(seed, records, vectors) if seed % 2 else [[] for _ in records]
+    plan = plan_writes(stored, records, vectors, cfg)
+    upserts, updates, outcome, merged, superseded, merged_inputs = _reference(stored, records, vectors, cfg)
+    assert [r for r, _ in plan.upserts] == upserts
+    assert plan.updates == updates and plan.outcome == outcome and plan.merged == merged
+    assert plan.superseded == superseded and plan.merged_inputs == merged_inputs
+    assert merged or superseded or cfg.merge_duplicates is False  # the batch does exercise the rules
