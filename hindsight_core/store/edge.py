@@ -332,8 +332,7 @@ class EdgeStore(EdgeUpkeep):
                              score_threshold=min_score, with_payload=True, with_vector=[pts.DENSE])
                 for v in vectors]))
             report = self._report(user_id)
-            return [[h for h in (self._hit(user_id, p, True, report) for p in found) if h is not None]
-                    for found in batch]
+            return pts.hits_per_query(batch, lambda point: self._hit(user_id, point, True, report))
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         with self._lock:

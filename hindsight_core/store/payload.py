@@ -23,12 +23,13 @@ have the types a later stage relies on is set aside with the reason, never serve
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import numbers
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -195,6 +196,28 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport |
             if SPARSE in vectors:
                 terms = frozenset(vectors[SPARSE].indices)
     return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+
+
+def hits_per_query(batches: Iterable[Iterable[Any]], convert: Callable[[Any], Hit | None]) -> list[list[Hit]]:
+    """Hits for several result lists (one per query vector), each distinct point read once.
+
+    Neighbour lists of related vectors overlap, and reading a point (unsealing its
+    text, checking every field) costs more than the search that found it.
+    """
+    known: dict[str, Hit | None] = {}
+    out = []
+    for found in batches:
+        row = []
+        for point in found:
+            key = str(point.id)
+            if key not in known:
+                known[key] = convert(point)
+            hit = known[key]
+            if hit is not None:
+                score = float(getattr(point, "score", 0.0) or 0.0)
+                row.append(hit if hit.score == score else dataclasses.replace(hit, score=score))
+        out.append(row)
+    return out
 
 
 def field_updates(updates: Sequence[tuple[str, Mapping[str, Any]]], *, fixed: Sequence[str] = TEXT_FIELDS

@@ -237,8 +237,8 @@ class ServerStore(ServerUpkeep):
             batch = self.client.query_batch_points(name, requests=[
                 m.QueryRequest(query=v.tolist(), using=pts.DENSE, filter=flt, limit=limit, score_threshold=min_score,
                                with_payload=True, with_vector=[pts.DENSE]) for v in vectors])
-        return [[h for h in (self._hit(user_id, p, True, self._report) for p in found.points) if h is not None]
-                for found in batch]
+        return pts.hits_per_query((found.points for found in batch),
+                                  lambda point: self._hit(user_id, point, True, self._report))
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         from qdrant_client import models as m

@@ -118,6 +118,19 @@ def test_neighbours_are_cosine_ranked_with_a_floor(store):
     assert "cats purr" not in [h.record.raw_content for h in near]
 
 
+def test_overlapping_neighbour_lists_keep_each_querys_own_score(store):
+    texts = ["print the report in landscape", "print the invoice in landscape", "print the memo in portrait"]
+    put(store, [record(t) for t in texts])
+    queries = EMBED.embed(["print the report in landscape", "print the memo in portrait"])
+    lists = store.neighbours("alice", queries, limit=5, min_score=-1.0, scope=Scope())
+    assert [len(found) for found in lists] == [3, 3]  # the same three points found by both queries
+    for query, found in zip(queries, lists):
+        for hit in found:
+            assert hit.score == pytest.approx(float(hit.vector @ query), abs=1e-4)
+        assert [h.score for h in found] == sorted((h.score for h in found), reverse=True)
+    assert lists[0][0].record.raw_content != lists[1][0].record.raw_content
+
+
 def test_embedder_mismatch_is_refused(store):
     put(store, [record("a")])
     with pytest.raises(EmbedderMismatchError, match="hindsight migrate"):
