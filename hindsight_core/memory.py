@@ -12,44 +12,32 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
-import threading
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from . import decay as decay_math
-from .clock import Clock, days_between, ensure_utc, read_clock, system_clock
-from .config import HindsightConfig, on_similarity_scale, scaled_for_embedder
+from .clock import days_between, ensure_utc
 from .consolidate import plan as consolidation
 from .consolidate.plan import ConsolidationReport, link_fields
-from .embed.embedder import DEFAULT_MODEL, Embedder, embedder_named, normalize_rows
-from .embed.query_cache import QueryCache
-from .errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
-from .events import ForgetListener, ForgetListeners, Forgotten
+from .errors import InvalidInputError, MemoryNotFoundError
+from .events import Forgotten
+from .facade.base import FacadeBase
 from .forget import plan as forgetting
 from .language.text import validate_id, validate_text
 from .language.timerange import TimeRangeLike
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
-from .recall.consensus import ConsensusConfig
 from .recall.formatting import format_for_prompt
-from .safety.audit import AuditVerdict, WriteAudit
-from .safety.session_window import SessionWindow
-from .store import MemoryStore, Scope, open_store
+from .store import Scope
 from .store.base import ALL, ARCHIVE
 from .types import ForgetReceipt, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from .write import preparing, writing
-from .write.gate import RuleBasedGate, WriteGate
 from .write.preparing import WriteResult
 from .write.validation import (
-    check_clock,
     check_event_types,
     check_flag,
-    check_store_path,
-    check_vectors,
     check_visible,
     time_window,
 )
@@ -59,11 +47,6 @@ _SPARE = 5
 _ACTIVE = Scope()
 
 
-def default_home() -> Path:
-    """`HINDSIGHT_HOME`, or ~/.hindsight: where the embedded store lives by default."""
-    return Path(os.environ.get("HINDSIGHT_HOME") or Path.home() / ".hindsight")
-
-
 def _contains(value: Any, pattern: Any) -> bool:
     """Whether `value` holds everything `pattern` does (mappings compared as subsets)."""
     if isinstance(pattern, Mapping):
@@ -71,7 +54,7 @@ def _contains(value: Any, pattern: Any) -> bool:
     return value == pattern
 
 
-class Hindsight:
+class Hindsight(FacadeBase):
     """Long-term memory for agents: episodic and semantic layers on Qdrant.
 
     Storage, pick one: `path` (embedded on disk), `location=":memory:"`, `url`
@@ -92,106 +75,6 @@ class Hindsight:
     was written by an agent or a tool (`False` turns it off); `judge`: an
     optional `prompt -> text` model it may consult.
     """
-
-    def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
-                 api_key: str | None = None, store: MemoryStore | None = None,
-                 embedder: Embedder | str | None = None, clock: Clock = system_clock,
-                 gate: WriteGate | None = None, summarizer: Callable[[str], str] | None = None,
-                 audit: Callable[[str, Source], AuditVerdict] | None = None,
-                 consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
-                 config: HindsightConfig | None = None) -> None:
-        if store is None and path is not None:
-            path = check_store_path(path)
-        self.store = store if store is not None else open_store(path=path, location=location, url=url,
-                                                                 api_key=api_key, default=default_home)
-        if embedder is None or isinstance(embedder, str):
-            embedder = embedder_named(embedder or DEFAULT_MODEL)
-        self.embedder = embedder
-        # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
-        baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
-        self.config = scaled_for_embedder(config or HindsightConfig(), baseline,
-                                          getattr(embedder, "query_similarity_baseline", None))
-        self.clock = check_clock(clock)
-        self.gate = gate or RuleBasedGate()
-        self.summarizer = summarizer
-        self.audit = audit or WriteAudit()
-        self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
-        self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
-        if self.consensus is not None and baseline:
-            self.consensus = dataclasses.replace(self.consensus, **{
-                name: on_similarity_scale(getattr(self.consensus, name), baseline)
-                for name in ("relate_at", "support_at", "polarity_at")})
-        self.judge = judge
-        self._opened: set[str] = set()
-        self._user_locks: dict[str, threading.RLock] = {}
-        self._forget_listeners = ForgetListeners()
-        self._close_hooks: list[Callable[[], None]] = []
-        self._lock = threading.RLock()
-        self._closed = False
-        self._query_cache = QueryCache()
-
-    # -- lifecycle ------------------------------------------------------------------------
-    def close(self) -> None:
-        for hook in list(self._close_hooks):  # the write queue stores what was handed to it before the store closes
-            hook()
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self.store.close()
-
-    def __enter__(self) -> "Hindsight":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def now(self) -> datetime:
-        return read_clock(self.clock)
-
-    # -- helpers --------------------------------------------------------------------------
-    def _user(self, user_id: object) -> str:
-        return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
-
-    def _locked(self, user: str) -> threading.RLock:
-        """One lock per user: a slow write for one user never holds up another."""
-        with self._lock:
-            return self._user_locks.setdefault(user, threading.RLock())
-
-    def _open(self, user: str, *, create: bool) -> bool:
-        """Whether the user has a space (made if `create`); finishes any change a crash interrupted."""
-        if self._closed:
-            raise InvalidInputError("this Hindsight instance is closed")
-        exists = self.store.open_user(user, embedding_model=self.embedder.name, dimension=self.embedder.dimension,
-                                      create=create)
-        if exists and user not in self._opened:
-            migration = self.store.get_meta("migration")
-            if migration and user in migration.get("swapping", ()):
-                raise StoreUnavailableError(
-                    f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
-                    "to finish it before using the store")
-            self.store.recover(user)
-            self._opened.add(user)
-        return exists
-
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
-        if vectors.shape != (len(texts), self.embedder.dimension):
-            raise InvalidInputError(
-                f"embedder {self.embedder.name} returned shape {vectors.shape}, expected "
-                f"({len(texts)}, {self.embedder.dimension})")
-        check_vectors(vectors, self.embedder.name)
-        return normalize_rows(vectors)
-
-    def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
-        """Queries through the embedder's query side, for models trained with one (e5); repeated ones from a cache."""
-        return self._query_cache.vectors(texts, self._embed_query_uncached, owner=self.embedder)
-
-    def _embed_query_uncached(self, texts: Sequence[str]) -> np.ndarray:
-        embed_query = getattr(self.embedder, "embed_query", None)
-        if embed_query is None:
-            return self._embed(texts)
-        return normalize_rows(check_vectors(np.asarray(embed_query(list(texts)), dtype=np.float32),
-                                            self.embedder.name))
 
     # -- writing --------------------------------------------------------------------------
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
@@ -439,14 +322,6 @@ class Hindsight:
                 if for_good:
                     self.store.compact(user)  # the forgotten points leave the segment files too
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
-
-    def on_close(self, hook: Callable[[], None]) -> None:
-        """Call `hook` first when this memory closes, before the store does (the write queue flushes there)."""
-        self._close_hooks.append(hook)
-
-    def on_forget(self, listener: ForgetListener) -> None:
-        """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
-        self._forget_listeners.add(listener)
 
     def compact(self) -> int:
         """Rewrite every user's files so that deleted points leave the segments too.

@@ -69,7 +69,7 @@ While `hindsight serve` runs on the store, the other commands go through it
 def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_url: str | None,
          qdrant_api_key: str | None, redis_url: str | None, embedding_model: str | None,
          max_text_bytes: int | None) -> None:
-    from ..memory import default_home
+    from ..facade.base import default_home
 
     root = home if home is not None else default_home()
     ctx.obj = Settings(store_path=store_path or root / "store", qdrant_url=qdrant_url or None,

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-import numpy as np
-
-from ..embed.embedder import Embedder, normalize_rows
 from ..errors import HindsightError
 from ..language.text import validate_id
 from ..store.base import MaintainableStore
@@ -50,15 +47,3 @@ def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
             batch = []
     if batch:
         yield batch
-
-
-def _embed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    from ..write.validation import check_vectors
-
-    vectors = normalize_rows(check_vectors(np.asarray(embedder.embed(list(texts)), dtype=np.float32), embedder.name))
-    if vectors.shape != (len(texts), embedder.dimension):
-        raise HindsightError(f"embedder {embedder.name} returned shape {vectors.shape}, expected "
-                             f"({len(texts)}, {embedder.dimension})")
-    return vectors
-
-

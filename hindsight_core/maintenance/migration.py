@@ -17,7 +17,8 @@ from ..store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, Maintainab
 if TYPE_CHECKING:
     pass
 
-from .common import MIGRATION_KEY, Progress, _batches, _embed, _users, maintainable
+from ..embed.checked import embed_passages
+from .common import MIGRATION_KEY, Progress, _batches, _users, maintainable
 
 # -- migration --------------------------------------------------------------------------------------------------
 _PAIRS = ((MEMORIES, STAGING), (ARCHIVE, STAGING_ARCHIVE))
@@ -115,7 +116,7 @@ def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan
             rows = ((r, x) for r, _, x in store.load_space(user, source) if r.id in todo)
             for batch in _batches(rows, batch_size):
                 records = [r.evolve(embedding_model=embedder.name) for r, _ in batch]
-                vectors = _embed(embedder, [r.raw_content for r in records])
+                vectors = embed_passages(embedder, [r.raw_content for r in records])
                 store.put_space(user, staging, records, vectors, [x for _, x in batch])
                 embedded += len(batch)
                 if progress is not None:

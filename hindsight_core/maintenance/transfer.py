@@ -22,7 +22,8 @@ from ..write.validation import check_record
 if TYPE_CHECKING:
     pass
 
-from .common import EXPORT_FORMAT, EXPORT_VERSION, _embed, _users, maintainable
+from ..embed.checked import embed_passages
+from .common import EXPORT_FORMAT, EXPORT_VERSION, _users, maintainable
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -134,7 +135,7 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
                 stale.append(i)
             records.append(record)
         if stale:
-            vectors[stale] = _embed(embedder, [records[i].raw_content for i in stale])
+            vectors[stale] = embed_passages(embedder, [records[i].raw_content for i in stale])
             summary.reembedded += len(stale)
         if space == MEMORIES:
             store.commit(user, upserts=list(zip(records, vectors)))

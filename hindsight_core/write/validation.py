@@ -43,11 +43,11 @@ import numbers
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-from ..errors import EmptyTextError, EvaluatorError, InvalidInputError, StoreUnavailableError
-from ..store.payload import record_from_payload
+from ..errors import EmptyTextError, InvalidInputError, StoreUnavailableError
 from ..language.timerange import TimeRange, TimeRangeLike, resolve_time_range
+from ..store.payload import record_from_payload
 from ..types import EventType, MemoryRecord
 
 log = logging.getLogger("hindsight")
@@ -122,16 +122,6 @@ def check_visible(text: str, what: str = "text") -> str:
         raise EmptyTextError(f"{what} holds only invisible characters (zero-width spaces, joiners or marks); "
                              "there is nothing to remember")
     return text
-
-
-def check_vectors(vectors: Any, embedder_name: str) -> Any:
-    """The embedder's vectors, if every number is finite; NaN or infinity would poison every later search."""
-    import numpy as np
-
-    if not np.isfinite(vectors).all():
-        raise EvaluatorError(f"embedder {embedder_name} returned NaN or infinite numbers; nothing was stored. "
-                             "Check the model (a broken download, a half-precision overflow) or use another")
-    return vectors
 
 
 def nesting_depth(value: object, limit: int = MAX_NESTING) -> int:

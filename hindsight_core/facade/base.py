@@ -1,0 +1,139 @@
+"""What every operation of the facade stands on: the store, the embedder and the rules it was built with,
+one lock per user, opening a user's space (finishing what a crash interrupted), and the close and forget hooks.
+
+`Hindsight` (`hindsight_core.memory`) adds the operations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Sequence, TypeVar
+
+import numpy as np
+
+from ..clock import Clock, read_clock, system_clock
+from ..config import HindsightConfig, on_similarity_scale, scaled_for_embedder
+from ..embed.checked import embed_passages, embed_queries
+from ..embed.embedder import DEFAULT_MODEL, Embedder, embedder_named
+from ..embed.query_cache import QueryCache
+from ..errors import InvalidInputError, StoreUnavailableError
+from ..events import ForgetListener, ForgetListeners
+from ..language.text import validate_id
+from ..recall.consensus import ConsensusConfig
+from ..safety.audit import AuditVerdict, WriteAudit
+from ..safety.session_window import SessionWindow
+from ..store import MemoryStore, open_store
+from ..types import Source
+from ..write.gate import RuleBasedGate, WriteGate
+from ..write.validation import check_clock, check_store_path
+
+
+def default_home() -> Path:
+    """`HINDSIGHT_HOME`, or ~/.hindsight: where the embedded store lives by default."""
+    return Path(os.environ.get("HINDSIGHT_HOME") or Path.home() / ".hindsight")
+
+
+_Facade = TypeVar("_Facade", bound="FacadeBase")
+
+
+class FacadeBase:
+    """The state and plumbing of `Hindsight`; see its docstring for the arguments."""
+
+    def __init__(self, path: str | Path | None = None, *, location: str | None = None, url: str | None = None,
+                 api_key: str | None = None, store: MemoryStore | None = None,
+                 embedder: Embedder | str | None = None, clock: Clock = system_clock,
+                 gate: WriteGate | None = None, summarizer: Callable[[str], str] | None = None,
+                 audit: Callable[[str, Source], AuditVerdict] | None = None,
+                 consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
+                 config: HindsightConfig | None = None) -> None:
+        if store is None and path is not None:
+            path = check_store_path(path)
+        self.store = store if store is not None else open_store(path=path, location=location, url=url,
+                                                                 api_key=api_key, default=default_home)
+        if embedder is None or isinstance(embedder, str):
+            embedder = embedder_named(embedder or DEFAULT_MODEL)
+        self.embedder = embedder
+        # thresholds are stated on one scale; an embedder whose unrelated texts sit at a higher cosine moves them
+        baseline = float(getattr(embedder, "similarity_baseline", 0.0) or 0.0)
+        self.config = scaled_for_embedder(config or HindsightConfig(), baseline,
+                                          getattr(embedder, "query_similarity_baseline", None))
+        self.clock = check_clock(clock)
+        self.gate = gate or RuleBasedGate()
+        self.summarizer = summarizer
+        self.audit = audit or WriteAudit()
+        self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
+        self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
+        if self.consensus is not None and baseline:
+            self.consensus = dataclasses.replace(self.consensus, **{
+                name: on_similarity_scale(getattr(self.consensus, name), baseline)
+                for name in ("relate_at", "support_at", "polarity_at")})
+        self.judge = judge
+        self._opened: set[str] = set()
+        self._user_locks: dict[str, threading.RLock] = {}
+        self._forget_listeners = ForgetListeners()
+        self._close_hooks: list[Callable[[], None]] = []
+        self._lock = threading.RLock()
+        self._closed = False
+        self._query_cache = QueryCache()
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def close(self) -> None:
+        for hook in list(self._close_hooks):  # the write queue stores what was handed to it before the store closes
+            hook()
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self.store.close()
+
+    def __enter__(self: _Facade) -> _Facade:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        return read_clock(self.clock)
+
+    # -- helpers --------------------------------------------------------------------------
+    def _user(self, user_id: object) -> str:
+        return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
+
+    def _locked(self, user: str) -> threading.RLock:
+        """One lock per user: a slow write for one user never holds up another."""
+        with self._lock:
+            return self._user_locks.setdefault(user, threading.RLock())
+
+    def _open(self, user: str, *, create: bool) -> bool:
+        """Whether the user has a space (made if `create`); finishes any change a crash interrupted."""
+        if self._closed:
+            raise InvalidInputError("this Hindsight instance is closed")
+        exists = self.store.open_user(user, embedding_model=self.embedder.name, dimension=self.embedder.dimension,
+                                      create=create)
+        if exists and user not in self._opened:
+            migration = self.store.get_meta("migration")
+            if migration and user in migration.get("swapping", ()):
+                raise StoreUnavailableError(
+                    f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
+                    "to finish it before using the store")
+            self.store.recover(user)
+            self._opened.add(user)
+        return exists
+
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call `hook` first when this memory closes, before the store does (the write queue flushes there)."""
+        self._close_hooks.append(hook)
+
+    def on_forget(self, listener: ForgetListener) -> None:
+        """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
+        self._forget_listeners.add(listener)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        return embed_passages(self.embedder, texts)
+
+    def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """A repeated query from the cache (never a vector another embedder made)."""
+        return self._query_cache.vectors(texts, lambda fresh: embed_queries(self.embedder, fresh), owner=self.embedder)
