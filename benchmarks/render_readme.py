@@ -115,7 +115,7 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
              f"One user's store on the embedded engine ({report.get('engine', 'Qdrant Edge')}); "
              f"{report.get('synthetic', 'synthetic memories')}. Recall times leave out the query embedding.",
              "", "| memories | recall p50 / p95, exact (ms) | with the vector index (ms) | numpy dot + top-k (ms) | "
-             "best ÷ numpy | loading (writes/s) | reopen + first recall (s) | RSS open (MiB) | index build (s) | "
+             "best ÷ numpy | loading (writes/s) | reopen + first recall (s) | RSS, model + store (MiB) | index build (s) | "
              "disk / memory |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in report["sizes"]:
@@ -125,7 +125,7 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
         lines.append(f"| {r['memories']:,} | {exa['p50_ms']:.2f} / {exa['p95_ms']:.2f} | {indexed} | "
                      f"{npy['p50_ms']:.3f} / {npy['p95_ms']:.3f} | {r['ratio_best_to_numpy_p50']}× | "
                      f"{r.get('load_writes_per_s', '–')} | {r.get('reopen_and_first_recall_s', '–')} | "
-                     f"{r.get('rss_store_open_mb', '–')} | {r.get('optimize_s', '–')} | "
+                     f"{r.get('rss_fresh_process_mb', r.get('rss_store_open_mb', '–'))} | {r.get('optimize_s', '–')} | "
                      f"{r.get('disk_bytes_per_memory', 0):,} B |")
     for r in report.get("auto_index", []):
         lines += ["", f"The store as users get it at {r['memories']:,} memories (the vector index built automatically "
@@ -141,26 +141,30 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
                   f"({w['batched_vs_raw']:.0%} of the raw embedder). With a zero-cost embedder (the library alone): "
                   f"batches {zd.get('batched_writes_per_s', '–')}/s with the default write rules, "
                   f"{zo.get('batched_writes_per_s', '–')}/s with the neighbour rules off; single writes "
-                  f"{zd.get('single_writes_per_s', '–')}/s. Peak RSS {report.get('peak_rss_mb', '–')} MiB."]
+                  f"{zd.get('single_writes_per_s', '–')}/s after a user's first write, which creates their shard "
+                  f"({zd.get('first_write_ms', '–')} ms). Peak RSS {report.get('peak_rss_mb', '–')} MiB."]
     by_size = {r["memories"]: r for r in report["sizes"]}
     checks = []
-    for n in (10000, 100000):
+    for n in (20000, 100000):
         if n in by_size:
             ratio = by_size[n]["ratio_best_to_numpy_p50"]
-            checks.append(f"- recall p50 at {n // 1000}k ≤ numpy brute force: {_met(ratio <= 1)} ({ratio}×)")
+            checks.append(f"- recall p50 at {n // 1000}k ≤ 1.2× numpy brute force: {_met(ratio <= 1.2)} ({ratio}×)")
     if 100000 in by_size:
         r = by_size[100000]
         best = (r.get("recall_indexed_excluded") or r["recall_exact_excluded"])["p50_ms"]
         checks.append(f"- recall p50 at 100k ≤ 5 ms: {_met(best <= 5)} ({best:.2f} ms)")
-        checks.append(f"- resident memory with the 100k store open ≤ 600 MiB: "
-                      f"{_met(r['rss_store_open_mb'] <= 600)} ({r['rss_store_open_mb']:.0f} MiB)")
+        rss = r.get("rss_fresh_process_mb", r["rss_store_open_mb"])
+        checks.append(f"- resident memory of a process with the default model loaded and the 100k store open "
+                      f"≤ 600 MiB: {_met(rss <= 600)} ({rss:.0f} MiB)")
         checks.append(f"- reopening the 100k store < 1 s: {_met(r['reopen_and_first_recall_s'] < 1)} "
                       f"({r['reopen_and_first_recall_s']} s, first recall included)")
-    checks.append(f"- batched writes ≥ 90% of the raw embedder: {_met(w['batched_vs_raw'] >= 0.9)} "
+    checks.append(f"- `write_many` ≥ 80% of the raw embedder: {_met(w['batched_vs_raw'] >= 0.8)} "
                   f"({w['batched_vs_raw']:.0%})")
     if zd:
-        checks.append(f"- ≥ 2,000 writes/s with a zero-cost embedder: {_met(zd['batched_writes_per_s'] >= 2000)} "
-                      f"({zd['batched_writes_per_s']}/s with the default rules)")
+        checks.append(f"- ≥ 2,000 writes/s batched with a zero-cost embedder: "
+                      f"{_met(zd['batched_writes_per_s'] >= 2000)} ({zd['batched_writes_per_s']}/s, default rules)")
+        checks.append(f"- ≥ 500 single `remember` calls/s with a zero-cost embedder: "
+                      f"{_met(zd['single_writes_per_s'] >= 500)} ({zd['single_writes_per_s']}/s, default rules)")
     lines += ["", "Targets:", "", *checks, "", f"![Recall latency against store size]({image_prefix}speed.png)", "",
               f"Command: `{report.get('command', 'python benchmarks/speed.py')}` ({report['machine']}, "
               f"{report['date'][:10]})."]

@@ -13,8 +13,10 @@ must hold N). For each N:
   - the same top-5 as a numpy dot product + argpartition over the same vectors in RAM;
   - reopening the store and the first recall after it, resident memory with the
     store open (the benchmark's own vector matrix is freed first), disk per memory,
-    and how long building the index (`Hindsight.optimize`) took.
-Writes: the real model (the default, multilingual-e5-small; `--embedder`) alone, single `remember` calls and
+    and how long building the index (`Hindsight.optimize`) took; and the resident memory of a fresh process
+    that loads the default model and opens the store (`rss_fresh_process_mb`: what a user's process holds).
+Writes: the real model (the default, multilingual-e5-small; `--embedder`) alone, single `remember` calls (after
+the user's first write, timed apart: it creates the user's shard) and
 `write_many` batches with the default write rules; and the zero-cost embedder
 with the defaults and with the neighbour rules off (library overhead alone).
 Timings are wall-clock on this machine: compare ratios within one run.
@@ -29,6 +31,7 @@ import os
 import platform
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -88,6 +91,33 @@ def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (2**20 if sys.platform == "darwin" else 2**10), 1)
+
+
+_FRESH_PROCESS = """
+import sys
+sys.path[:0] = {paths!r}
+from speed import ZeroCostEmbedder, scale_config, rss_mb
+from synthetic import QUERIES
+from hindsight_core import Hindsight
+from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named
+from hindsight_core.store import EdgeStore
+model = embedder_named(DEFAULT_MODEL)
+model.embed(["the model's weights, loaded and used"])
+with Hindsight(store=EdgeStore({folder!r}, auto_index=None), embedder=ZeroCostEmbedder(),
+               config=scale_config()) as memory:
+    for query in QUERIES[:20]:
+        memory.recall(query, user_id="bench", reinforce=False)
+    print(rss_mb())
+"""
+
+
+def rss_in_a_fresh_process(folder: str) -> float:
+    """Resident MiB of a new process that loads the default model and opens the store, as a user's would
+    (this benchmark's own process holds every earlier phase's memory)."""
+    here = Path(__file__).resolve().parent
+    code = _FRESH_PROCESS.format(paths=[str(here), str(here.parent)], folder=str(folder))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def folder_bytes(folder: str | Path) -> int:
@@ -219,6 +249,7 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
                 result["recall_indexed_excluded"] = percentiles(indexed)
                 result["recall_breakdown_indexed"] = recall_breakdown(memory, queries, repeats)
                 result["rss_indexed_mb"] = rss_mb()
+        result["rss_fresh_process_mb"] = rss_in_a_fresh_process(folder)
         best = result.get("recall_indexed_excluded", result["recall_exact_excluded"])["p50_ms"]
         result["ratio_best_to_numpy_p50"] = round(best / max(result["numpy_dot_topk"]["p50_ms"], 1e-6), 2)
         result["peak_rss_mb"] = peak_rss_mb()
@@ -232,6 +263,9 @@ def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfi
     folder = tempfile.mkdtemp(prefix="hindsight-bench-w-")
     try:
         with Hindsight(path=folder, embedder=embedder, config=config) as memory:
+            start = time.perf_counter()  # a user's first write also creates their shard and its indexes: apart
+            memory.remember("The benchmark user's first memory.", user_id="w", force=True)
+            out["first_write_ms"] = round((time.perf_counter() - start) * 1000, 1)
             start = time.perf_counter()
             for text in texts[:single]:
                 memory.remember(text, user_id="w", force=True)
