@@ -109,7 +109,7 @@ def test_readme_section_is_rendered_between_the_markers(results, tmp_path):
     assert "old table" not in text
     for name in results["locomo"]["systems"]:
         assert f"| {name} |" in text
-    assert "| 200 |" in text and "batched writes" in text
+    assert "| 200 |" in text and "`write_many` ≥ 80% of the raw embedder" in text
     render_readme.main(["--readme", str(readme), "--results", str(results["folder"])])
     assert readme.read_text() == text  # regenerating changes nothing
 
