@@ -13,9 +13,10 @@ embeds.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -52,6 +53,34 @@ def _load_without_spinning(load: Any) -> Any:
         return load()
     finally:
         os.environ.pop("GOMP_SPINCOUNT", None)
+
+
+class _EngineThread:
+    """The one thread that calls the engine: every text of the process is embedded on it, in turn.
+
+    Each thread that enters an OpenMP region gets a team of its own, and the
+    engine's next call from a different thread runs at half speed: a query
+    embedded right after the write queue's thread embedded a turn took 29 ms
+    instead of 14 (measured here). Batches from several threads take turns on
+    this thread instead, which costs a hand-over of about 50 µs. A process forked
+    after the first embedding (a web server's workers) gets a thread of its own.
+    """
+
+    def __init__(self) -> None:
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pid = 0
+        self._lock = threading.Lock()
+
+    def run(self, work: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._executor is None or self._pid != os.getpid():
+                self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hindsight-e5")
+                self._pid = os.getpid()
+            executor = self._executor
+        return executor.submit(work).result()
+
+
+_ENGINE_THREAD = _EngineThread()
 
 
 def _model() -> Any:
@@ -95,9 +124,10 @@ class E5Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = _model()
         parts = []
-        for start in range(0, len(texts), self.batch_size):
+        encode = model.query if query else model.passage
+        for start in range(0, len(texts), self.batch_size):  # one batch a turn: a recall never waits for a whole write
             batch = list(texts[start:start + self.batch_size])
-            parts.append(np.asarray(model.query(batch) if query else model.passage(batch), dtype=np.float32))
+            parts.append(np.asarray(_ENGINE_THREAD.run(lambda: encode(batch)), dtype=np.float32))
         return np.vstack(parts).reshape(len(texts), self.dimension)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

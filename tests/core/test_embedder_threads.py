@@ -32,3 +32,58 @@ def test_the_real_engine_embeds_after_the_load_and_the_child_environment_is_clea
     env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["(1,", "384)", "None"]
+
+
+def test_every_thread_embeds_on_the_one_engine_thread():
+    """An OpenMP team per calling thread halves the engine's speed when callers alternate: all calls take turns
+    on one thread (`benchmarks/adapter_overhead.py` measures the effect)."""
+    import threading
+
+    names = []
+
+    def ask() -> None:
+        names.append(multilingual._ENGINE_THREAD.run(lambda: threading.current_thread().name))
+
+    callers = [threading.Thread(target=ask) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    ask()
+    for caller in callers:
+        caller.join()
+    assert len(names) == 4 and len(set(names)) == 1 and names[0].startswith("hindsight-e5")
+
+
+def test_the_engine_thread_hands_back_errors():
+    import pytest
+
+    with pytest.raises(ZeroDivisionError):
+        multilingual._ENGINE_THREAD.run(lambda: 1 / 0)
+    assert multilingual._ENGINE_THREAD.run(lambda: 2) == 2
+
+
+def test_a_forked_process_gets_an_engine_thread_of_its_own():
+    import multiprocessing
+
+    multilingual._ENGINE_THREAD.run(lambda: None)  # the parent's thread exists before the fork
+    child = multiprocessing.get_context("fork").Process(target=_embed_in_child)
+    child.start()
+    child.join(timeout=120)  # a hang guard, not a speed check
+    assert child.exitcode == 0
+
+
+def _embed_in_child() -> None:
+    os._exit(0 if multilingual._ENGINE_THREAD.run(lambda: 41) + 1 == 42 else 1)
+
+
+def test_the_real_model_gives_the_same_vector_from_any_thread(real_embedder):
+    import threading
+
+    import numpy as np
+
+    text = ["where did I put the spare keys?"]
+    here = real_embedder.embed_query(text)
+    there = []
+    worker = threading.Thread(target=lambda: there.append(real_embedder.embed_query(text)))
+    worker.start()
+    worker.join()
+    assert np.allclose(here, there[0], atol=1e-6)
