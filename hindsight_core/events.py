@@ -7,41 +7,84 @@ holders subscribe:
 
     memory.on_forget(listener)       # listener(Forgotten) -> how many copies it removed
 
-A listener is called once per forget that removed something, and once per
-forget of everything (never for a dry run), after the store has changed, with
-the user and the texts that went (`texts is None`: the user forgot everything,
-including what only working memory held). What it returns is added up into
+A listener is called once per forget (never for a dry run), after the store
+has changed, with the user, the texts that went (`texts is None`: the user forgot
+everything, including what only working memory held; empty: the store held
+nothing the request named, while a copy may still hold words about it) and the
+topic asked for (`about`). What it returns is added up into
 `ForgetReceipt.working_messages`. Subscribing a listener equal to one already
 subscribed changes nothing, so a holder may subscribe each time it is built.
+
+A holder that may still be about to hand the user's words to the store (the
+write queue) subscribes with `Hindsight.before_forget` too: it hears a
+`Forgetting` before the forget looks at the store, and settles what it holds
+then, so the forget covers it. A holder that lives shorter than the memory
+subscribes a `WeakListener` (one that no longer keeps its holder alive).
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .errors import InvalidInputError
 
 
 @dataclass(frozen=True)
 class Forgotten:
-    """One completed forget: whose memories, and which texts (None: all of them)."""
+    """One completed forget: whose memories, which texts (None: all of them), and the topic asked for, if any."""
 
     user_id: str
     texts: frozenset[str] | None
+    about: str | None = None
 
     @classmethod
-    def of(cls, user_id: str, texts: Iterable[str] | None) -> "Forgotten":
-        return cls(user_id, None if texts is None else frozenset(texts))
+    def of(cls, user_id: str, texts: Iterable[str] | None, about: str | None = None) -> "Forgotten":
+        return cls(user_id, None if texts is None else frozenset(texts), about)
 
     @property
     def everything(self) -> bool:
         return self.texts is None
 
 
+@dataclass(frozen=True)
+class Forgetting:
+    """A forget about to start: whose memories, whether all of them, and whether it is only a dry run."""
+
+    user_id: str
+    everything: bool
+    dry_run: bool = False
+
+
 #: removes its copies of what was forgotten; returns how many it removed
 ForgetListener = Callable[[Forgotten], int]
+
+
+class WeakListener:
+    """A bound method as a listener that does not keep its object alive (it does nothing once the object is gone).
+
+    Two made from the same object and function are equal, so subscribing again changes nothing.
+    """
+
+    def __init__(self, method: Any) -> None:
+        self._method = weakref.WeakMethod(method)
+        self._key = (id(method.__self__), method.__func__)
+
+    @property
+    def alive(self) -> bool:
+        return self._method() is not None
+
+    def __call__(self, event: Any) -> int:
+        method = self._method()
+        return int(method(event) or 0) if method is not None else 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WeakListener) and other._key == self._key and other.alive and self.alive
+
+    def __hash__(self) -> int:
+        return hash(self._key)
 
 
 class ForgetListeners:
@@ -56,6 +99,7 @@ class ForgetListeners:
         if not callable(listener):
             raise InvalidInputError(f"a forget listener must be callable, got {type(listener).__name__}")
         with self._lock:
+            self._listeners = [known for known in self._listeners if getattr(known, "alive", True)]
             if listener not in self._listeners:
                 self._listeners.append(listener)
 
@@ -64,7 +108,7 @@ class ForgetListeners:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
-    def announce(self, event: Forgotten) -> int:
+    def announce(self, event: Forgotten | Forgetting) -> int:
         """Tell every listener; returns the copies they removed, added up."""
         with self._lock:
             listeners = list(self._listeners)

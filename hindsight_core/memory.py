@@ -22,7 +22,7 @@ from .clock import days_between, ensure_utc
 from .consolidate import plan as consolidation
 from .consolidate.plan import ConsolidationReport, link_fields
 from .errors import InvalidInputError, MemoryNotFoundError
-from .events import Forgotten
+from .events import Forgetting, Forgotten
 from .facade.base import FacadeBase
 from .forget import plan as forgetting
 from .language.text import validate_id, validate_text
@@ -266,7 +266,8 @@ class Hindsight(FacadeBase):
         sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
         Forgotten memories leave the store, and their text is unreadable at once
         (the embedded store destroys each memory's key, see `store.sealing`);
-        every `on_forget` listener (such as working memory) is told which texts went;
+        every `on_forget` listener (such as working memory) is told which texts went
+        (writes handed to a write queue before the forget are stored first, so it covers them);
         knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
         For good means for every caller (Python, MCP, the CLI, the inspector, the
         adapters): once something went, the user's shards are compacted, so the
@@ -286,12 +287,14 @@ class Hindsight(FacadeBase):
         topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
                               "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
+        self._before_forget.announce(Forgetting(user, everything, dry_run))  # what is queued is stored first
         with self._locked(user):
             if not self._open(user, create=False):
                 if memory_id is not None:
                     raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
                 # no long-term memories, but working-memory sessions may still hold the user's words
-                working = self._forget_listeners.announce(Forgotten.of(user, None)) if everything and not dry_run else 0
+                working = 0 if dry_run else self._forget_listeners.announce(
+                    Forgotten.of(user, None if everything else (), topic))
                 return ForgetReceipt(user, dry_run, (), working_messages=working)
             if memory_id is not None:
                 victims = [self.get(memory_id, user_id=user)]
@@ -317,8 +320,9 @@ class Hindsight(FacadeBase):
             if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
                 self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
             victims = victims + archived
+            if not dry_run:  # even when nothing went: a copy may still hold words about the topic
+                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims], topic))
             if not dry_run and victims:
-                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims]))
                 if for_good:
                     self.store.compact(user)  # the forgotten points leave the segment files too
         return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)

@@ -21,7 +21,7 @@ from ..embed.checked import embed_passages, embed_queries
 from ..embed.embedder import DEFAULT_MODEL, Embedder, embedder_named
 from ..embed.query_cache import QueryCache
 from ..errors import InvalidInputError, StoreUnavailableError
-from ..events import ForgetListener, ForgetListeners
+from ..events import ForgetListener, ForgetListeners, Forgetting
 from ..language.text import validate_id
 from ..recall.consensus import ConsensusConfig
 from ..safety.audit import AuditVerdict, WriteAudit
@@ -75,6 +75,7 @@ class FacadeBase:
         self._opened: set[str] = set()
         self._user_locks: dict[str, threading.RLock] = {}
         self._forget_listeners = ForgetListeners()
+        self._before_forget = ForgetListeners()
         self._close_hooks: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self._closed = False
@@ -130,6 +131,10 @@ class FacadeBase:
     def on_forget(self, listener: ForgetListener) -> None:
         """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
         self._forget_listeners.add(listener)
+
+    def before_forget(self, listener: Callable[[Forgetting], object]) -> None:
+        """Call `listener` when a forget starts, before it looks at the store (the write queue settles there)."""
+        self._before_forget.add(listener)  # type: ignore[arg-type]
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return embed_passages(self.embedder, texts)

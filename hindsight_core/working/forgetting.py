@@ -29,6 +29,8 @@ def user_prefix(user_id: str | None) -> str:
 
 def purge(backend: WorkingBackend, event: Forgotten) -> int:
     """Remove what `event` forgot from every session of its user on `backend`; returns how many messages went."""
+    if event.texts is not None and not event.texts:  # the store held nothing the request named
+        return 0
     removed = 0
     for key in backend.keys(user_prefix(event.user_id)):
         raws = backend.read(key)
