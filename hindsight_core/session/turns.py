@@ -29,6 +29,17 @@ The rules:
   is offered (and judged) once more; within one `TurnLog` it is not. A turn merged
   into a memory it repeated carries no digest of its own either, so it too may be
   offered once more after a restart, confirming that memory again.
+* Forgetting reaches the policy's own state: after any forget of a user (one
+  memory, a topic or everything), no turn offered before it is the context of a
+  later turn, and an agent's answer to such a turn, offered after the forget
+  (a framework hands it over with the next turn), is not offered at all: it was
+  said before the forget and may echo what went. Any forget, not only one that
+  names the remembered turn: whether a topic covers a turn is the store's
+  judgement on stored memories, and a turn the gate declined or one only partly
+  about the topic is not among them; so the rule costs at most the context of the
+  first turn after a forget, and never lets a forgotten text come back as one.
+  Turns offered before the forget stay recognised (by digest), so a history
+  handed over again does not store them again.
 * A turn is claimed before it is written, so two threads offering the same
   history write it once. If a write fails, its turn is released and offered again
   next time; a turn the core refuses as input (`InvalidInputError`, e.g. over the
@@ -44,7 +55,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ..errors import InvalidInputError
+from ..errors import HindsightError, InvalidInputError
+from ..events import Forgotten, WeakListener
+from ..language.text import validate_id
 from ..types import Source
 
 if TYPE_CHECKING:
@@ -103,9 +116,33 @@ class TurnLog:
         self.memory = memory
         self.metadata_field = metadata_field
         self._seen: dict[tuple[str, str | None], set[str]] = {}
-        #: the last turn offered per (user, session): the context of the next offer's first turn
-        self._last: dict[tuple[str, str | None], str] = {}
+        #: turns offered before a forget of their user: never a later turn's context
+        self._fenced: dict[tuple[str, str | None], set[str]] = {}
+        #: the last turn offered per (user, session), (digest, text): the context of the next offer's first turn
+        self._last: dict[tuple[str, str | None], tuple[str, str]] = {}
         self._lock = threading.Lock()
+        try:
+            memory.on_forget(WeakListener(self._forgotten))
+        except HindsightError:  # a client of `hindsight serve`: forgetting happens beside the server's store
+            pass
+
+    def _forgotten(self, event: Forgotten) -> int:
+        """Any forget of a user: every turn offered so far is fenced (see the module rules)."""
+        with self._lock:
+            for key, seen in self._seen.items():
+                if key[0] == event.user_id:
+                    self._fenced.setdefault(key, set()).update(seen)
+            for key, (digest, _) in list(self._last.items()):
+                if key[0] == event.user_id:
+                    self._last[key] = (digest, "")  # its text leaves the process too; its digest marks the fence
+        return 0  # no stored copy was removed: the store's own forget counts those
+
+    def fence(self, turns: Iterable[Turn], user_id: str, session_id: str | None) -> None:
+        """Record turns as said before a forget without offering them (a queue dropping them for the forget)."""
+        digests = {t.digest for t in turns}
+        with self._lock:
+            self._seen.setdefault((user_id, session_id), set()).update(digests)
+            self._fenced.setdefault((user_id, session_id), set()).update(digests)
 
     def _stored_before(self, turn: Turn, user_id: str, session_id: str | None) -> bool:
         records = self.memory.find(user_id=user_id, metadata={self.metadata_field: turn.digest})
@@ -115,13 +152,22 @@ class TurnLog:
         """The turns not offered before in this session, now marked as offered."""
         claimed: list[Turn] = []
         fresh: list[Turn] = []
+        key = (user_id, session_id)
         try:
+            with self._lock:
+                last = self._last.get(key)
+            before = last[0] if last is not None else None
             for turn in turns:
                 with self._lock:
-                    seen = self._seen.setdefault((user_id, session_id), set())
+                    seen = self._seen.setdefault(key, set())
+                    fenced = self._fenced.setdefault(key, set())
+                    answers_fenced, before = before in fenced, turn.digest
                     if turn.digest in seen:
                         continue
                     seen.add(turn.digest)
+                    if turn.source is Source.AGENT and answers_fenced:  # said before the forget, maybe echoing it
+                        fenced.add(turn.digest)
+                        continue
                 claimed.append(turn)
                 if not self._stored_before(turn, user_id, session_id):
                     fresh.append(turn)
@@ -138,19 +184,22 @@ class TurnLog:
         """Each turn's digest -> the text of the turn before it (the turn it answers), or None."""
         key = (user_id, session_id)
         with self._lock:
-            before = self._last.get(key)
+            fenced = self._fenced.get(key, set())
+            last = self._last.get(key)
+            before = last[1] if last is not None and last[0] not in fenced else None
             out: dict[str, str | None] = {}
             for turn in turns:
                 out.setdefault(turn.digest, before)
-                before = turn.text[-CONTEXT_CHARS:]
+                before = None if turn.digest in fenced else turn.text[-CONTEXT_CHARS:]
             if turns:
-                self._last[key] = turns[-1].text[-CONTEXT_CHARS:]
+                self._last[key] = (turns[-1].digest, turns[-1].text[-CONTEXT_CHARS:])
         return out
 
     def offer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
               agent_id: str | None = None) -> list[Offered]:
         """Offer the turns not offered before to the write gate; returns one `Offered` per turn offered now."""
         turns = list(turns)
+        user_id = validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)  # as the facade keys users
         fresh = self._claim(turns, user_id, session_id)
         contexts = self._contexts(turns, user_id, session_id)
         if not fresh:
