@@ -5,6 +5,14 @@ enums by value). `add` commits before it returns (with `sync="full"`, an fsync
 too); removing a stored write need not wait for the disk, since a removal lost
 in a power cut only means the write is stored again (at least once, see
 `write_queue`).
+
+The journal holds a write's text only while the write waits. SQLite's
+`secure_delete` is on, so a removed entry is overwritten in the database file,
+and the log (WAL, which keeps a hand-over to one append and no fsync) is copied
+back and cut to nothing whenever the journal empties and after every entry a
+forget drops: once the queue has drained, or a forget has returned, no file of
+the journal holds the text, the user id or the session id of a write that left
+it.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ class QueueJournal:
         self.sync = sync
         self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
                                    isolation_level=None)
+        self._db.execute("PRAGMA secure_delete=ON")  # a removed entry is overwritten, not only unlinked
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={sync.upper()}")
         self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
@@ -91,6 +100,12 @@ class QueueJournal:
         self._db.execute(f"DELETE FROM pending WHERE seq IN ({','.join('?' * len(seqs))})", list(seqs))
         if stored:
             self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+        if not stored or self._db.execute("SELECT 1 FROM pending LIMIT 1").fetchone() is None:
+            self._cut_log()
+
+    def _cut_log(self) -> None:
+        """Copy the log back into the (secure-deleted) database and cut it to nothing: old entries leave it."""
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         self._db.close()

@@ -32,8 +32,18 @@ The rules:
   again: at least once. A repeated write is merged into the memory it repeats
   (a re-confirmation), and a conversation turn is recognised by its digest and
   not written twice (`hindsight_core.session.turns`).
-* Forgetting everything of a user drops their writes still waiting in the queue
-  (one being stored at that moment is stored, then forgotten by the next forget).
+* A forget that races a queued write wins. When a forget of a user starts
+  (`Hindsight.before_forget`), that user's writes handed over before it are
+  settled first: for a forget of one memory or a topic they are stored, so the
+  forget judges them with the rest (a turn handed over, then forgotten at once, is
+  forgotten, not stored after the forget returned); for a forget of everything
+  the writes still waiting are dropped from the queue and the journal (their
+  turns recorded as said before the forget, `TurnLog.fence`) and the one being
+  stored at that moment is waited for, so the forget takes it too. Writes handed
+  over while a forget of everything runs are dropped when it ends. The journal
+  keeps no trace of what was dropped (`queue_journal`). If the writer has stopped
+  (the store failed), a forget of one memory or a topic cannot settle: what stays
+  journaled is written when the store comes back, after that forget.
 * A write the core refuses as input (found only by the full check) is retried
   text by text so the others are kept; what is still refused is logged and
   listed in `failures`. Any other error (the store went away) stops the writer:
@@ -59,7 +69,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
-from ..events import Forgotten
+from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
 from .queue_journal import JOURNAL_NAME, QueueJournal, journal_path
@@ -120,6 +130,7 @@ class WriteQueue:
         atexit.register(_flush_at_exit, weakref.ref(self))
         try:
             memory.on_forget(self._forgotten)
+            memory.before_forget(self._forgetting)
         except HindsightError:  # a client of `hindsight serve`: forgetting happens beside the server's store
             pass
 
@@ -287,17 +298,37 @@ class WriteQueue:
                 self._busy, self._inflight = False, 0
                 self._cond.notify_all()
 
+    def _forgetting(self, event: Forgetting) -> None:
+        """A forget of a user starts: settle their writes handed over so far (see the module rules)."""
+        if threading.current_thread() is self._thread:  # a forget from within a write: nothing to wait for
+            return
+        if event.everything and not event.dry_run:
+            self._drop(event.user_id)
+        with self._cond, self._waited():
+            target = max((seq for seq, entry in self._queue if entry["user_id"] == event.user_id), default=0)
+            self._cond.wait_for(lambda: self._stopped is not None or self._closing or not self._thread.is_alive()
+                                or self._written >= target)
+
     def _forgotten(self, event: Forgotten) -> int:
-        """A user forgot everything: their writes still waiting are dropped, not stored after the forget."""
+        """A user forgot everything: their writes handed over during the forget are dropped, not stored after it."""
         if event.everything:
-            with self._cond:
-                dropped = [seq for seq, entry in self._queue[self._inflight:] if entry["user_id"] == event.user_id]
-                if dropped:
-                    self._journal.remove(dropped, stored=False)
-                    gone = set(dropped)
-                    self._queue = [item for item in self._queue if item[0] not in gone]
-                    self._cond.notify_all()
+            self._drop(event.user_id)
         return 0  # nothing was stored, so nothing counts as removed
+
+    def _drop(self, user: str) -> None:
+        """Drop the user's writes still waiting (not the one being stored) from the queue and the journal."""
+        with self._cond:
+            dropped = [(seq, entry) for seq, entry in self._queue[self._inflight:] if entry["user_id"] == user]
+            if not dropped:
+                return
+            self._journal.remove([seq for seq, _ in dropped], stored=False)
+            gone = {seq for seq, _ in dropped}
+            self._queue = [item for item in self._queue if item[0] not in gone]
+            self._cond.notify_all()
+        for _, entry in dropped:  # their turns were said before the forget: never offered, never a context
+            log = self._logs.get(entry["field"]) if entry["kind"] == "turns" else None
+            if log is not None:
+                log.fence(self._turns_of(entry), user, entry["options"]["session_id"])
 
     def _next_batch(self) -> list[tuple[int, dict[str, Any]]]:
         """The first entry and those after it that can share its `write_many` call."""
@@ -339,12 +370,15 @@ class WriteQueue:
         log = self._logs.get(entry["field"])
         if log is None:
             log = self._logs[entry["field"]] = TurnLog(self.memory, metadata_field=entry["field"])
-        times = entry.get("times") or [None] * len(entry["texts"])
-        turns = [Turn(text, Source(source), datetime.fromisoformat(at) if at else None)
-                 for text, source, at in zip(entry["texts"], entry["sources"], times)]
-        for item in log.offer(turns, user_id=entry["user_id"], **entry["options"]):
+        for item in log.offer(self._turns_of(entry), user_id=entry["user_id"], **entry["options"]):
             if item.error is not None:
                 self._failed(entry["user_id"], item.turn.text, item.error)
+
+    @staticmethod
+    def _turns_of(entry: dict[str, Any]) -> list[Turn]:
+        times = entry.get("times") or [None] * len(entry["texts"])
+        return [Turn(text, Source(source), datetime.fromisoformat(at) if at else None)
+                for text, source, at in zip(entry["texts"], entry["sources"], times)]
 
     def _failed(self, user: str, text: str, error: HindsightError) -> None:
         logger.warning("hindsight: a queued write was not stored: %s", error)

@@ -1,5 +1,6 @@
 """Forgotten means gone: no canary left in the store's files, no resurrection, no half-done forget."""
 
+import base64
 import os
 import signal
 import subprocess
@@ -20,6 +21,22 @@ CANARY = "CANARY-7f3a9e41"
 def files_containing(root: Path, needle: str) -> list[str]:
     data = needle.encode()
     return [str(p) for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
+
+
+def encodings(needle: str) -> list[bytes]:
+    """`needle` as a file could hold it: UTF-8, UTF-16 (both byte orders), and base64 at each of its 3 offsets."""
+    raw = needle.encode()
+    forms = [raw, needle.encode("utf-16-le"), needle.encode("utf-16-be")]
+    for offset in range(3):  # the part of the base64 text that does not depend on the bytes around it
+        encoded = base64.b64encode(b"\0" * offset + raw)
+        forms.append(encoded[4 if offset else 0:-4])
+    return forms
+
+
+def files_holding(root: Path, needle: str) -> list[str]:
+    """The files under `root` holding `needle` in any of its `encodings`."""
+    forms = encodings(needle)
+    return [str(p) for p in root.rglob("*") if p.is_file() and any(f in p.read_bytes() for f in forms)]
 
 
 def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp_path, clock):
