@@ -247,3 +247,31 @@ def test_the_turn_is_written_behind_the_agent_and_flush_waits_for_it(clock):
         HeldEmbedder.go.set()
         middleware.flush()
         assert [r.raw_content for r in memory.memories(user_id="alice")] == [PREFERENCE]
+
+
+PIN = "My card PIN is 4921, keep it for the bank form."
+PIN_ANSWER = "Noted: your card PIN 4921 is saved for the bank form."
+AFTER = "Book me a table for two at the harbour restaurant on Friday."
+
+
+def pin_then_forget(memory, target):
+    """The PIN said in one turn, forgotten, then one more turn in the same thread; what memory holds after."""
+    agent, _ = agent_for(memory, [PIN_ANSWER, "Booked: Friday at 8 pm, a table for two."],
+                         checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "thread-1"}}
+    agent.invoke(says(PIN), config, context={"user_id": "alice"})
+    settle(memory)
+    memory.forget(user_id="alice", **target)
+    agent.invoke(says(AFTER), config, context={"user_id": "alice"})
+    settle(memory)
+    return memory.memories(user_id="alice")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("target", [{"everything": True}, {"about": "my card PIN"}], ids=["everything", "about"])
+def test_a_forgotten_pin_never_comes_back_as_the_next_turns_context(memory, target):
+    records = pin_then_forget(memory, target)
+    assert AFTER in [r.raw_content for r in records]  # the next turn was stored ...
+    assert all("4921" not in r.raw_content and "4921" not in (r.context or "") for r in records)  # ... without it
+    recalled = memory.recall("what is my card PIN for the bank form", user_id="alice", k=10)
+    assert all("4921" not in (hit.memory.context or "") + hit.memory.raw_content for hit in recalled)

@@ -234,3 +234,17 @@ def test_a_turn_whose_write_failed_is_offered_again(clock):
         chat.chat("I prefer deliveries in the morning.")  # the next turn starts the writer again
         assert stored(memory, "alice") == [("user", "My new address is 12 Rue Cler, Paris."),
                                            ("user", "I prefer deliveries in the morning.")]
+
+
+@pytest.mark.model
+def test_an_answer_echoing_a_forgotten_fact_is_not_stored_after_the_forget(memory):
+    """The block offers an answer at the next read: after a forget, an answer to a forgotten turn is not stored."""
+    scripted = ScriptedLLM(reply="Noted: your card PIN 4921 is saved for the bank form.")
+    chat = engine(memory, scripted.llm)
+    chat.chat("My card PIN is 4921, keep it for the bank form.")
+    settled(memory).forget(user_id="alice", everything=True)
+    scripted.reply = "Booked: Friday at 8 pm, a table for two."
+    chat.chat("Book me a table for two at the harbour restaurant on Friday.")
+    records = settled(memory).memories(user_id="alice")
+    assert [r.raw_content for r in records] == ["Book me a table for two at the harbour restaurant on Friday."]
+    assert all("4921" not in (r.context or "") for r in records)
