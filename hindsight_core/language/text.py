@@ -56,6 +56,11 @@ def validate_text(text: object, *, max_bytes: int, what: str = "text") -> str:
 _WILDCARDS = frozenset({"*", "?", "%", "all", "any", "everyone", "*/*", ".*", "_"})
 
 
+def normalise_id(value: str) -> str:
+    """An id as hindsight keys it: NFC ("café" typed composed or decomposed is one id), nothing else folded."""
+    return unicodedata.normalize("NFC", value)
+
+
 def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, required: bool = True) -> str | None:
     """Check an id: a non-empty string, no control characters, no wildcard look-alikes.
 
@@ -69,7 +74,7 @@ def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, r
         return None
     if not isinstance(value, str):
         raise InvalidUserIdError(f"{what} must be a str, got {type(value).__name__}")
-    value = unicodedata.normalize("NFC", value)  # "café" typed composed or decomposed is one id
+    value = normalise_id(value)
     if not value.strip():
         raise InvalidUserIdError(f"{what} is empty")
     if len(value) > max_chars:

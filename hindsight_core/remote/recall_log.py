@@ -6,6 +6,14 @@ caller asked (an adapter, the MCP server, the CLI). It is bounded twice: at most
 `max_entries` per user, none older than `max_age`. It is never written to disk,
 and `forget` removes a forgotten memory's traces: the memory leaves every entry
 and each block is rebuilt without it; forgetting a user drops their log.
+An entry whose query is a forgotten text or the topic forgotten (or one holds
+the other: the LangChain middleware recalls with the user's message word for
+word, before it is stored) goes whole, and a forget about a topic drops every
+entry whose results named a forgotten memory too. That is wider than the topic (a recall returns its k best,
+related or not), and meant to be: the log is a window on what the agent saw, and a
+withdrawn topic must not stay readable in it. User ids are keyed as the facade
+keys them (`normalise_id`), so "cafe\u0301" and "café" are one user, for the log,
+a withdrawn consent and a forget alike.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
 from ..events import Forgotten
+from ..language.text import normalise_id
 from ..recall.formatting import format_for_prompt
 from ..types import ScoredMemory
 
@@ -57,6 +66,7 @@ class RecallLog:
 
     def consent(self, user_id: str, given: bool) -> None:
         """A user's own say: withdrawing drops what is kept and keeps nothing more; giving it back resumes."""
+        user_id = normalise_id(user_id)
         with self._lock:
             if given:
                 self._refused.discard(user_id)
@@ -65,10 +75,11 @@ class RecallLog:
                 self._entries.pop(user_id, None)
 
     def keeps(self, user_id: str) -> bool:
-        return self.enabled and user_id not in self._refused
+        return self.enabled and normalise_id(user_id) not in self._refused
 
     def add(self, user_id: str, query: str, results: Iterable[ScoredMemory], *, caller: str,
             session: str | None = None) -> RecallEntry | None:
+        user_id = normalise_id(user_id)
         if not self.keeps(user_id):
             return None
         results = tuple(results)
@@ -85,7 +96,7 @@ class RecallLog:
     def entries(self, user_id: str, *, session: str | None = None) -> list[RecallEntry]:
         """The user's entries, newest first (only one session's, if named)."""
         with self._lock:
-            ring = self._entries.get(user_id)
+            ring = self._entries.get(normalise_id(user_id))
             if ring is None:
                 return []
             self._expire(ring)
@@ -101,23 +112,40 @@ class RecallLog:
 
     def forget(self, event: Forgotten) -> int:
         """A `Hindsight.on_forget` listener: take forgotten memories out; returns how many entries changed."""
+        user = normalise_id(event.user_id)
         with self._lock:
             if event.everything:
-                ring = self._entries.pop(event.user_id, None)
+                ring = self._entries.pop(user, None)
                 return len(ring) if ring else 0
-            ring = self._entries.get(event.user_id)
-            if not ring or not event.texts:
+            ring = self._entries.get(user)
+            named = event.texts | ({event.about} if event.about else set())
+            if not ring or not named:
                 return 0
-            changed = 0
-            for i, entry in enumerate(ring):
-                kept = tuple(r for r in entry.results if r.memory.raw_content not in event.texts)
+            texts = event.texts
+            changed, left = 0, deque(maxlen=ring.maxlen)
+            for entry in ring:
+                kept = tuple(r for r in entry.results if r.memory.raw_content not in texts)
+                if _names(entry.query, named) or (event.about is not None and len(kept) != len(entry.results)):
+                    changed += 1  # an entry about what went goes whole
+                    continue
                 if len(kept) != len(entry.results):
-                    ring[i] = replace(entry, results=kept, block=format_for_prompt(kept),
-                                      withdrawn=entry.withdrawn + len(entry.results) - len(kept))
+                    entry = replace(entry, results=kept, block=format_for_prompt(kept),
+                                    withdrawn=entry.withdrawn + len(entry.results) - len(kept))
                     changed += 1
+                left.append(entry)
+            self._entries[user] = left
             return changed
 
     def _expire(self, ring: deque[RecallEntry]) -> None:
         oldest = self.clock() - self.max_age
         while ring and ring[0].at < oldest:
             ring.popleft()
+
+
+def _names(query: str, texts: Iterable[str]) -> bool:
+    """Whether a logged query is one of the forgotten texts, or one holds the other (spacing and case aside)."""
+    asked = " ".join(query.split()).casefold()
+    if not asked:
+        return False
+    return any(asked in said or said in asked
+               for said in (" ".join(t.split()).casefold() for t in texts) if said)

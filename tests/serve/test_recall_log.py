@@ -65,13 +65,40 @@ def test_forgetting_takes_a_memory_out_of_every_entry_and_a_user_out_entirely(lo
     local.on_forget(log.forget)
     log.add("alice", "tea and locker", local.recall("tea locker code", user_id="alice", k=5, reinforce=False),
             caller="test")
-    local.forget(user_id="alice", about=CODE)
+    code = next(r for r in local.memories(user_id="alice") if r.raw_content == CODE)
+    local.forget(user_id="alice", memory_id=code.id)
     [entry] = log.entries("alice")
     assert [r.memory.raw_content for r in entry.results] == [TEA] and entry.withdrawn == 1
     assert CODE not in entry.block and TEA in entry.block
     local.forget(user_id="alice", everything=True)
     assert log.entries("alice") == []
     assert log.forget(Forgotten.of("nobody", None)) == 0
+
+
+def test_forgetting_a_topic_drops_the_queries_about_it(local, clock):
+    """The LangChain middleware recalls with the user's message word for word: a forget about it takes the entry."""
+    local.write(TEA, user_id="alice")
+    log = RecallLog(clock)
+    local.on_forget(log.forget)
+    message = f"Please remember: {CODE}"
+    log.add("alice", message, local.recall(message, user_id="alice", k=5, reinforce=False), caller="test")
+    log.add("alice", "tea", local.recall("tea", user_id="alice", k=5, reinforce=False), caller="test")
+    local.write(message, user_id="alice", force=True)  # stored after the recall, as the middleware does
+    local.forget(user_id="alice", about=CODE)
+    assert [e.query for e in log.entries("alice")] == ["tea"]
+    assert all(CODE not in e.query + e.block for e in log.entries("alice"))
+
+
+def test_the_log_keys_users_as_the_facade_does(local, clock):
+    log = RecallLog(clock)
+    local.on_forget(log.forget)
+    log.add("cafe\u0301", "tea", [], caller="test")
+    assert [e.query for e in log.entries("caf\u00e9")] == ["tea"]
+    local.write(TEA, user_id="caf\u00e9")
+    local.forget(user_id="cafe\u0301", everything=True)
+    assert log.entries("cafe\u0301") == []
+    log.consent("caf\u00e9", False)
+    assert log.add("cafe\u0301", "tea", [], caller="test") is None and not log.keeps("cafe\u0301")
 
 
 @pytest.mark.parametrize("host, asked, kept", [("127.0.0.1", None, True), ("0.0.0.0", None, False),
