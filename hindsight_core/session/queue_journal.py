@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
+from ..store.private import private_file
 
 if TYPE_CHECKING:
     from ..memory import Hindsight
@@ -50,9 +51,13 @@ def _decode(value: dict) -> Any:
 
 def journal_path(memory: Hindsight) -> Path | None:
     """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
-    the store and writes what it acknowledges at once."""
-    root = getattr(getattr(memory, "store", None), "root", None)
-    return Path(root) / JOURNAL_NAME if root is not None else None
+    the store and writes what it acknowledges at once, and for `location=":memory:"`, whose store goes with the
+    process anyway (a journal in its temporary folder would only leave the text there after a kill)."""
+    store = getattr(memory, "store", None)
+    root = getattr(store, "root", None)
+    if root is None or getattr(store, "description", None) == ":memory:":  # a store that dies with the process
+        return None
+    return Path(root) / JOURNAL_NAME
 
 
 class QueueJournal:
@@ -64,6 +69,8 @@ class QueueJournal:
                                     'process, not a power cut)')
         self.path = Path(path) if path is not None else None
         self.sync = sync
+        if self.path is not None:
+            private_file(self.path)  # owner-only before a byte is written; its -wal and -shm take its mode
         self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
                                    isolation_level=None)
         self._db.execute("PRAGMA secure_delete=ON")  # a removed entry is overwritten, not only unlinked

@@ -34,12 +34,14 @@ from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, set_fields, upsert_points
 from .edge_files import (
+    TEMPORARY_PREFIX,
     LegacyStoreError,
     ensure_indexes,
     from_journal,
     is_legacy_store,
     journaled,
     open_root,
+    remove_abandoned_temporaries,
     shard_config,
     user_dir_name,
     write_json_atomic,
@@ -48,6 +50,7 @@ from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
+from .private import make_private, private_folder
 from .sealing import KeyStore
 from .values import ALL, MEMORIES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
 
@@ -68,13 +71,16 @@ class EdgeStore(EdgeUpkeep):
         if sync not in ("normal", "full"):
             raise HindsightError('sync must be "normal" or "full"')
         self._temporary = location == ":memory:"
-        root = Path(tempfile.mkdtemp(prefix="hindsight-mem-")) if self._temporary else Path(path)
+        if self._temporary:  # a folder of its own, 0700, its keys in memory (see `_keystore`)
+            remove_abandoned_temporaries(Path(tempfile.gettempdir()))
+        root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary else Path(path)
         self.description = ":memory:" if self._temporary else str(root)
         self.root = root
         self.sync, self.max_open, self.seal = sync, max_open, seal
         self._lock_file = open_root(root)
         self._lock = threading.RLock()
         self._shards: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._touched: set[str] = set()  # users whose shards this process opened: set owner-only at close
         self._keys: dict[tuple[str, str], KeyStore] = {}
         self._users: dict[str, dict[str, Any]] = {}
         self._reports: dict[str, LoadReport] = {}
@@ -110,6 +116,7 @@ class EdgeStore(EdgeUpkeep):
             elif dimension is not None:
                 shard = EdgeShard.create(str(folder), shard_config(dimension))
                 ensure_indexes(shard)
+                make_private(folder)  # the engine's files follow the umask
             else:
                 return None
         except HindsightError:
@@ -119,6 +126,7 @@ class EdgeStore(EdgeUpkeep):
                 raise StoreInUseError(f"a shard of this store is open in another process ({exc})") from exc
             raise StoreUnavailableError(f"cannot open the shard at {folder}: {exc}") from exc
         self._shards[key] = shard
+        self._touched.add(user_id)
         while len(self._shards) > self.max_open:
             _, old = self._shards.popitem(last=False)
             with contextlib.suppress(Exception):
@@ -148,10 +156,10 @@ class EdgeStore(EdgeUpkeep):
         """The keys of one space (an archived copy has its own key: forgetting the original leaves it readable)."""
         keys = self._keys.get((user_id, space))
         if keys is None:
-            folder = self._user_path(user_id)
-            folder.mkdir(parents=True, exist_ok=True)
+            folder = private_folder(self._user_path(user_id))
             name = "keys.sqlite" if space == MEMORIES else f"keys-{space}.sqlite"
-            keys = self._keys[(user_id, space)] = KeyStore(folder / name)
+            # a temporary store keeps its keys in memory only: a killed process leaves ciphertext nobody can open
+            keys = self._keys[(user_id, space)] = KeyStore(":memory:" if self._temporary else folder / name)
         return keys
 
     def _after_change(self, shard: Any) -> None:
@@ -232,8 +240,7 @@ class EdgeStore(EdgeUpkeep):
             if not entry["updates"] and not entry["deletes"]:
                 self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own
                 return
-            journal = self._user_path(user_id) / "journal"
-            journal.mkdir(exist_ok=True)
+            journal = private_folder(self._user_path(user_id) / "journal")
             path = journal / f"{uuid.uuid4().hex}.json"
             write_json_atomic(path, journaled(entry))
             self._apply(user_id, shard, entry)
@@ -360,6 +367,9 @@ class EdgeStore(EdgeUpkeep):
                 with contextlib.suppress(Exception):
                     shard.flush()
                     shard.close()
+            if not self._temporary:  # what the engine wrote since (new segments, logs) is set owner-only too
+                for user in self._touched:
+                    make_private(self._user_path(user))
             self._shards.clear()
             for keys in self._keys.values():
                 keys.close()

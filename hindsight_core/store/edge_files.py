@@ -21,6 +21,8 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
+import time
 import uuid
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +31,7 @@ import numpy as np
 
 from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
+from .private import open_private, private_folder
 from .values import SPACES
 
 FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
@@ -52,9 +55,12 @@ def open_root(root: Path) -> IO[str]:
             f"{root} holds a store written by hindsight 0.1 (Qdrant local mode). Move it to the new engine "
             f"with `hindsight --store NEW_FOLDER migrate --from-legacy {root}`; nothing has been changed.")
     try:
-        (root / "users").mkdir(parents=True, exist_ok=True)
-        (root / "meta").mkdir(exist_ok=True)
-        lock_file = open(root / "LOCK", "a+")
+        fresh = not root.exists() or not any(root.iterdir())
+        if fresh or (root / "FORMAT").exists():  # a folder of the store's own (never a folder it was put in)
+            private_folder(root)
+        private_folder(root / "users")
+        private_folder(root / "meta")
+        lock_file = open_private(root / "LOCK", "a+")
     except OSError as exc:
         raise StoreUnavailableError(f"cannot use {root} for the store ({exc.strerror}); "
                                     "give a folder this process can write") from exc
@@ -67,8 +73,34 @@ def open_root(root: Path) -> IO[str]:
             "embedded store; for several processes run a Qdrant server and pass url=...") from None
     format_file = root / "FORMAT"
     if not format_file.exists():
-        format_file.write_text(f"{FORMAT}\n")
+        with open_private(format_file) as out:
+            out.write(f"{FORMAT}\n")
     return lock_file
+
+
+TEMPORARY_PREFIX = "hindsight-mem-"
+
+
+def remove_abandoned_temporaries(parent: Path) -> int:
+    """Remove the temporary stores (`location=":memory:"`) a killed process of this user left in `parent`.
+
+    One is abandoned when nobody holds its lock; one made in the last minute is
+    left alone (its process may not have taken the lock yet). Their keys were
+    never on disk, so what they hold is ciphertext; this takes that away too.
+    """
+    removed = 0
+    for folder in parent.glob(TEMPORARY_PREFIX + "*"):
+        try:
+            made = folder.stat()
+            if made.st_uid != os.getuid() or time.time() - made.st_mtime < 60 or not (folder / "LOCK").exists():
+                continue
+            with open(folder / "LOCK", "a+") as lock:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises while its process lives
+                shutil.rmtree(folder)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def user_dir_name(user_id: str) -> str:
@@ -82,7 +114,7 @@ def meta_path(root: Path, key: str) -> Path:
 def write_json_atomic(path: Path, value: Any) -> None:
     """Write, fsync, rename, fsync the folder: a reader sees the old file or the new one."""
     tmp = path.with_name(path.name + f".{uuid.uuid4().hex}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with open_private(tmp) as handle:
         json.dump(value, handle, ensure_ascii=False)
         handle.flush()
         os.fsync(handle.fileno())

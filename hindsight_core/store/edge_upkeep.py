@@ -20,6 +20,7 @@ from . import points as pts
 from .edge_files import FORMAT, check_space, meta_path, write_json_atomic
 from .edge_query import edge_filter
 from .fields import is_uuid
+from .private import make_private, private_folder
 from .values import ALL, MEMORIES, SPACES, Hit, Scope
 
 
@@ -105,6 +106,7 @@ class EdgeUpkeep:
                     if shard is not None:
                         shard.optimize()
                         shard.flush()
+                        make_private(self._user_path(user) / space)  # the engine's new segments follow the umask
                         done += 1
         return done
 
@@ -119,8 +121,7 @@ class EdgeUpkeep:
 
     def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
         with self._lock:
-            folder = self._user_path(user_id)
-            folder.mkdir(parents=True, exist_ok=True)
+            folder = private_folder(self._user_path(user_id))
             entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension), "format": FORMAT}
             write_json_atomic(folder / "user.json", entry)
             self._users[user_id] = entry

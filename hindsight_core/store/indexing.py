@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .edge_changes import apply_change
+from .private import make_private, open_private
 
 logger = logging.getLogger("hindsight_core.store")
 
@@ -82,7 +83,8 @@ def _read_indexed(folder: Path) -> int:
 
 def _write_indexed(folder: Path, points: int) -> None:
     with contextlib.suppress(OSError):  # only a hint: without it the next build comes sooner
-        folder.with_name(INDEX_FILE).write_text(json.dumps({"points": points}), encoding="utf-8")
+        with open_private(folder.with_name(INDEX_FILE)) as out:
+            out.write(json.dumps({"points": points}))
 
 
 class _Build:
@@ -237,3 +239,4 @@ class IndexBuilder:
         build.folder.rename(old)
         build.copy.rename(build.folder)
         shutil.rmtree(old, ignore_errors=True)
+        make_private(build.folder)  # built in a child process, whose files follow the umask

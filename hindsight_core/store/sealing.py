@@ -34,24 +34,27 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import StoreUnavailableError
+from .private import private_file
 
 
 class KeyStore:
     """Per-memory keys for one user, in `keys.sqlite` under the user's directory."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         self._aesgcm = AESGCM
         self.path = path
         self._lock = threading.Lock()
         try:
+            if str(path) != ":memory:":
+                private_file(path)  # SQLite gives its -wal and -shm the database file's mode
             self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA secure_delete=ON")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, key BLOB NOT NULL)")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailableError(f"cannot open the key file {path}: {exc}") from exc
         self._cache: dict[str, bytes] = {}
         self._id_key: bytes | None = None
