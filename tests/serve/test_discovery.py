@@ -40,3 +40,30 @@ def test_only_the_owner_removes_its_record(tmp_path):
     remove_record(tmp_path, os.getpid() + 1)
     assert not record_path(tmp_path).exists()
     assert read_record(tmp_path) is None and holder(tmp_path) is None  # no record, no lock: nothing to name
+
+
+HOLDER = """
+import fcntl, sys, time
+lock = open(sys.argv[1] + "/LOCK", "a+")
+fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_store_in_use_message_names_the_holder_without_its_secrets(tmp_path):
+    secret = "s3cr3t-token-0123456789abcdef"
+    args = [str(tmp_path), "serve", "--token", secret, f"--qdrant-api-key={secret}",
+            "--qdrant-url", f"https://admin:{secret}@qdrant.example:6333", "--port", "8765"]
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, *args], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "held"
+        found = holder(tmp_path)
+        assert found is not None and found.pid == process.pid
+        shown = str(found)
+        assert secret not in shown
+        assert "--token ***" in shown and "--qdrant-api-key=***" in shown and "https://***@qdrant.example" in shown
+        assert "--port 8765" in shown and "serve" in shown  # the rest is kept: it says which process it is
+    finally:
+        process.kill()
+        process.wait(timeout=10)
