@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from hindsight_core import Hindsight, Source
@@ -118,4 +120,31 @@ def test_the_journal_keeps_no_byte_of_what_was_forgotten(tmp_path, clock, how):
         assert files_holding(tmp_path, "4921-CANARY") == []
         assert stored(memory) == ({"I moved to Porto last spring.": None} if how == "about" else {})
         slow.close()
+        queue.close()
+
+
+class HeldEmbedder(FakeEmbedder):
+    """The fake embedder, holding any batch with "HOLD" in it until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = threading.Event()
+
+    def embed(self, texts):
+        if any("HOLD" in t for t in texts):
+            assert self.go.wait(30), "the test never let the embedder go"
+        return super().embed(texts)
+
+
+def test_a_stored_write_leaves_the_journals_files_while_others_still_wait(tmp_path, clock):
+    embedder = HeldEmbedder()
+    with Hindsight(path=tmp_path, embedder=embedder, clock=clock) as memory:
+        queue = WriteQueue(memory, linger=600)  # nothing starts until someone waits
+        queue.submit([PIN], user_id="alice")
+        queue.submit(["HOLD: I moved to Porto last spring."], user_id="bob")  # the writer is held on it next
+        queue.settle("alice")
+        assert queue.pending == 1
+        assert files_holding(tmp_path, PIN) == []  # stored, then gone from the journal though it never drained
+        embedder.go.set()
+        queue.flush()
         queue.close()
