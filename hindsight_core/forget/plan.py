@@ -20,7 +20,7 @@ from ..config import HindsightConfig
 from ..consolidate.plan import plan_forget_derived
 from ..errors import InvalidInputError
 from ..language.entities import extract_entities
-from ..language.text import keyword_tokens
+from ..language.text import is_cjk, keyword_tokens
 from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
@@ -35,41 +35,60 @@ def check_one_target(memory_id: str | None, about: str | None, everything: bool)
         raise InvalidInputError(ONE_TARGET)
 
 
-def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
-          ) -> list[MemoryRecord]:
+Embedder = Callable[[Sequence[str]], np.ndarray]
+
+
+def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig,
+          embed: Embedder | None = None) -> list[MemoryRecord]:
     """The memories `forget(about=topic)` removes, oldest first."""
-    topic_terms = set(keyword_tokens(topic)) | set(query_terms(topic)[0])
-    topic_entities = {e.lower() for e in extract_entities(topic)}
-    strong, weak = config.forget_similarity, config.forget_similarity_with_overlap
+    weak = config.forget_similarity_with_overlap
     near = store.neighbours(user, vector[None, :], limit=config.limits.max_batch, min_score=weak, scope=ALL)[0]
-    victims = []
-    for hit in near:
-        record = hit.record
-        words = set(keyword_tokens(record.raw_content)) | set(document_terms(record.raw_content)[0])
-        overlap = bool(topic_entities & {e.lower() for e in record.entities}) or bool(topic_terms & words)
-        if hit.score >= strong or overlap:
-            victims.append(record)
-    return sorted(victims, key=lambda r: r.timestamp)
+    return _judged(topic, vector, [(hit.record, hit.score) for hit in near], config, embed)
 
 
-def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig
-                   ) -> list[MemoryRecord]:
+def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig,
+                   embed: Embedder | None = None) -> list[MemoryRecord]:
     """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`."""
     if not callable(getattr(store, "load_space", None)) or not store.space_exists(user, ARCHIVE):  # type: ignore[attr-defined]
         return []
-    topic_terms = set(keyword_tokens(topic)) | set(query_terms(topic)[0])
+    weak = config.forget_similarity_with_overlap
+    scored = [(record, float(np.dot(np.asarray(stored, dtype=np.float32), vector)))
+              for record, stored, _ in store.load_space(user, ARCHIVE)]  # type: ignore[attr-defined]
+    return _judged(topic, vector, [(r, s) for r, s in scored if s >= weak], config, embed)
+
+
+def _judged(topic: str, vector: np.ndarray, candidates: list[tuple[MemoryRecord, float]], config: HindsightConfig,
+            embed: Embedder | None) -> list[MemoryRecord]:
+    """The candidates the topic names: close to it, or close and sharing an entity or a keyword with it.
+
+    A memory is stored embedded with the turn it answers (its context), so its
+    stored vector is near a topic its context names even when its own words are
+    not: such a memory is judged on its own text, embedded again (`embed`).
+    A shared keyword is a word, or for Chinese a two-character word, not a
+    single character: "我" and "的" are in most Chinese sentences.
+    """
+    topic_terms = _keywords(topic) | set(query_terms(topic)[0])
     topic_entities = {e.lower() for e in extract_entities(topic)}
     strong, weak = config.forget_similarity, config.forget_similarity_with_overlap
+    with_context = [i for i, (record, _) in enumerate(candidates) if record.context]
+    if embed is not None and with_context:
+        own = embed([candidates[i][0].raw_content for i in with_context])
+        for i, row in zip(with_context, own):
+            candidates[i] = (candidates[i][0], float(np.dot(np.asarray(row, dtype=np.float32), vector)))
     victims = []
-    for record, stored, _ in store.load_space(user, ARCHIVE):  # type: ignore[attr-defined]
-        score = float(np.dot(np.asarray(stored, dtype=np.float32), vector))
+    for record, score in candidates:
         if score < weak:
             continue
-        words = set(keyword_tokens(record.raw_content)) | set(document_terms(record.raw_content)[0])
+        words = _keywords(record.raw_content) | set(document_terms(record.raw_content)[0])
         overlap = bool(topic_entities & {e.lower() for e in record.entities}) or bool(topic_terms & words)
         if score >= strong or overlap:
             victims.append(record)
     return sorted(victims, key=lambda r: r.timestamp)
+
+
+def _keywords(text: str) -> set[str]:
+    """The keyword tokens a topic and a memory may share: a single CJK character is not one."""
+    return {t for t in keyword_tokens(text) if not (len(t) == 1 and is_cjk(t))}
 
 
 def plan(store: MemoryStore, user: str, victims: Sequence[MemoryRecord], config: HindsightConfig,

@@ -114,6 +114,11 @@ def _stem(word: str) -> str:
     return word
 
 
+def is_cjk(text: str) -> bool:
+    """Whether `text` is a run of CJK characters only (Chinese, Japanese kana, Korean)."""
+    return bool(_CJK_RUN.match(text))
+
+
 def keyword_tokens(text: str) -> list[str]:
     """Tokens for the BM25 channel (English words stemmed, CJK as unigrams + bigrams)."""
     tokens: list[str] = []

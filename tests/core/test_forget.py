@@ -115,3 +115,14 @@ def test_the_engine_finds_the_knowledge_drawn_from_a_memory(tmp_path, clock, bac
         victims, rederived, released = forgetting.plan(store, "u", [memory.get(c.id, user_id="u")], memory.config,
                                                        memory._embed, None)
         assert sorted(v.id for v in victims) == sorted([c.id, from_c.id]) and rederived == [] and released == []
+
+
+@pytest.mark.model
+def test_a_memory_whose_context_names_the_topic_is_judged_on_its_own_words(memory):
+    """Stored embedded with the turn it answers, a reply sits near that turn's topic; forgetting it is not its."""
+    fact = memory.write("My card PIN is 4921.", user_id="u", force=True).record
+    reply = memory.write("I will book the dentist for Tuesday morning.", user_id="u", force=True,
+                         context="What was my card PIN again?").record
+    gone = {r.id for r in memory.forget(user_id="u", about="my card PIN").removed}
+    assert fact.id in gone and reply.id not in gone
+    assert [r.id for r in memory.memories(user_id="u")] == [reply.id]

@@ -1,0 +1,95 @@
+"""What `forget(about=...)` takes: the fact in either language, and not a bystander whose context names the topic.
+
+    python benchmarks/forget_topics.py [--out benchmarks/results/forget_topics.json]
+
+A small labelled set written for this measurement (English and Chinese, 12
+topics). Each case is one user with: the fact said in the topic's language
+(`same`), the same fact said in the other language (`other`), an unrelated
+memory stored as the answer to a turn that named the topic (`bystander`: its
+*context* mentions the topic, its text does not), and unrelated memories
+(`unrelated`). `forget(about=topic, dry_run=True)` with the default model says
+what would go; reported: the share of `same` and `other` facts taken, and the
+share of `bystander` and `unrelated` memories taken (should be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hindsight_core import Hindsight  # noqa: E402
+
+# (topic, fact in the topic's language, the same fact in the other language,
+#  (a turn naming the topic, an unrelated reply stored with that turn as its context))
+CASES = [
+    ("my card PIN", "My card PIN is 4921.", "我的银行卡密码是4921。",
+     ("What was my card PIN again?", "I will book the dentist for Tuesday morning.")),
+    ("my home address", "I live at 12 Rua das Flores in Porto.", "我住在波尔图的花街12号。",
+     ("Can you remind me of my home address later?", "The quarterly report is due next Friday.")),
+    ("my blood type", "My blood type is O negative.", "我的血型是O型阴性。",
+     ("Should I tell the clinic my blood type?", "Please order more printer paper for the office.")),
+    ("my salary", "My salary is 85,000 euros a year.", "我的年薪是八万五千欧元。",
+     ("Don't mention my salary to anyone.", "My daughter starts piano lessons in September.")),
+    ("my ex-husband", "My ex-husband Mark lives in Leeds now.", "我的前夫马克现在住在利兹。",
+     ("I don't want to talk about my ex-husband.", "Let's plan the team offsite for early June.")),
+    ("my medication", "I take 20 mg of sertraline every morning.", "我每天早上服用20毫克舍曲林。",
+     ("Keep my medication private please.", "The garden needs watering twice a week in summer.")),
+    ("我的护照号码", "我的护照号码是E12345678。", "My passport number is E12345678.",
+     ("我的护照号码别告诉别人。", "周末我们去爬山吧。")),
+    ("我的体重", "我现在的体重是七十公斤。", "I weigh seventy kilograms now.",
+     ("别再提我的体重了。", "明天下午三点开项目会。")),
+    ("我的病情", "我被诊断出有二型糖尿病。", "I was diagnosed with type 2 diabetes.",
+     ("我的病情不要告诉我老板。", "我喜欢在咖啡里加燕麦奶。")),
+    ("我女朋友", "我女朋友叫林小雨，她是护士。", "My girlfriend is Lin Xiaoyu, she is a nurse.",
+     ("我女朋友的事先别说。", "下个月我要去上海出差。")),
+    ("我的银行账户", "我的银行账户在招商银行，尾号6688。", "My bank account is with China Merchants Bank, ending 6688.",
+     ("我的银行账户信息要保密。", "我最喜欢的电影是《千与千寻》。")),
+    ("我的住址", "我住在北京朝阳区建国路88号。", "I live at 88 Jianguo Road, Chaoyang District, Beijing.",
+     ("我的住址你记得吗？", "这周六我要给妈妈过生日。")),
+]
+UNRELATED = ["I prefer window seats on long flights.", "我每天早上跑步五公里。",
+             "My favourite football team is FC Porto.", "我的猫叫豆豆。"]
+
+
+def run() -> dict:
+    taken = {"same": 0, "other": 0, "bystander": 0, "unrelated": 0}
+    total = {"same": 0, "other": 0, "bystander": 0, "unrelated": 0}
+    misses: list[dict] = []
+    with Hindsight(location=":memory:") as memory:
+        for i, (topic, same, other, (turn, reply)) in enumerate(CASES):
+            user = f"user-{i}"
+            ids = {"same": [memory.write(same, user_id=user, force=True).record.id],
+                   "other": [memory.write(other, user_id=user, force=True).record.id],
+                   "bystander": [memory.write(reply, user_id=user, force=True, context=turn).record.id],
+                   "unrelated": [memory.write(t, user_id=user, force=True).record.id for t in UNRELATED]}
+            gone = {r.id for r in memory.forget(user_id=user, about=topic, dry_run=True).removed}
+            for kind, wanted in ids.items():
+                total[kind] += len(wanted)
+                hit = [m for m in wanted if m in gone]
+                taken[kind] += len(hit)
+                should = kind in ("same", "other")
+                if (len(hit) != len(wanted)) if should else hit:
+                    misses.append({"topic": topic, "kind": kind, "taken": len(hit), "of": len(wanted)})
+    return {"taken": taken, "of": total,
+            "share_taken": {k: round(taken[k] / total[k], 3) for k in taken}, "misses": misses}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="benchmarks/results/forget_topics.json")
+    args = parser.parse_args()
+    result = {"benchmark": "forget_topics", "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "python": platform.python_version(), "cases": len(CASES), **run()}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in ("share_taken", "misses")}, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
