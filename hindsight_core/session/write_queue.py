@@ -25,7 +25,10 @@ The rules:
   waits for that, `settle(user_id)` for one user's writes only (the adapters call
   it before they recall, so a conversation reads its own writes; the wait is
   nothing when the model took longer than the embedding). `close()` (and
-  `Hindsight.close`) flush and stop the writer.
+  `Hindsight.close`) flush and stop the writer. A process that ends without
+  `close()` flushes at exit (an `atexit` hook; the default embedder runs on the
+  exiting thread once the interpreter has stopped its engine thread), so the
+  last turn of a script is stored, not left in the journal.
 * On a crash, what was journaled and not yet written is written when a queue
   is next made for the same store (the adapters make one when they are built).
   A crash between a write's commit and its removal from the journal writes it
@@ -107,6 +110,9 @@ class WriteQueue:
         self.linger = float(linger)
         self._waiting = 0  # callers in flush/settle: the writer does not linger for them
         self.journal: Path | None = self._journal.path
+        #: whether a later process finds what this queue journaled (not so in memory, nor beside a `":memory:"` store)
+        self.durable = self.journal is not None and getattr(getattr(memory, "store", None), "description",
+                                                            None) != ":memory:"
         self.failures: list[WriteFailure] = []
         self._cond = threading.Condition()
         self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
@@ -217,9 +223,11 @@ class WriteQueue:
                                        timeout):
                 raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
             if self._stopped is not None:
+                kept = ("stay journaled and are written when a queue is next made for this store" if self.durable
+                        else "are held in this process only (no journal on disk): they are lost when it ends")
                 raise StoreUnavailableError(
-                    f"the background writer stopped ({self._stopped}); {len(self._queue)} writes stay journaled "
-                    "and are written when a queue is next made for this store") from self._stopped
+                    f"the background writer stopped ({self._stopped}); {len(self._queue)} writes {kept}"
+                ) from self._stopped
 
     @contextlib.contextmanager
     def _waited(self) -> Iterator[None]:
