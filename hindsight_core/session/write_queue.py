@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("hindsight_core.session.write_queue")
 
-__all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "write_queue"]
+__all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "replay_journal", "write_queue"]
 
 #: per-text lists of `write_many`; every other option applies to the whole call
 _PER_TEXT = ("timestamps", "sources", "metadatas", "contexts")
@@ -391,6 +391,24 @@ def write_queue(memory: "Hindsight") -> WriteQueue:
                 memory.on_close(functools.partial(_close_by_ref, weakref.ref(memory)))
                 _HOOKED.add(memory)
         return queue
+
+
+def replay_journal(memory: "Hindsight") -> int:
+    """Store what an earlier process journaled and did not store (it was killed, or its writer had stopped).
+
+    Returns how many writes it found (0 without a journal: nothing is created).
+    The CLI, the inspector and `hindsight serve` call it when they open a store,
+    so what an adapter acknowledged is seen there even if no adapter runs again.
+    `StoreUnavailableError` if they could not be stored now (they stay journaled).
+    """
+    path = journal_path(memory)
+    if path is None or not path.exists():
+        return 0
+    queue = write_queue(memory)
+    found = queue.pending
+    if found:
+        queue.flush()
+    return found
 
 
 def _close_by_ref(ref: "weakref.ref[Hindsight]") -> None:
