@@ -43,9 +43,11 @@ The rules:
   the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
   next `submit` starts the writer again, from the write that failed.
 
-The journal lives beside an embedded store (`<store>/write-queue.sqlite`);
-pass `journal=` for a server store, or `journal=None` there to keep the queue in
-memory only (then a crash loses what was not yet written).
+The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
+a `HindsightClient`, in a private folder of this machine (its `queue_journal`,
+`hindsight_core.remote.local_journal`), replayed when a queue is next made for
+the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
+to keep the queue in memory only (then a crash loses what was not yet written).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class WriteQueue:
 
     def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
                  sync: str = "normal", linger: float = 0.02) -> None:
-        path = journal_path(memory) if journal is _DEFAULT else journal
+        path = _default_journal(memory) if journal is _DEFAULT else journal
         self._journal = QueueJournal(path, sync=sync)  # type: ignore[arg-type]
         self.memory = memory
         self.sync = sync
@@ -358,6 +360,12 @@ class WriteQueue:
         logger.warning("hindsight: a queued write was not stored: %s", error)
         with self._cond:
             self.failures.append(WriteFailure(user, text, str(error)))
+
+
+def _default_journal(memory: "Hindsight") -> Path | None:
+    """Beside an embedded store; for a client of `hindsight serve`, the private local folder it names."""
+    local = getattr(memory, "local_journal", None)
+    return local() if callable(local) else journal_path(memory)
 
 
 def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
