@@ -56,8 +56,8 @@ class ClientJournal:
 
     def __init__(self, url: str, token: str | None, folder: Path) -> None:
         key = hashlib.sha256(f"{url.rstrip('/')}\n{token or ''}".encode()).hexdigest()[:32]
-        self.root = private_folder(Path(folder)) / key
-        private_folder(self.root)
+        Path(folder).mkdir(parents=True, exist_ok=True, mode=0o700)  # a folder the caller named keeps its mode
+        self.root = private_folder(Path(folder) / key)
         self._lock: IO[str] | None = None
         self.path = self._take_slot()
         self._gather()

@@ -412,10 +412,15 @@ def replay_journal(memory: "Hindsight") -> int:
     path = journal_path(memory)
     if path is None or not path.exists():
         return 0
+    journal = QueueJournal(path)
+    try:
+        if not journal.pending():
+            return 0  # nothing waits: no writer thread for a command that only reads
+    finally:
+        journal.close()
     queue = write_queue(memory)
     found = queue.pending
-    if found:
-        queue.flush()
+    queue.flush()
     return found
 
 

@@ -133,5 +133,20 @@ def test_sigkilled_client_processes_lose_no_acknowledged_write(tmp_path):
             stored = {m.raw_content for m in client.memories(user_id="durable")}
     assert len(acknowledged) >= 20 * 3
     missing = [text for text in acknowledged if text not in stored]
+    print(f"{len(missing)} of {len(acknowledged)} acknowledged writes lost over 20 SIGKILLs")
     assert missing == [], f"{len(missing)} of {len(acknowledged)} acknowledged writes lost"
     assert replayed > 0 or len(before) < len(stored)  # the journal, not luck, kept them
+
+
+def test_a_journal_folder_that_is_a_link_is_refused(tmp_path):
+    from hindsight_core import StoreUnavailableError
+
+    url = f"http://127.0.0.1:{free_port()}"
+    first = ClientJournal(url, None, tmp_path / "mine")
+    key = first.root.name
+    first.release()
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / key).symlink_to(tmp_path / "theirs")
+    with pytest.raises(StoreUnavailableError, match="not a link"):
+        ClientJournal(url, None, tmp_path / "linked")
