@@ -226,7 +226,8 @@ class WriteQueue:
                 raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
             if self._stopped is not None:
                 kept = ("stay journaled and are written when a queue is next made for this store" if self.durable
-                        else "are held in this process only (no journal on disk): they are lost when it ends")
+                        else "are kept in this process only (no later process reads this queue's journal): the "
+                             "next hand-over tries them again, and they are lost if the process ends first")
                 raise StoreUnavailableError(
                     f"the background writer stopped ({self._stopped}); {len(self._queue)} writes {kept}"
                 ) from self._stopped

@@ -134,7 +134,7 @@ def test_a_failed_writer_over_an_in_memory_store_says_the_writes_are_lost_not_jo
     assert not queue.durable
     memory.store.close()
     queue.submit(["I live in Porto with my dog Biscuit."], user_id="alice")
-    with pytest.raises(StoreUnavailableError, match="1 writes are held in this process only") as failure:
+    with pytest.raises(StoreUnavailableError, match="1 writes are kept in this process only") as failure:
         queue.flush()
     assert "journaled" not in str(failure.value)
     memory.close()
