@@ -143,6 +143,10 @@ def serve_command(settings: Settings, host: str, port: int, token: str | None, t
     if token is None and not user_tokens and not is_loopback(host):
         raise click.UsageError(f"serving on {host} without a token would give every user's memories to anyone who "
                                "can reach it; set --token (HINDSIGHT_SERVE_TOKEN) or --tokens-file")
+    if token is None and not user_tokens:
+        click.echo("warning: no token: any program on this machine can read and change every user's memories "
+                   "through this server; set --token (HINDSIGHT_SERVE_TOKEN) or --tokens-file to require one",
+                   err=True)
     running = settings.server()
     if running is not None:
         raise click.ClickException(f"`hindsight serve` (pid {running.pid}) already serves this store at "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+import click
 import numpy as np
 
 from ..config import HindsightConfig, Limits
@@ -216,7 +217,25 @@ class Settings:
 
                 return HindsightClient(running.url, token=running.token, caller="cli")
         store = self.open_store()
-        return Hindsight(store=store, embedder=self.embedder(store=store), config=self.config())
+        memory = Hindsight(store=store, embedder=self.embedder(store=store), config=self.config())
+        _replay_journal(memory)
+        return memory
+
+
+def _replay_journal(memory: Any) -> None:
+    """Store the writes an earlier process journaled and did not store, and say so (on stderr: stdout may be MCP's)."""
+    from ..errors import StoreUnavailableError
+    from ..session.write_queue import replay_journal
+
+    try:
+        found = replay_journal(memory)
+    except StoreUnavailableError as exc:
+        click.echo(f"hindsight: this store's write-queue journal holds writes an earlier process acknowledged, and "
+                   f"they could not be stored now: {exc}", err=True)
+        return
+    if found:
+        click.echo(f"hindsight: stored {found} write(s) an earlier process had acknowledged and not yet stored "
+                   "(from the store's write-queue journal)", err=True)
 
 
 def _registered_dimension(store: Any) -> Callable[[str], int | None] | None:

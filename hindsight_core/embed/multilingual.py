@@ -13,9 +13,9 @@ embeds.
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor  # imported now: the import registers an exit hook, refused at exit
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -64,20 +64,33 @@ class _EngineThread:
     instead of 14 (measured here). Batches from several threads take turns on
     this thread instead, which costs a hand-over of about 50 µs. A process forked
     after the first embedding (a web server's workers) gets a thread of its own.
+
+    At exit the interpreter stops executors' threads before it runs `atexit`
+    handlers (the write queue's exit flush is one): once it has, a call runs on
+    the caller's thread, one at a time, so a write handed over just before exit
+    is still embedded and stored.
     """
 
     def __init__(self) -> None:
-        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._executor: ThreadPoolExecutor | None = None
         self._pid = 0
         self._lock = threading.Lock()
+        self._inline = threading.Lock()
 
     def run(self, work: Callable[[], Any]) -> Any:
-        with self._lock:
-            if self._executor is None or self._pid != os.getpid():
-                self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hindsight-e5")
-                self._pid = os.getpid()
-            executor = self._executor
-        return executor.submit(work).result()
+        future = None
+        try:
+            with self._lock:
+                if self._executor is None or self._pid != os.getpid():
+                    self._executor = ThreadPoolExecutor(1, thread_name_prefix="hindsight-e5")
+                    self._pid = os.getpid()
+                future = self._executor.submit(work)
+        except RuntimeError:  # "cannot schedule new futures after (interpreter) shutdown": the process is exiting
+            pass
+        if future is not None:
+            return future.result()
+        with self._inline:
+            return work()
 
 
 _ENGINE_THREAD = _EngineThread()

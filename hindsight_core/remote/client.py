@@ -20,6 +20,7 @@ import socket
 import sys
 import weakref
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import httpx
@@ -30,6 +31,7 @@ from ..memory import Hindsight
 from ..recall.formatting import format_for_prompt
 from ..types import MemoryRecord, RecallResults, ScoredMemory
 from . import wire
+from .local_journal import ClientJournal, default_folder
 
 #: headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed ACK of the
 #: headers (about 40 ms on Linux) on every call
@@ -67,13 +69,20 @@ class HindsightClient(Hindsight):
 
     `token`: the server's token or a user's own (per-user tokens reach that user
     only). `caller` names this process in the server's recall log; `session`
-    groups its recalls there. `timeout` is in seconds.
+    groups its recalls there. `timeout` is in seconds. `queue_journal`: where a
+    write queue over this client (the adapters') journals what it acknowledged,
+    so a killed process loses none of it: True (default) a private folder under
+    `HINDSIGHT_HOME/client-queues`, a path a folder of your own (made 0700), False
+    in this process's memory only (`hindsight_core.remote.local_journal`).
     """
 
     def __init__(self, url: str, *, token: str | None = None, timeout: float = 60.0, caller: str = "python",
                  session: str | None = None, clock: Callable[[], datetime] = system_clock,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None, queue_journal: str | Path | bool = True) -> None:
         self.url = url.rstrip("/")
+        self._token = token
+        self._queue_journal = queue_journal
+        self._journal_slot: ClientJournal | None = None
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if transport is None:
             transport = httpx.HTTPTransport(socket_options=_NO_DELAY)
@@ -163,6 +172,19 @@ class HindsightClient(Hindsight):
         for hook in list(self._close_hooks):  # a write queue over this client sends what it holds first
             hook()
         self._http.close()
+        if self._journal_slot is not None:
+            self._journal_slot.release()
+
+    def local_journal(self) -> Path | None:
+        """The journal file of a write queue over this client (see `queue_journal`); None to keep it in memory.
+
+        Taken on first use, with what a killed process left for this server and token moved into it."""
+        if self._queue_journal is False:
+            return None
+        if self._journal_slot is None:
+            folder = default_folder() if self._queue_journal is True else Path(self._queue_journal)  # type: ignore[arg-type]
+            self._journal_slot = ClientJournal(self.url, self._token, folder)
+        return self._journal_slot.path
 
     def __enter__(self) -> "HindsightClient":
         return self

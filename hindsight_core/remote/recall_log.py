@@ -2,8 +2,9 @@
 
 Each entry holds the query, the memories returned with their explanations, the
 block that was injected (what `format_for_prompt` makes of them) and which
-caller asked (an adapter, the MCP server, the CLI). It is bounded twice: at most
-`max_entries` per user, none older than `max_age`. It is never written to disk,
+caller asked (an adapter, the MCP server, the CLI). It is bounded three times: at
+most `max_entries` per user, `max_total` across every user (the oldest leave
+first), none older than `max_age`. It is never written to disk,
 and `forget` removes a forgotten memory's traces: the memory leaves every entry
 and each block is rebuilt without it; forgetting a user drops their log.
 An entry whose query is a forgotten text or the topic forgotten (or one holds
@@ -32,6 +33,8 @@ from ..types import ScoredMemory
 
 DEFAULT_MAX_ENTRIES = 200
 DEFAULT_MAX_AGE = timedelta(days=7)
+#: entries kept across every user: many users each under their own cap still stop here (the oldest leave first)
+DEFAULT_MAX_TOTAL = 10_000
 
 
 @dataclass(frozen=True)
@@ -58,11 +61,14 @@ class RecallLog:
     enabled: bool = True
     max_entries: int = DEFAULT_MAX_ENTRIES
     max_age: timedelta = DEFAULT_MAX_AGE
+    max_total: int = DEFAULT_MAX_TOTAL
     _entries: dict[str, deque[RecallEntry]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _numbers: itertools.count = field(default_factory=lambda: itertools.count(1))
     #: users who withdrew their consent: nothing of theirs is kept
     _refused: set[str] = field(default_factory=set)
+    #: (entry number, user) in the order entries came, for `max_total`
+    _order: deque[tuple[int, str]] = field(default_factory=deque)
 
     def consent(self, user_id: str, given: bool) -> None:
         """A user's own say: withdrawing drops what is kept and keeps nothing more; giving it back resumes."""
@@ -91,7 +97,29 @@ class RecallLog:
             ring = self._entries.setdefault(user_id, deque(maxlen=self.max_entries))
             ring.append(entry)
             self._expire(ring)
+            self._order.append((entry.number, user_id))
+            self._bound()
         return entry
+
+    def _bound(self) -> None:
+        """Drop the oldest entries of any user while more than `max_total` are kept (under the lock).
+
+        `_order` lists entries in the order they came; those already gone (a user's own cap, age, forget) are
+        skipped here and swept when they outnumber the live ones."""
+        if len(self._order) <= self.max_total:  # every entry kept is in `_order`
+            return
+        total = sum(len(ring) for ring in self._entries.values())
+        while total > self.max_total and self._order:
+            number, user = self._order.popleft()
+            ring = self._entries.get(user)
+            if ring and ring[0].number == number:
+                ring.popleft()
+                total -= 1
+                if not ring:
+                    del self._entries[user]
+        if len(self._order) > 2 * total + 64:
+            live = {(e.number, u) for u, ring in self._entries.items() for e in ring}
+            self._order = deque(item for item in self._order if item in live)
 
     def entries(self, user_id: str, *, session: str | None = None) -> list[RecallEntry]:
         """The user's entries, newest first (only one session's, if named)."""

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 from ..ui.security import is_loopback
 from .discovery import ServerRecord, remove_record, write_record
-from .recall_log import RecallLog
-from .service import Access, build_app
+from .recall_log import DEFAULT_MAX_TOTAL, RecallLog
+from .service import REQUEST_TIMEOUT, Access, build_app
 
 
 class LoggedRecalls:
@@ -46,6 +46,13 @@ class ServeOptions:
     recall_log: bool | None = None  # None: on for loopback, off elsewhere
     recall_log_entries: int = 200
     recall_log_days: float = 7.0
+    #: entries of the recall log across every user (the oldest leave first)
+    recall_log_total: int = DEFAULT_MAX_TOTAL
+    #: MCP sessions open at once, and seconds before an idle one is closed (None: `mcp.server`'s bounds)
+    mcp_max_sessions: int | None = None
+    mcp_session_idle: float | None = None
+    #: seconds a request may take to send its head, then its body
+    request_timeout: float = REQUEST_TIMEOUT
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -69,13 +76,13 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     from datetime import timedelta
 
     from ..mcp.scope import UserScope
-    from ..mcp.server import build_server
+    from ..mcp.server import build_server, http_app
     from ..ui.app import InspectorApp
     from ..ui.security import Guard
 
     consent = options.recall_log if options.recall_log is not None else is_loopback(options.host)
     log = RecallLog(memory.now, enabled=consent, max_entries=options.recall_log_entries,
-                    max_age=timedelta(days=options.recall_log_days))
+                    max_age=timedelta(days=options.recall_log_days), max_total=options.recall_log_total)
     memory.on_forget(log.forget)
     access = Access(options.token, {t: u for t, u in (options.user_tokens or {}).items()})
     tokens = dict(access.user_tokens)
@@ -87,13 +94,56 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     if scope is not None:
         server = build_server(LoggedRecalls(memory, log, "mcp"), scope, host=options.host, port=port,
                               write_source=options.write_source)
-        mcp_app = server.streamable_http_app(streamable_http_path="/mcp", host=options.host)
+        mcp_app = http_app(server, host=options.host, max_sessions=options.mcp_max_sessions,
+                           session_idle=options.mcp_session_idle)
     # the inspector shows every user: it needs the server's own token, or none at all (loopback)
     inspector = None
     if options.token is not None or access.open:
         inspector = InspectorApp(memory, Guard(port=port, token=options.token), recall_log=log)
     return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, mcp_scope=scope,
-                     inspector=inspector), log
+                     inspector=inspector, request_timeout=options.request_timeout), log
+
+
+def _timed_h11(head_timeout: float) -> type:
+    """uvicorn's h11 protocol with a deadline on each request's head (uvicorn has none): a connection that sends
+    no request, or a head that never ends, is closed `head_timeout` seconds after it opened or after the last
+    answer. The body's own deadline is `service.Checks`'."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11(H11Protocol):  # type: ignore[misc]
+        _head_timer: Any = None
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            self._head_timer = self.loop.call_later(head_timeout, self._head_late)
+
+        def _head_late(self) -> None:
+            waiting = self.cycle is None or self.cycle.response_complete  # no request is being answered
+            if waiting and not self.transport.is_closing():
+                self.transport.close()
+
+    return TimedH11
+
+
+def server_config(app: Any, options: ServeOptions, **more: Any) -> Any:
+    """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline."""
+    import uvicorn
+
+    return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout), **more)
 
 
 def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder: Path | None,
@@ -108,7 +158,7 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
     try:
         memory.embedder.load() if hasattr(memory.embedder, "load") else None
         app, log = make_app(memory, options, port)
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5))
+        server = uvicorn.Server(server_config(app, options, timeout_graceful_shutdown=5))
         original_startup = server.startup
 
         async def startup(sockets: Any = None) -> None:
@@ -155,7 +205,7 @@ class BackgroundServer:
         self.sock = bind(self.options.host, self.options.port)
         self.port = self.sock.getsockname()[1]
         self.app, self.log = make_app(memory, self.options, self.port)
-        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self._server = uvicorn.Server(server_config(self.app, self.options))
         self._thread: Any = None
 
     @property

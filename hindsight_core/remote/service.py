@@ -5,9 +5,12 @@
     *    /mcp              MCP streamable HTTP (when the server knows its user(s))
     *    /...              the inspector's pages (`hindsight_core.ui.app.InspectorApp`)
 
-Security, outermost first (`Checks`): a body limit (a missing, malformed or
-negative Content-Length on a body is a 400, a body over the limit a 413, counted
-as it streams too); without a token, a Host other than loopback:port is refused
+Security, outermost first (`Checks`): strict framing (a request with both
+Content-Length and Transfer-Encoding is a 400, and its connection is closed); a
+body limit (a missing, malformed or negative Content-Length on a body is a 400,
+a body over the limit a 413, counted as it streams too); a body that has not
+arrived `request_timeout` seconds after its head is a 408 (a head that never
+ends is `runner.TimedH11`'s); without a token, a Host other than loopback:port is refused
 (DNS rebinding); a browser's cross-origin request to the API is refused. Then
 the API needs `Authorization: Bearer` with the server's token (every user) or a
 user's own token; the MCP endpoint checks the same tokens through mcp's auth;
@@ -22,6 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -39,6 +43,8 @@ from .recall_log import RecallLog
 MAX_BODY_BYTES = 16 * 1024 * 1024
 #: the longest caller or session label kept in the recall log
 MAX_LABEL = 200
+#: seconds a request may take to send its head, and then its body (a client that stops half-way is cut off)
+REQUEST_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -118,10 +124,13 @@ async def healthz(request: Request) -> Response:
 
 
 class Checks:
-    """ASGI middleware: body limit, Host check without a token, no cross-origin browser calls to the API."""
+    """ASGI middleware: framing, body limit and deadline, Host check without a token, no cross-origin browser calls
+    to the API."""
 
-    def __init__(self, app: Any, *, port: int, guarded: bool, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: Any, *, port: int, guarded: bool, max_body: int = MAX_BODY_BYTES,
+                 request_timeout: float = REQUEST_TIMEOUT) -> None:
         self.app, self.port, self.guarded, self.max_body = app, port, guarded, max_body
+        self.request_timeout = request_timeout
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -133,12 +142,22 @@ class Checks:
         limit = self.max_body
         seen = 0
         refused = False
+        deadline = anyio.current_time() + self.request_timeout
+        complete = False  # the whole body arrived: from then on `receive` waits for a disconnect, unbounded
 
         async def bounded() -> dict[str, Any]:
-            nonlocal seen, refused
+            nonlocal seen, refused, complete
             if refused:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if complete:
+                return await receive()
+            with anyio.move_on_after(max(0.0, deadline - anyio.current_time())) as waited:
+                message = await receive()
+            if waited.cancelled_caught:
+                refused = True
+                await _plain(send, 408, f"the request body did not arrive within {self.request_timeout:g} s")
+                return {"type": "http.disconnect"}
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:  # answer now; the app sees the client leave, and what it sends is dropped
@@ -159,6 +178,8 @@ class Checks:
 
     def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
         length = headers.get("content-length")
+        if length is not None and "transfer-encoding" in headers:  # read two ways, a body can hide a second request
+            return 400, "a request may not carry both Content-Length and Transfer-Encoding; send one of them"
         if length is not None:
             if not length.strip().isdigit():
                 return 400, f"Content-Length {length!r} is not a byte count"
@@ -176,9 +197,11 @@ class Checks:
 
 
 async def _plain(send: Any, status: int, message: str) -> None:
+    """A refusal; the connection closes after it (what is left of the request is never read as another one)."""
     body = json.dumps(wire.error_out(InvalidInputError(message))).encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -223,7 +246,7 @@ class _ExplainMcpRefusals:
 
 
 def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: Any = None, mcp_scope: Any = None,
-              inspector: Any = None, max_body: int = MAX_BODY_BYTES) -> Any:
+              inspector: Any = None, max_body: int = MAX_BODY_BYTES, request_timeout: float = REQUEST_TIMEOUT) -> Any:
     """The one ASGI app. `mcp`: an MCP streamable-HTTP Starlette app (its lifespan runs the sessions) or None,
     with `mcp_scope` its `UserScope`; `inspector`: an `InspectorApp` or None."""
     operations = Operations(memory, log)
@@ -234,4 +257,4 @@ def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: An
         app.router.routes.append(Route("/{path:path}", inspector_endpoint(inspector, max_body),
                                        methods=["GET", "POST"]))
     inner: Any = _ExplainMcpRefusals(app, mcp_scope) if mcp is not None and mcp_scope.authenticated else app
-    return Checks(inner, port=port, guarded=not access.open, max_body=max_body)
+    return Checks(inner, port=port, guarded=not access.open, max_body=max_body, request_timeout=request_timeout)

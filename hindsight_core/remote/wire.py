@@ -14,6 +14,7 @@ from datetime import date, datetime
 from typing import Any, Mapping
 
 from .. import errors
+from ..clock import ensure_utc
 from ..config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from ..consolidate.plan import ConsolidationReport
 from ..language.timerange import TimeRange
@@ -55,9 +56,14 @@ def value_in(value: Any) -> Any:
                     return kind.fromisoformat(value[tag])
                 except (TypeError, ValueError):
                     raise errors.InvalidInputError(f"not an ISO date: {value[tag]!r}") from None
-        if set(value) == {"$timerange"} and isinstance(value["$timerange"], list) and len(value["$timerange"]) == 2:
-            start, end = (value_in(v) for v in value["$timerange"])
-            return TimeRange(start, end)
+        if set(value) == {"$timerange"}:
+            ends = value["$timerange"]
+            ends = [value_in(v) for v in ends] if isinstance(ends, list) and len(ends) == 2 else None
+            if ends is None or not all(v is None or isinstance(v, datetime) for v in ends):
+                raise errors.InvalidInputError(
+                    '$timerange is [start, end], each {"$datetime": "<ISO 8601>"} or null (an open end); '
+                    f"got {value['$timerange']!r:.100}")
+            return TimeRange(*(ensure_utc(v) if v is not None else None for v in ends))
         return {k: value_in(v) for k, v in value.items()}
     if isinstance(value, list):
         return [value_in(v) for v in value]

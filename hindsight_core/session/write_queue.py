@@ -25,7 +25,10 @@ The rules:
   waits for that, `settle(user_id)` for one user's writes only (the adapters call
   it before they recall, so a conversation reads its own writes; the wait is
   nothing when the model took longer than the embedding). `close()` (and
-  `Hindsight.close`) flush and stop the writer.
+  `Hindsight.close`) flush and stop the writer. A process that ends without
+  `close()` flushes at exit (an `atexit` hook; the default embedder runs on the
+  exiting thread once the interpreter has stopped its engine thread), so the
+  last turn of a script is stored, not left in the journal.
 * On a crash, what was journaled and not yet written is written when a queue
   is next made for the same store (the adapters make one when they are built).
   A crash between a write's commit and its removal from the journal writes it
@@ -50,9 +53,11 @@ The rules:
   the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
   next `submit` starts the writer again, from the write that failed.
 
-The journal lives beside an embedded store (`<store>/write-queue.sqlite`);
-pass `journal=` for a server store, or `journal=None` there to keep the queue in
-memory only (then a crash loses what was not yet written).
+The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
+a `HindsightClient`, in a private folder of this machine (its `queue_journal`,
+`hindsight_core.remote.local_journal`), replayed when a queue is next made for
+the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
+to keep the queue in memory only (then a crash loses what was not yet written).
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("hindsight_core.session.write_queue")
 
-__all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "write_queue"]
+__all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "replay_journal", "write_queue"]
 
 #: per-text lists of `write_many`; every other option applies to the whole call
 _PER_TEXT = ("timestamps", "sources", "metadatas", "contexts")
@@ -108,7 +113,7 @@ class WriteQueue:
 
     def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
                  sync: str = "normal", linger: float = 0.02) -> None:
-        path = journal_path(memory) if journal is _DEFAULT else journal
+        path = _default_journal(memory) if journal is _DEFAULT else journal
         self._journal = QueueJournal(path, sync=sync)  # type: ignore[arg-type]
         self.memory = memory
         self.sync = sync
@@ -117,6 +122,9 @@ class WriteQueue:
         self.linger = float(linger)
         self._waiting = 0  # callers in flush/settle: the writer does not linger for them
         self.journal: Path | None = self._journal.path
+        #: whether a later process finds what this queue journaled (not so in memory, nor beside a `":memory:"` store)
+        self.durable = self.journal is not None and getattr(getattr(memory, "store", None), "description",
+                                                            None) != ":memory:"
         self.failures: list[WriteFailure] = []
         self._cond = threading.Condition()
         self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
@@ -228,9 +236,12 @@ class WriteQueue:
                                        timeout):
                 raise TimeoutError(f"{len(self._queue)} writes still queued after {timeout} s")
             if self._stopped is not None:
+                kept = ("stay journaled and are written when a queue is next made for this store" if self.durable
+                        else "are kept in this process only (no later process reads this queue's journal): the "
+                             "next hand-over tries them again, and they are lost if the process ends first")
                 raise StoreUnavailableError(
-                    f"the background writer stopped ({self._stopped}); {len(self._queue)} writes stay journaled "
-                    "and are written when a queue is next made for this store") from self._stopped
+                    f"the background writer stopped ({self._stopped}); {len(self._queue)} writes {kept}"
+                ) from self._stopped
 
     @contextlib.contextmanager
     def _waited(self) -> Iterator[None]:
@@ -386,6 +397,12 @@ class WriteQueue:
             self.failures.append(WriteFailure(user, text, str(error)))
 
 
+def _default_journal(memory: "Hindsight") -> Path | None:
+    """Beside an embedded store; for a client of `hindsight serve`, the private local folder it names."""
+    local = getattr(memory, "local_journal", None)
+    return local() if callable(local) else journal_path(memory)
+
+
 def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     """Whether `entry` can join `first`'s call: same user, same options, per-text lists present in both or neither."""
     if entry["kind"] != "write" or entry["user_id"] != first["user_id"]:
@@ -417,6 +434,29 @@ def write_queue(memory: "Hindsight") -> WriteQueue:
                 memory.on_close(functools.partial(_close_by_ref, weakref.ref(memory)))
                 _HOOKED.add(memory)
         return queue
+
+
+def replay_journal(memory: "Hindsight") -> int:
+    """Store what an earlier process journaled and did not store (it was killed, or its writer had stopped).
+
+    Returns how many writes it found (0 without a journal: nothing is created).
+    The CLI, the inspector and `hindsight serve` call it when they open a store,
+    so what an adapter acknowledged is seen there even if no adapter runs again.
+    `StoreUnavailableError` if they could not be stored now (they stay journaled).
+    """
+    path = journal_path(memory)
+    if path is None or not path.exists():
+        return 0
+    journal = QueueJournal(path)
+    try:
+        if not journal.pending():
+            return 0  # nothing waits: no writer thread for a command that only reads
+    finally:
+        journal.close()
+    queue = write_queue(memory)
+    found = queue.pending
+    queue.flush()
+    return found
 
 
 def _close_by_ref(ref: "weakref.ref[Hindsight]") -> None:

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from hindsight_core.embed import multilingual
 
 
@@ -87,3 +89,15 @@ def test_the_real_model_gives_the_same_vector_from_any_thread(real_embedder):
     worker.start()
     worker.join()
     assert np.allclose(here, there[0], atol=1e-6)
+
+
+def test_once_the_engine_thread_is_stopped_a_call_runs_on_the_callers_thread():
+    """At exit the interpreter stops executors' threads before `atexit` handlers (the write queue's flush) run."""
+    import threading
+
+    engine = multilingual._EngineThread()
+    assert engine.run(lambda: threading.current_thread().name).startswith("hindsight-e5")
+    engine._executor.shutdown()  # what the interpreter does to every executor before `atexit` handlers
+    assert engine.run(lambda: threading.current_thread().name) == threading.current_thread().name
+    with pytest.raises(ZeroDivisionError):  # errors still reach the caller
+        engine.run(lambda: 1 / 0)

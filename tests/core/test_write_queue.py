@@ -128,6 +128,18 @@ def test_a_store_that_fails_stops_the_writer_and_the_write_stays_journaled(tmp_p
         assert texts_of(reopened) == ["I live in Porto with my dog Biscuit."]
 
 
+def test_a_failed_writer_over_an_in_memory_store_says_the_writes_are_lost_not_journaled(clock):
+    memory = Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock)
+    queue = write_queue(memory)
+    assert not queue.durable
+    memory.store.close()
+    queue.submit(["I live in Porto with my dog Biscuit."], user_id="alice")
+    with pytest.raises(StoreUnavailableError, match="1 writes are kept in this process only") as failure:
+        queue.flush()
+    assert "journaled" not in str(failure.value)
+    memory.close()
+
+
 def test_closing_the_memory_stores_what_was_handed_over_first(tmp_path, clock):
     with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder(), clock=clock) as memory:
         write_queue(memory).submit(["My manager is Priya Shah."], user_id="alice",

@@ -229,7 +229,7 @@ def test_a_turn_whose_write_failed_is_offered_again(clock):
     with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, gate=gate) as memory:
         chat = engine(memory, MockLLMWithChatMemoryOfLastCall(max_tokens=3))
         chat.chat("My new address is 12 Rue Cler, Paris.")  # written behind the conversation: it is not held up
-        with pytest.raises(StoreUnavailableError, match="stay journaled"):
+        with pytest.raises(StoreUnavailableError, match="next hand-over tries them again"):
             settled(memory)
         chat.chat("I prefer deliveries in the morning.")  # the next turn starts the writer again
         assert stored(memory, "alice") == [("user", "My new address is 12 Rue Cler, Paris."),

@@ -15,6 +15,12 @@ from ..mcp._process import HINDSIGHT, free_port, running, server_env
 FAKE = "fake-hash-embedder"
 
 
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory, monkeypatch):
+    """A write queue over a client journals under HINDSIGHT_HOME: a folder of the test run's, not ~/.hindsight."""
+    monkeypatch.setenv("HINDSIGHT_HOME", str(tmp_path_factory.getbasetemp() / "hindsight-home"))
+
+
 def start(home, *args: str, model: str = FAKE, port: int | None = None, extra_env: dict | None = None):
     """`hindsight serve` on `home`'s store (a context manager yielding (process, url))."""
     port = port or free_port()

@@ -22,7 +22,7 @@ from hindsight_core.remote import HindsightClient, ServerAuthError
 from hindsight_core.remote.discovery import read_record, record_path
 
 from ..mcp._process import HINDSIGHT, free_port, http_get, server_env
-from .conftest import start
+from .conftest import FAKE, start
 
 pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parents[2]
@@ -282,3 +282,40 @@ def test_a_second_server_on_the_same_store_names_the_first(served):
     out = cli(served["home"], "serve", "--port", "0")
     assert out.returncode == 1
     assert f"(pid {served['process'].pid}) already serves this store at {served['url']}" in out.stderr
+
+
+def journal_a_write(store: Path, text: str, user: str) -> None:
+    """Leave `text` acknowledged and unstored in the store's write-queue journal, as a process whose writer
+    stopped (or that was killed) leaves it."""
+    from hindsight_core import Hindsight
+    from hindsight_core.session.write_queue import WriteQueue
+    from hindsight_core.testing import FakeEmbedder
+
+    memory = Hindsight(path=store, embedder=FakeEmbedder())
+    queue = WriteQueue(memory)
+    memory.store.close()  # the store goes away under the queue: the write stays journaled
+    queue.submit([text], user_id=user)
+    with pytest.raises(StoreUnavailableError, match="stay journaled"):
+        queue.flush()
+    queue.close()
+    memory.close()
+
+
+def test_serve_stores_a_journal_it_finds_at_start(tmp_path):
+    journal_a_write(tmp_path / "store", "My locker code is 4711.", "alice")
+    port, server = start(tmp_path)
+    with server:
+        with HindsightClient(f"http://127.0.0.1:{port}") as client:
+            assert [m.raw_content for m in client.memories(user_id="alice")] == ["My locker code is 4711."]
+    assert "stored 1 write(s) an earlier process had acknowledged" in (tmp_path / f"serve-{port}.log").read_text()
+
+
+def test_the_cli_stores_a_journal_it_finds_and_says_so(tmp_path):
+    journal_a_write(tmp_path / "store", "My locker code is 4711.", "alice")
+    out = cli(tmp_path, "--embedding-model", FAKE, "recall", "-u", "alice", "--json", "locker code")
+    assert out.returncode == 0, out.stderr
+    assert [r["memory"]["raw_content"] for r in json.loads(out.stdout)] == ["My locker code is 4711."]
+    assert "stored 1 write(s) an earlier process had acknowledged" in out.stderr
+    again = cli(tmp_path, "--embedding-model", FAKE, "stats", "--json")
+    assert again.returncode == 0 and "earlier process" not in again.stderr  # replayed once
+    assert json.loads(again.stdout)["memories"] == 1

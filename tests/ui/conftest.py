@@ -13,6 +13,12 @@ from .browser import chromium_context
 from .seed import seeded_memory
 
 
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory, monkeypatch):
+    """A write queue over a client journals under HINDSIGHT_HOME: a folder of the test run's, not ~/.hindsight."""
+    monkeypatch.setenv("HINDSIGHT_HOME", str(tmp_path_factory.getbasetemp() / "hindsight-home"))
+
+
 @pytest.fixture
 def seeded():
     memory, _, ids = seeded_memory()

@@ -1,0 +1,153 @@
+"""`hindsight serve` under hostile or careless clients: bounded MCP sessions, a recall log bounded across users,
+upkeep of every user's data for the server's own token only, clean 400s for bad values, strict framing, requests
+on a deadline, and a warning when it runs without a token."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from datetime import datetime, timezone
+
+import httpx
+import pytest
+
+from hindsight_core import Hindsight, HindsightError
+from hindsight_core.remote import HindsightClient
+from hindsight_core.remote.recall_log import RecallLog
+from hindsight_core.remote.runner import BackgroundServer, ServeOptions
+from hindsight_core.testing import FakeEmbedder
+
+pytestmark = pytest.mark.timeout(180)
+
+ADMIN = "server-token-1234567890abcdef"
+ALICE = "alice-token-7f3c9e1a2b4d6f80"
+
+
+@pytest.fixture
+def local(tmp_path):
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
+        yield memory
+
+
+def raw(port: int, request: bytes, *, wait: float = 30.0) -> bytes:
+    """Send `request` as it is and read until the server closes the connection (or `wait` s pass: a hang)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(request)
+        chunks = []
+        while True:
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                raise AssertionError(f"the server kept a half-sent request open for {wait} s") from None
+            if not data:
+                return b"".join(chunks)
+            chunks.append(data)
+
+
+def status_of(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+# -- MCP sessions --------------------------------------------------------------------------------
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "test", "version": "0"}}}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def open_session(url: str) -> httpx.Response:
+    return httpx.post(url + "mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+
+
+def test_mcp_sessions_are_bounded(local):
+    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_max_sessions=3)) as server:
+        opened = [open_session(server.url) for _ in range(3)]
+        assert all(r.status_code == 200 and r.headers.get("mcp-session-id") for r in opened)
+        refused = open_session(server.url)
+        assert refused.status_code == 503 and "Too many open sessions" in refused.text
+
+
+def test_an_idle_mcp_session_is_closed(local):
+    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_session_idle=0.5)) as server:
+        session = open_session(server.url).headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        for _ in range(120):  # bounded: the session is closed a moment after it goes idle
+            answer = httpx.post(server.url + "mcp", json=ping, timeout=30,
+                                headers={**MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"})
+            if answer.status_code == 404:
+                break
+            time.sleep(0.5)
+        assert answer.status_code == 404, answer.text
+
+
+def test_the_default_mcp_bounds_are_hindsights(local):
+    from hindsight_core.mcp.server import MAX_SESSIONS, SESSION_IDLE_SECONDS
+
+    from hindsight_core.remote.runner import make_app
+
+    app, _ = make_app(local, ServeOptions(port=0, mcp_user="alice"), 8765)
+    [manager] = [r.app.session_manager for r in app.app.router.routes if hasattr(r.app, "session_manager")]
+    assert (manager.max_sessions, manager.session_idle_timeout) == (MAX_SESSIONS, SESSION_IDLE_SECONDS)
+    assert MAX_SESSIONS <= 1000 and SESSION_IDLE_SECONDS <= 3600
+
+
+# -- the recall log across users -----------------------------------------------------------------
+def test_the_recall_log_is_bounded_across_users():
+    log = RecallLog(lambda: datetime(2026, 3, 1, tzinfo=timezone.utc), max_entries=5, max_total=10)
+    for n in range(40):
+        log.add(f"user-{n}", f"query {n}", [], caller="api")
+    kept = [e.query for n in range(40) for e in log.entries(f"user-{n}")]
+    assert kept == [f"query {n}" for n in range(30, 40)]  # the newest ten, whoever asked
+    for n in range(12):  # one user's own cap still holds, and the other users' oldest go first
+        log.add("busy", f"busy {n}", [], caller="api")
+    assert [e.query for e in log.entries("busy")] == [f"busy {n}" for n in range(11, 6, -1)]
+    assert sum(len(log.entries(f"user-{n}")) for n in range(40)) == 5
+
+
+# -- upkeep rights ---------------------------------------------------------------------------------
+def test_compacting_every_users_data_needs_the_servers_own_token(local):
+    options = ServeOptions(port=0, token=ADMIN, user_tokens={ALICE: "alice"})
+    with BackgroundServer(local, options) as server:
+        with HindsightClient(server.url, token=ALICE, queue_journal=False) as alice:
+            alice.write("I prefer green tea in the morning.", user_id="alice", force=True)
+            with pytest.raises(HindsightError, match="needs the server.s own token"):
+                alice.compact()
+        with HindsightClient(server.url, token=ADMIN, queue_journal=False) as admin:
+            assert isinstance(admin.compact(), int)
+
+
+# -- bad values, framing, deadlines ----------------------------------------------------------------
+@pytest.mark.parametrize("spec", [[1, 2], "yesterday", [{"$datetime": "2026-01-01T00:00:00+00:00"}]])
+def test_a_bad_timerange_is_a_400_that_says_what_to_send(local, spec):
+    with BackgroundServer(local) as server:
+        answer = httpx.post(server.url + "api/v1/recall", timeout=30, json={
+            "user_id": "alice", "query": "tea", "time_range": {"$timerange": spec}})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["type"] == "InvalidInputError" and "$timerange is [start, end]" in error["message"]
+
+
+def test_a_request_with_both_content_length_and_chunked_encoding_is_refused(local):
+    with BackgroundServer(local) as server:
+        body = b'{"user_id": "alice", "text": "smuggled", "force": true}'
+        answer = raw(server.port, b"POST /api/v1/write HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 4\r\n"
+                                  b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n"
+                                  % (server.port, len(body), body))
+        assert status_of(answer) == 400 and b"both Content-Length and Transfer-Encoding" in answer
+    assert local.memories(user_id="alice") == []
+
+
+def test_a_request_that_stops_half_way_is_cut_off(local):
+    with BackgroundServer(local, ServeOptions(port=0, request_timeout=1.0)) as server:
+        head = b"POST /api/v1/users HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % server.port
+        assert raw(server.port, head) == b""  # a head that never ends: the connection is closed
+        assert raw(server.port, b"") == b""  # a connection that never asks
+        answer = raw(server.port, head + b"Content-Length: 100\r\n\r\n{\"a\": ")  # a body that stops
+        assert status_of(answer) == 408, answer
+        assert httpx.post(server.url + "api/v1/users", json={}, timeout=30).status_code == 200  # others go on
+
+
+def test_serve_without_a_token_warns(served):
+    log = (served["home"] / f"serve-{served['port']}.log").read_text()
+    assert "warning: no token: any program on this machine can read and change every user's memories" in log
