@@ -28,8 +28,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Te
 # must not call the client's `config` property, which asks the server
 from typing_extensions import Protocol, runtime_checkable
 
-from .errors import InvalidInputError
-
 if TYPE_CHECKING:
     from .config import HindsightConfig
     from .consolidate.plan import ConsolidationReport
@@ -46,8 +44,8 @@ class RecallOptions:
     """What a recall may be asked besides its query and user: the defaults of `MemoryAPI.recall`.
 
     The facade checks the values (k against the configured limit, the layers and
-    event types it knows, the time range); `of` checks the names, once, for every
-    relay that takes options from outside (the server, the LangChain retriever).
+    event types it knows, the time range); the relays that take options from
+    outside (the server, the LangChain retriever) accept exactly these names.
     """
 
     k: int = 5
@@ -57,15 +55,6 @@ class RecallOptions:
     session_id: str | None = None
     agent_id: str | None = None
     reinforce: bool = True
-
-    @classmethod
-    def of(cls, options: Mapping[str, Any]) -> "RecallOptions":
-        """The options in `options`, refusing any name recall does not take."""
-        return cls(**_known(options, RECALL_OPTIONS, "recall"))
-
-    def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `MemoryAPI.recall`."""
-        return {name: getattr(self, name) for name in RECALL_OPTIONS}
 
 
 @dataclass(frozen=True)
@@ -84,18 +73,6 @@ class WriteOptions:
     layer: str = "episodic"
     merge_duplicates: bool | None = None
     context: str | None = None
-
-    @classmethod
-    def of(cls, options: Mapping[str, Any]) -> "WriteOptions":
-        """The options in `options`, refusing any name a write does not take."""
-        return cls(**_known(options, WRITE_OPTIONS, "write"))
-
-
-def _known(options: Mapping[str, Any], names: tuple[str, ...], what: str) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(names))
-    if unknown:
-        raise InvalidInputError(f"unknown {what} option(s) {unknown}; use any of {list(names)}")
-    return dict(options)
 
 
 #: the names of the recall and write options, in order (the server's allow-lists, the adapters' per-call options)

@@ -102,3 +102,16 @@ def test_the_async_prompt_block_over_a_client_stays_on_the_event_loop(served, us
         block, nothing = asyncio.run(turn(client))
     assert "4417" in block.text and block.tokens > 0
     assert nothing.text == "" and nothing.memories == ()
+
+
+def test_the_option_values_state_the_facades_options_and_defaults():
+    import dataclasses
+    import inspect
+
+    from hindsight_core.api import RecallOptions, WriteOptions
+
+    for method, values, own in ((Hindsight.recall, RecallOptions, {"user_id", "where"}),
+                                (Hindsight.write, WriteOptions, {"user_id"})):
+        keywords = {name: p.default for name, p in inspect.signature(method).parameters.items()
+                    if p.kind is p.KEYWORD_ONLY and name not in own}
+        assert {f.name: f.default for f in dataclasses.fields(values)} == keywords, method.__name__
