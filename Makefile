@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make demo   -- a scripted multi-day conversation on the embedded store
-#   make test   -- the whole test suite (installs and starts what the tests need)
+#   make test   -- the whole test suite (starts what the tests need, and stops it again;
+#                  without Redis or Chromium their tests skip, one line per reason)
 # Each creates .venv and installs the package; the base needs no torch. For the
 # extras (`make test` installs all of them), a CPU build of torch goes in first:
 # sentence-transformers ([st]) needs torch, and a plain `pip install torch` on Linux
@@ -32,9 +33,13 @@ demo: $(VENV)/.base
 	HF_HUB_OFFLINE=1 $(VENV)/bin/hindsight demo
 
 services:
-	bash scripts/services.sh
+	bash scripts/services.sh start
 
-test: $(VENV)/.dev services
+# one shell: what services.sh started is stopped on the way out (a failure or Ctrl-C too), and pytest's exit
+# code is make's
+test: $(VENV)/.dev
+	bash scripts/services.sh start; \
+	trap 'bash scripts/services.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 .venv-peers/.mem0: $(VENV)/.dev

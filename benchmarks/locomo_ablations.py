@@ -76,8 +76,6 @@ VARIANTS = [
             config={"recall": {"retention_influence": 0.6}}),
     Variant("hide-faded", "defaults, faded memories hidden whatever the cue (cue_rank 1, coverage 1, similarity 1)",
             force=False, config={"recall": {"cue_rank": 1, "cue_coverage": 1.0, "cue_similarity": 1.0}}),
-    Variant("include-faded", "defaults, recall(include_faded=True): no cue check", force=False,
-            recall_options={"include_faded": True}),
     Variant("no-time-prior", "defaults, time_prior_weight 0 (dates named in the question ignored)", force=False,
             config={"recall": {"time_prior_weight": 0.0}}),
     Variant("rrf10", "defaults, rrf_k 10", force=False, config={"recall": {"rrf_k": 10}}),

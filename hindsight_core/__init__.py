@@ -7,9 +7,7 @@
         system_prompt += memory.format_for_prompt(results)
 """
 
-import sys
-
-from . import _moved
+from .api import MemoryAPI
 from .clock import FrozenClock, system_clock
 from .config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from .consolidate.plan import ConsolidationReport
@@ -62,12 +60,11 @@ __all__ = [
     "TokenReport", "WorkingMemory", "memory_block",
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
-    "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryNotFoundError",
+    "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryAPI",
+    "MemoryNotFoundError",
     "EdgeStore", "LegacyStoreError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
     "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError", "StoreUnavailableError",
     "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__", "count_tokens", "format_for_prompt",
     "system_clock",
     "KeyedItem", "KeyedMemory", "TimeRangeChoice", "Turn", "TurnLog", "WriteOutcome",
 ]
-
-_moved.install(sys.modules[__name__])

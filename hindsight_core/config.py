@@ -35,7 +35,8 @@ class DecayConfig:
     reinforcement: float = 0.5
     #: recalls closer together than this do not count as spaced repetitions
     min_spacing_hours: float = 12.0
-    #: memories whose retention falls below this are not recalled (but are kept)
+    #: memories whose retention falls below this are "faded": still recalled (ranked by what the query asks), marked
+    #: "faded" in their explanation and the statistics, and what `hindsight archive` may move out of the way
     retention_threshold: float = 0.1
 
     def __post_init__(self) -> None:
@@ -108,7 +109,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class SemanticConfig:
-    """Consolidation, duplicates and conflicts (see `hindsight_core.semantic`)."""
+    """Consolidation, duplicates and conflicts (see `hindsight_core.write.rules` and `hindsight_core.consolidate`)."""
 
     #: a group of similar episodes becomes knowledge once it has this many episodes ...
     min_episodes: int = 5

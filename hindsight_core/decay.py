@@ -26,6 +26,7 @@ import math
 from datetime import datetime
 
 from .clock import days_between
+from .types import MemoryRecord
 
 
 def effective_rate(base_rate: float, spaced_recalls: int, reinforcement: float) -> float:
@@ -36,6 +37,12 @@ def effective_rate(base_rate: float, spaced_recalls: int, reinforcement: float) 
 def retention(confidence: float, rate: float, elapsed_days: float) -> float:
     """exp(-rate · elapsed_days) · confidence."""
     return math.exp(-rate * max(0.0, elapsed_days)) * confidence
+
+
+def retention_of(record: MemoryRecord, moment: datetime, reinforcement_factor: float) -> float:
+    """A record's retention at `moment`: `retention` at its effective rate since it was last reinforced."""
+    rate = effective_rate(record.decay_rate, record.spaced_recalls, reinforcement_factor)
+    return retention(record.confidence, rate, days_between(record.last_accessed or record.timestamp, moment))
 
 
 def is_spaced(last_reinforced: datetime, now: datetime, min_spacing_hours: float) -> bool:

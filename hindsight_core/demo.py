@@ -205,7 +205,7 @@ def _table(memory: Hindsight, say: Callable[[str], None]) -> list[dict[str, Any]
     def state(record: MemoryRecord, retention: float) -> str:
         if record.superseded_by:
             return "superseded"
-        return "recallable" if retention >= threshold else "faded"
+        return "retained" if retention >= threshold else "faded"
 
     say(f"  {'retention':<15}  {'layer':<9}  {'kind':<11}  {'state':<10}  memory")
     for record in records:
@@ -250,7 +250,7 @@ def claims(seen: dict[str, Any]) -> list[tuple[bool, str]]:
          and not any("landscape" in text for text in seen["recalled_as_current"]),
          "the day-9 change of mind superseded the landscape knowledge and preference; the correction comes first"),
         (seen["day60_restart"][:1] == [DAY_1[4]]
-         and day60.get(DAY_1[4], {}).get("state") == "faded" and all(row["state"] == "recallable" for row in preferences),
+         and day60.get(DAY_1[4], {}).get("state") == "faded" and all(row["state"] == "retained" for row in preferences),
          "by day 60 the one-off server restart had faded (kept, and still found first when asked); the preferences "
          "had not"),
         (seen["forgotten"] == [DAY_1[5]] and seen["after_forget"] == [],  # nothing about Baker Street comes back

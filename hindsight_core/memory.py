@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from datetime import datetime
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence, TextIO
 
 import numpy as np
 
 from . import decay as decay_math
-from .clock import days_between, ensure_utc
+from . import maintenance
+from .clock import ensure_utc
 from .consolidate import plan as consolidation
 from .consolidate.plan import ConsolidationReport, link_fields
 from .errors import InvalidInputError, MemoryNotFoundError
@@ -27,6 +28,8 @@ from .facade.base import FacadeBase
 from .forget import plan as forgetting
 from .language.text import validate_id, validate_text
 from .language.timerange import TimeRangeLike
+from .maintenance.stats import StoreStats
+from .maintenance.transfer import TransferSummary
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .recall.formatting import format_for_prompt
@@ -74,7 +77,13 @@ class Hindsight(FacadeBase):
     the related ones, run whenever a recalled memory or one of its related ones
     was written by an agent or a tool (`False` turns it off); `judge`: an
     optional `prompt -> text` model it may consult.
+
+    It implements `hindsight_core.api.MemoryAPI`, as `HindsightClient` does for a
+    store held by `hindsight serve`.
     """
+
+    #: the store lives in this process (see `MemoryAPI.holds_store`)
+    holds_store: ClassVar[bool] = True
 
     # -- writing --------------------------------------------------------------------------
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
@@ -137,15 +146,15 @@ class Hindsight(FacadeBase):
     def recall(self, query: str, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
                layers: Iterable[Layer | str] | None = None, event_types: Iterable[str] | None = None,
                session_id: str | None = None, agent_id: str | None = None, reinforce: bool = True,
-               include_faded: bool = False, where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
+               where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
         The engine fuses a dense and a keyword channel and rescores by retention,
         consolidation, supersession and the dates the query names (the formula is
         in `hindsight_core.recall.plan.ranking_formula`). Recall never hides: a
         store holding k memories in scope returns k, however faded; decay only
-        moves a memory down (`include_faded` is kept for compatibility and changes
-        nothing). With `reinforce`, each returned memory that the query cued (a
+        moves a memory down, and one below the retention threshold is marked
+        "faded" in its explanation. With `reinforce`, each returned memory that the query cued (a
         shared keyword, or close by meaning: `recall.plan.cued`) counts as
         recalled (see `decay`); one that only filled a slot is not strengthened.
         `where` is an extra predicate on each candidate record (e.g. on
@@ -181,8 +190,7 @@ class Hindsight(FacadeBase):
                 request = request_for(True)  # asked across languages: let meaning, not shared names, rank
                 found = self.store.search(user, request)
             results = recall_plan.select(found, request, query_vector, clean, now=now, decay=self.config.decay,
-                                         recall=cfg, episode_weight=self.config.semantic.episode_weight,
-                                         priors=priors)
+                                         recall=cfg, episode_weight=self.config.semantic.episode_weight)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
             report = None
@@ -202,9 +210,7 @@ class Hindsight(FacadeBase):
     def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
         """Retention of one record now (or at `at`); see `hindsight_core.decay`."""
         moment = ensure_utc(at) if at is not None else self.now()
-        rate = decay_math.effective_rate(record.decay_rate, record.spaced_recalls, self.config.decay.reinforcement)
-        return decay_math.retention(record.confidence, rate, days_between(record.last_accessed or record.timestamp,
-                                                                             moment))
+        return decay_math.retention_of(record, moment, self.config.decay.reinforcement)
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         user = self._user(user_id)
@@ -256,6 +262,21 @@ class Hindsight(FacadeBase):
 
     def users(self) -> list[str]:
         return self.store.users()
+
+    # -- the store as a whole -------------------------------------------------------------
+    def stats(self, *, users: Iterable[str] | None = None) -> StoreStats:
+        """Counts per layer and status, the retention of every memory now, and the store's size."""
+        return maintenance.stats(self, users=users)
+
+    def export_jsonl(self, out: TextIO, *, users: Iterable[str] | None = None, vectors: bool = True,
+                     include_archive: bool = True) -> TransferSummary:
+        """Write the memories (of `users`, default all) to the text file `out` as JSON Lines (`maintenance`)."""
+        return maintenance.export_jsonl(self.store, out, users=users, vectors=vectors,
+                                        include_archive=include_archive, now=self.now())
+
+    def import_jsonl(self, lines: Iterable[str]) -> TransferSummary:
+        """Load an export; memories keep their ids, vectors are reused when the model matches (`maintenance`)."""
+        return maintenance.import_jsonl(self.store, self.embedder, lines)
 
     # -- forgetting -----------------------------------------------------------------------
     def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
@@ -343,7 +364,7 @@ class Hindsight(FacadeBase):
 
     # -- semantic memory ----------------------------------------------------------------------
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
-        """Turn groups of similar episodes into semantic memories (see `hindsight_core.semantic`).
+        """Turn groups of similar episodes into semantic memories (see `hindsight_core.consolidate`).
 
         Episodes are kept (down-weighted in recall), never deleted. With `dry_run`
         nothing is written and the report lists what would be made. Running it

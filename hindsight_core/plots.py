@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import decay as decay_math
+from .api import MemoryAPI
 from .config import DecayConfig, HindsightConfig
 from .errors import HindsightError, InvalidInputError
 from .types import Layer
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .maintenance import StoreStats
-    from .memory import Hindsight
 
 __all__ = ["layer_counts", "memory_timeline", "retention_curves", "retention_histogram", "retention_path",
            "stats_figure", "store_growth"]
@@ -94,20 +94,21 @@ def retention_path(rate: float, days: float, *, reinforce_on: Iterable[float] = 
     return np.concatenate(t_parts), np.concatenate(r_parts)
 
 
-def layer_counts(memory: Hindsight, user_id: str, *, at: datetime | None = None) -> dict[str, int]:
-    """One snapshot for `store_growth`: memories per layer, and how many are still recallable.
+def layer_counts(memory: MemoryAPI, user_id: str, *, at: datetime | None = None) -> dict[str, int]:
+    """One snapshot for `store_growth`: memories per layer, and how many have not faded.
 
-    `recallable` counts memories at or above the retention threshold at `at`
-    (default: the memory's clock now), the ones recall can still return.
+    `retained` counts memories at or above the retention threshold at `at`
+    (default: the memory's clock now); the others have faded (recall still
+    returns them, ranked by what the query asks and marked "faded").
     """
     records = memory.memories(user_id=user_id)
     counts = {Layer.EPISODIC.value: 0, Layer.SEMANTIC.value: 0}
     threshold = memory.config.decay.retention_threshold
-    recallable = 0
+    retained = 0
     for record in records:
         counts[record.layer.value] = counts.get(record.layer.value, 0) + 1
-        recallable += memory.retention_of(record, at) >= threshold
-    counts["recallable"] = recallable
+        retained += memory.retention_of(record, at) >= threshold
+    counts["retained"] = retained
     return counts
 
 
@@ -119,7 +120,7 @@ def retention_curves(config: DecayConfig | HindsightConfig | None = None, event_
     """Forgetting curves per event type (solid); with `reinforce_on`, the same recalled on those days (dashed).
 
     `config` gives the rates λ (default `DecayConfig()`); `event_types` defaults
-    to every type it has a rate for. The dotted line is the recall threshold.
+    to every type it has a rate for. The dotted line is the retention threshold.
     """
     decay = config.decay if isinstance(config, HindsightConfig) else (config or DecayConfig())
     kinds = list(event_types) if event_types is not None else list(decay.rates)
@@ -145,7 +146,7 @@ def retention_curves(config: DecayConfig | HindsightConfig | None = None, event_
 
 def store_growth(history: Sequence[tuple[Any, Mapping[str, int]]], *, title: str = "Memories in the store",
                  path: PathLike | None = None, size: Size = (8, 4.5), dpi: int = 100) -> Figure:
-    """How the store grows: layers stacked, other counts (e.g. `recallable`) as lines.
+    """How the store grows: layers stacked, other counts (e.g. `retained`) as lines.
 
     `history` is a sequence of `(x, counts)` pairs, x a day number or a
     datetime and counts a mapping such as `layer_counts` returns.
@@ -176,15 +177,15 @@ def store_growth(history: Sequence[tuple[Any, Mapping[str, int]]], *, title: str
     return _finish(fig, path)
 
 
-def retention_histogram(source: Hindsight | Sequence[float], user_id: str | None = None, *, at: datetime | None = None,
+def retention_histogram(source: MemoryAPI | Sequence[float], user_id: str | None = None, *, at: datetime | None = None,
                         bins: int = 20, threshold: float | None = None, title: str | None = None,
                         path: PathLike | None = None, size: Size = (8, 4.5), dpi: int = 100) -> Figure:
     """How retained a user's memories are now: a histogram stacked by layer, faded ones in grey.
 
-    `source` is a `Hindsight` (with `user_id`; retention at `at`, default now)
+    `source` is a memory (`MemoryAPI`, with `user_id`; retention at `at`, default now)
     or a plain sequence of retention values (then `threshold` defaults to 0.1).
     """
-    if hasattr(source, "memories"):
+    if isinstance(source, MemoryAPI):
         if user_id is None:
             raise InvalidInputError("retention_histogram(memory, user_id): name the user")
         memory: Any = source
@@ -203,11 +204,12 @@ def retention_histogram(source: Hindsight | Sequence[float], user_id: str | None
     faded = sum(v < threshold for v in values)
     who = f" of {user_id}" if user_id else ""
     ax.set(xlim=(0, 1), xlabel="retention now", ylabel="memories",
-           title=title or f"Retention{who}: {_plural(len(values), 'memory')}, {faded} faded (kept, not recalled)")
+           title=title or f"Retention{who}: {_plural(len(values), 'memory')}, "
+                             f"{faded} faded (retention below {threshold:g})")
     return _finish(fig, path)
 
 
-def memory_timeline(memory: Hindsight, user_id: str, *, at: datetime | None = None, title: str | None = None,
+def memory_timeline(memory: MemoryAPI, user_id: str, *, at: datetime | None = None, title: str | None = None,
                     path: PathLike | None = None, size: Size = (9, 4.5), dpi: int = 100) -> Figure:
     """Every memory of a user by date and retention; lines join episodes to the knowledge made from them.
 
@@ -303,7 +305,7 @@ def _finish(fig: Figure, path: PathLike | None) -> Figure:
 
 def _faded_histogram(ax: Axes, series: Mapping[str, Sequence[float]], threshold: float, bins: int, *,
                      legend: bool) -> None:
-    """A stacked histogram of retention over 0..1, bins below the recall threshold in grey."""
+    """A stacked histogram of retention over 0..1, bins below the retention threshold (faded) in grey."""
     labels = [k for k in series if series[k]]
     if labels:
         from matplotlib.patches import Patch
@@ -330,7 +332,7 @@ def _integer_ticks(ax: Axes) -> None:
 
 
 def _threshold_line(ax: Axes, threshold: float, *, horizontal: bool) -> None:
-    label = f"recall threshold {threshold:g}"
+    label = f"retention threshold {threshold:g}"
     if horizontal:
         ax.axhline(threshold, color="black", lw=0.9, ls=":", label=label)
     else:

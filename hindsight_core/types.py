@@ -1,10 +1,10 @@
-"""The records hindsight stores and returns: plain dataclasses, no behaviour beyond conversion."""
+"""The records hindsight stores and returns: plain dataclasses (their JSON form is `store.payload.record_to_dict`)."""
 
 from __future__ import annotations
 
 import enum
 import html
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -81,40 +81,13 @@ class MemoryRecord:
     #: the turn this one answers (an exchange is stored together, so "yes, the blue one" keeps its referent)
     context: str | None = None
 
-    def to_payload(self) -> dict[str, Any]:
-        """A JSON-safe dict (enums as values, datetimes as ISO strings)."""
-        payload = asdict(self)
-        payload["layer"] = self.layer.value
-        payload["source"] = self.source.value
-        payload["status"] = self.status.value
-        payload["timestamp"] = self.timestamp.isoformat()
-        payload["last_accessed"] = self.last_accessed.isoformat() if self.last_accessed else None
-        payload["last_confirmed"] = self.last_confirmed.isoformat() if self.last_confirmed else None
-        return payload
-
-    @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> "MemoryRecord":
-        known = {f.name for f in fields(cls)}
-        data = {k: v for k, v in payload.items() if k in known}
-        data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
-        data["source"] = Source(data.get("source", Source.USER.value))
-        data["status"] = Status(data.get("status", Status.ACTIVE.value))
-        data["timestamp"] = datetime.fromisoformat(data["timestamp"])
-        for moment in ("last_accessed", "last_confirmed"):
-            if data.get(moment):
-                data[moment] = datetime.fromisoformat(data[moment])
-        data["entities"] = list(data.get("entities") or [])
-        data["metadata"] = dict(data.get("metadata") or {})
-        data["derived_from"] = list(data.get("derived_from") or [])
-        return cls(**data)
-
     def evolve(self, **changes: Any) -> "MemoryRecord":
         return replace(self, **changes)
 
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
-            for k, v in self.to_payload().items()
+            for k, v in asdict(self).items()
             if k not in ("raw_content",)
         )
         return f"<table>{rows}</table>"
@@ -128,7 +101,6 @@ class Explanation:
     dense_similarity: float
     keyword_rank: int | None
     keyword_score: float
-    recency_rank: int | None
     fused: float
     retention: float
     layer: str

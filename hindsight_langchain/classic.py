@@ -17,7 +17,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("HindsightMemory needs langchain-classic: pip install 'hindsight-memory[classic]'") from exc
 from pydantic import Field
 
-from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core import InvalidInputError, MemoryAPI, Source
 
 from ._context import amemory_block, memory_block
 
@@ -34,7 +34,7 @@ class HindsightMemory(BaseMemory):
     not wipe a user's long-term memory; use `Hindsight.forget` for that.
     """
 
-    memory: Hindsight = Field(exclude=True)
+    memory: MemoryAPI = Field(exclude=True)
     user_id: str
     k: int = 5
     memory_key: str = "memories"

@@ -26,7 +26,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from hindsight_core import Hindsight, InvalidInputError, Source
+from hindsight_core import InvalidInputError, MemoryAPI, Source
 from hindsight_core.session.turns import Turn, TurnLog
 from hindsight_core.session.write_queue import write_queue
 
@@ -65,7 +65,7 @@ class HindsightMiddleware(AgentMiddleware):
     session id. Both `invoke` and `ainvoke` are supported.
     """
 
-    def __init__(self, memory: Hindsight, *, k: int = 5, user_id: str | None = None, agent_id: str | None = None,
+    def __init__(self, memory: MemoryAPI, *, k: int = 5, user_id: str | None = None, agent_id: str | None = None,
                  remember: bool = True, remember_answers: bool = True) -> None:
         super().__init__()
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:

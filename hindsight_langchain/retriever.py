@@ -9,13 +9,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from hindsight_core import Hindsight, InvalidInputError
+from hindsight_core import InvalidInputError, MemoryAPI
+from hindsight_core.api import RECALL_OPTIONS  # the options a caller may set per call, named once in the core
 
 from ._convert import document_from_scored
-
-#: recall options a caller may set per call: `retriever.invoke(query, k=3, time_range="last_7_days")`
-RECALL_OPTIONS = ("k", "time_range", "layers", "event_types", "session_id", "agent_id", "reinforce",
-                  "include_faded")
 
 
 class HindsightRetriever(BaseRetriever):
@@ -26,7 +23,7 @@ class HindsightRetriever(BaseRetriever):
     `event_type`, `source`, `session_id` and `explanation` (why it ranked where it did).
 
     The fields (`k`, `time_range`, `layers`, `event_types`, `session_id`,
-    `agent_id`, `reinforce`, `include_faded`) are the defaults of
+    `agent_id`, `reinforce`) are the defaults of
     `Hindsight.recall`; any of them can be changed for one call with keyword
     arguments, `retriever.invoke("printing", k=3, time_range="last_7_days")`, or
     through a config with LangChain's `configurable_fields`. The user id is fixed
@@ -35,7 +32,7 @@ class HindsightRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    memory: Hindsight = Field(exclude=True)
+    memory: MemoryAPI = Field(exclude=True)
     user_id: str
     k: int = 5
     time_range: Any = None
@@ -44,7 +41,6 @@ class HindsightRetriever(BaseRetriever):
     session_id: str | None = None
     agent_id: str | None = None
     reinforce: bool = True
-    include_faded: bool = False
 
     def _recall_kwargs(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.pop("verbose", None)  # BaseRetriever.invoke passes its own option through

@@ -35,7 +35,8 @@ Semantics
   quarantines is kept for review, never read back, leaves the key's previous
   value in place, and a warning says so in the core's words.
 * search with a query is `Hindsight.recall`: hybrid ranking weighted by
-  retention, faded memories left out, returned memories reinforced. With a
+  retention, faded memories (retention below the threshold) ranked lower but never
+  left out, returned memories reinforced. With a
   `filter` or a sub-namespace, recall over-fetches without reinforcing and the
   store filters. Without a query, items come oldest first.
 * list_namespaces lists the namespaces of the users this store is bound to
@@ -68,7 +69,7 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 
-from hindsight_core import Hindsight, InvalidInputError, MemoryRecord, Source
+from hindsight_core import InvalidInputError, MemoryAPI, MemoryRecord, Source
 from hindsight_core.language.text import validate_id
 from hindsight_core.session.keyed import KeyedItem, KeyedMemory, item_of
 from hindsight_core.session.outcome import WriteOutcome, describe, reasons_of
@@ -94,7 +95,7 @@ class HindsightStore(BaseStore):
 
     supports_ttl = False
 
-    def __init__(self, memory: Hindsight, *, prefix: Sequence[str] = ("memories",), agent_id: str | None = None,
+    def __init__(self, memory: MemoryAPI, *, prefix: Sequence[str] = ("memories",), agent_id: str | None = None,
                  source: Source | str = Source.AGENT,
                  text_fields: Sequence[str] = ("content", "text", "memory"),
                  user_ids: Sequence[str] | None = None) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
-from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source
+from hindsight_core import InvalidInputError, MemoryAPI, RecallResults, Source
 from hindsight_core.language.text import validate_id
 from hindsight_core.session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from hindsight_core.session.outcome import describe
@@ -68,7 +68,7 @@ def _tool_error(exc: InvalidInputError) -> ToolException:
 _ERRORS_TO_MODEL: dict[str, Any] = {"handle_tool_error": True, "handle_validation_error": _invalid_arguments}
 
 
-def memory_search_tool(memory: Hindsight, *, user_id: str, name: str = "memory_search") -> BaseTool:
+def memory_search_tool(memory: MemoryAPI, *, user_id: str, name: str = "memory_search") -> BaseTool:
     """A tool that recalls `user_id`'s memories for the model (hybrid recall, best first)."""
     user = validate_id(user_id)
 
@@ -94,7 +94,7 @@ def memory_search_tool(memory: Hindsight, *, user_id: str, name: str = "memory_s
                                         args_schema=MemorySearchInput, **_ERRORS_TO_MODEL)
 
 
-def memory_write_tool(memory: Hindsight, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+def memory_write_tool(memory: MemoryAPI, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                       force: bool = False, name: str = "memory_write") -> BaseTool:
     """A tool that offers a sentence to `user_id`'s memory, written as coming from the agent.
 
@@ -123,7 +123,7 @@ def memory_write_tool(memory: Hindsight, *, user_id: str, agent_id: str | None =
                                         args_schema=MemoryWriteInput, **_ERRORS_TO_MODEL)
 
 
-def memory_tools(memory: Hindsight, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+def memory_tools(memory: MemoryAPI, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
                  force_writes: bool = False) -> list[BaseTool]:
     """`[memory_search, memory_write]` bound to one user, ready for `create_agent(model, tools=...)`."""
     return [memory_search_tool(memory, user_id=user_id),

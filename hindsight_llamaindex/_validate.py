@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from hindsight_core import Hindsight, InvalidInputError
+from hindsight_core import InvalidInputError, MemoryAPI
 
 
-def check_memory(memory: object) -> Hindsight:
-    if not isinstance(memory, Hindsight):
-        raise InvalidInputError(f"memory must be a hindsight_core.Hindsight, got {type(memory).__name__}")
+def check_memory(memory: object) -> MemoryAPI:
+    if not isinstance(memory, MemoryAPI):
+        raise InvalidInputError("memory must be a hindsight_core.Hindsight or HindsightClient, "
+                                f"got {type(memory).__name__}")
     return memory
 
 
-def check_k(memory: Hindsight, k: object, *, what: str = "k") -> int:
+def check_k(memory: MemoryAPI, k: object, *, what: str = "k") -> int:
     max_k = memory.config.limits.max_k
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= max_k:
         raise InvalidInputError(f"{what} must be an integer within 1..{max_k}, got {k!r}")

@@ -42,7 +42,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
 
-from hindsight_core import Hindsight, InvalidInputError
+from hindsight_core import InvalidInputError, MemoryAPI
 from hindsight_core.language.text import validate_id
 from hindsight_core.session.context import MemoryBlock, amemory_block, shorten_block
 from hindsight_core.session.turns import TurnLog
@@ -75,7 +75,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
 
     name: str = Field(default="long_term_memory", description="The name of the memory block.")
     priority: int = Field(default=1, description="Truncation priority (0 = never truncate).")
-    memory: Hindsight = Field(description="The hindsight memory to recall from and write to.", exclude=True)
+    memory: MemoryAPI = Field(description="The hindsight memory to recall from and write to.", exclude=True)
     user_id: Optional[str] = Field(default=None, description="User id; None uses the Memory's session id.")
     session_id: Optional[str] = Field(default=None, description="Session id; None uses the Memory's session id.")
     agent_id: Optional[str] = Field(default=None, description="Agent id recorded on stored turns.")
@@ -86,7 +86,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
     _writes: WriteQueue = PrivateAttr()
     _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
 
-    def __init__(self, *, memory: Hindsight, user_id: str | None = None, session_id: str | None = None,
+    def __init__(self, *, memory: MemoryAPI, user_id: str | None = None, session_id: str | None = None,
                  agent_id: str | None = None, k: int = 5, **fields: Any) -> None:
         check_k(check_memory(memory), k)
         for what, value in (("user_id", user_id), ("session_id", session_id), ("agent_id", agent_id)):
@@ -161,7 +161,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
             logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)
 
 
-def hindsight_memory(*, user_id: str, memory: Hindsight, session_id: str | None = None, k: int = 5,
+def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None = None, k: int = 5,
                      agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock] | None = None,
                      **memory_options: Any) -> Memory:
     """A LlamaIndex `Memory` with a `HindsightMemoryBlock` installed, ready for any chat engine or agent.

@@ -8,7 +8,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from hindsight_core import Hindsight, Layer
+from hindsight_core import Layer, MemoryAPI
 from hindsight_core.language.text import validate_id
 from hindsight_core.language.timerange import TimeRangeLike
 
@@ -30,7 +30,7 @@ class HindsightRetriever(BaseRetriever):
     `Hindsight.recall`; with `reinforce` (default) each retrieval counts as a recall.
     """
 
-    def __init__(self, memory: Hindsight, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
+    def __init__(self, memory: MemoryAPI, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
                  layers: Optional[Iterable[Layer | str]] = None, event_types: Optional[Iterable[str]] = None,
                  session_id: Optional[str] = None, reinforce: bool = True,
                  callback_manager: Optional[CallbackManager] = None, verbose: bool = False) -> None:

@@ -8,7 +8,7 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata
 from llama_index.core.tools.utils import create_schema_from_function
 
-from hindsight_core import Hindsight, InvalidInputError, RecallResults, Source, format_for_prompt
+from hindsight_core import InvalidInputError, MemoryAPI, RecallResults, Source, format_for_prompt
 from hindsight_core.language.text import validate_id
 from hindsight_core.session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from hindsight_core.session.outcome import describe
@@ -40,7 +40,7 @@ class HindsightToolSpec(BaseToolSpec):
 
     spec_functions: List[SPEC_FUNCTION_TYPE] = [("search_memory", "asearch_memory"), ("save_memory", "asave_memory")]
 
-    def __init__(self, memory: Hindsight, *, user_id: str, session_id: str | None = None,
+    def __init__(self, memory: MemoryAPI, *, user_id: str, session_id: str | None = None,
                  agent_id: str | None = None, max_results: int = 20) -> None:
         self._memory = check_memory(memory)
         self._user_id = validate_id(user_id)

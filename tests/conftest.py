@@ -62,3 +62,16 @@ def disk_memory(tmp_path, clock, real_embedder):
     """Real: the embedded on-disk store and the default model, as users get by default."""
     with Hindsight(path=tmp_path / "store", embedder=real_embedder, clock=clock) as memory:
         yield memory
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line per missing service (Redis, Chromium: `tests/services.py`), however many tests it skipped."""
+    from collections import Counter
+
+    from .services import HINT
+
+    skipped = terminalreporter.stats.get("skipped", [])
+    reasons = Counter(report.longrepr[2].removeprefix("Skipped: ") for report in skipped
+                      if isinstance(report.longrepr, tuple) and HINT in report.longrepr[2])
+    for reason, count in sorted(reasons.items()):
+        terminalreporter.write_line(f"skipped {count} test{'s' if count != 1 else ''}: {reason}")

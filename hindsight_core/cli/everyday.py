@@ -19,7 +19,8 @@ from .settings import Settings
 @click.argument("text", required=False)
 @user_option
 @click.option("--session-id", help="The conversation it came from.")
-@click.option("--source", type=click.Choice(["user", "agent", "tool", "system"]), default="user", show_default=True)
+@click.option("--source", type=click.Choice(["user", "agent", "tool", "system"]), default="user", show_default=True,
+              help="Who said it: the write audit is stricter with what an agent or a tool writes.")
 @click.option("--event-type", help="Override the gate's kind (preference, fact, correction, ...).")
 @click.option("--force", is_flag=True, help="Store it even if the gate would not.")
 @pass_settings
@@ -39,21 +40,22 @@ def remember(settings: Settings, text: str | None, user_id: str, session_id: str
                     "With - (or no QUERY), the query is read from standard input.")
 @click.argument("query", required=False)
 @user_option
-@click.option("-k", "--results", "k", default=5, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--time-range", help="e.g. last_7_days, today, yesterday, last_month.")
-@click.option("--include-faded", is_flag=True, help="Also show memories below the retention threshold.")
+@click.option("-k", "--results", "k", default=5, show_default=True, type=click.IntRange(1, 1000),
+              help="How many memories to show, best first.")
+@click.option("--time-range", help="e.g. last_7_days, today, yesterday, last_month, or dates as "
+                                   "2026-01-01..2026-01-31 (either side may be left open).")
 @click.option("--reinforce/--no-reinforce", default=False, show_default=True,
               help="Count this as a recall (strengthens the memories shown). Off: looking does not change them.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @pass_settings
 def recall(settings: Settings, query: str | None, user_id: str, k: int, time_range: str | None,
-           include_faded: bool, reinforce: bool, as_json: bool) -> None:
+           reinforce: bool, as_json: bool) -> None:
     query = read_text(query, "query")
     with settings.open_memory() as memory:
-        if not hasattr(memory, "store") or memory.memories(user_id=user_id):
+        if not memory.holds_store or memory.memories(user_id=user_id):
             results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
-                                    include_faded=include_faded, reinforce=reinforce)
-        else:  # nothing to search: check the input as recall would, but load no model to embed the query
+                                    reinforce=reinforce)
+        else:  # an embedded store with nothing to search: check the input as recall would, load no model
             from ..language.text import validate_text
             from ..language.timerange import resolve_time_range
 
@@ -61,8 +63,10 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
             resolve_time_range(time_range, memory.now())
             results = []
     if as_json:
+        from ..store.payload import record_to_dict
+
         click.echo(json.dumps([{"score": r.score, "retention": r.retention, "why": str(r.explanation),
-                                "memory": r.memory.to_payload()} for r in results], ensure_ascii=False, indent=2))
+                                "memory": record_to_dict(r.memory)} for r in results], ensure_ascii=False, indent=2))
         return
     if not results:
         click.echo("no memories found")
@@ -88,7 +92,6 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
 @pass_settings
 def forget(settings: Settings, user_id: str, memory_id: str | None, about: str | None, everything: bool,
            dry_run: bool, yes: bool) -> None:
-    from .. import maintenance
     from ..forget.plan import check_one_target
 
     try:  # asked before the confirmation, with the message every face gives
@@ -98,8 +101,8 @@ def forget(settings: Settings, user_id: str, memory_id: str | None, about: str |
     if everything and not dry_run and not yes:
         click.confirm(f"Forget every memory of {user_id!r}, for good?", abort=True)
     with settings.open_memory() as memory:
-        # forgetting a user drops their archive too: count it first, to report it (beside the store only)
-        purged = maintenance.archived_count(memory.store, user_id) if everything and hasattr(memory, "store") else 0
+        # forgetting a user drops their archive too: count it first, to report it
+        purged = memory.stats(users=[user_id]).archived if everything else 0
         receipt = memory.forget(user_id=user_id, memory_id=memory_id, about=about, everything=everything,
                                 dry_run=dry_run)  # compacts the user's files itself: forgotten is gone
     verb = "would forget" if dry_run else "forgot"

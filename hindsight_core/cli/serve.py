@@ -30,8 +30,10 @@ def demo(settings: Settings, path: Path | None) -> None:
 @click.option("--http", "transport", flag_value="streamable-http", help="Streamable HTTP, endpoint /mcp.")
 @click.option("--sse", "transport", flag_value="sse", help="Server-sent events, endpoint /sse.")
 @click.option("--stdio", "transport", flag_value="stdio", default=True, help="stdin/stdout (the default).")
-@click.option("--host", default="127.0.0.1", show_default=True, **env("HINDSIGHT_MCP_HOST"))
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), **env("HINDSIGHT_MCP_PORT"))
+@click.option("--host", default="127.0.0.1", show_default=True, **env("HINDSIGHT_MCP_HOST"),
+              help="With --http or --sse: the address to listen on. Off loopback a token is required.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), **env("HINDSIGHT_MCP_PORT"),
+              help="With --http or --sse: the port to listen on.")
 @click.option("--token", **env("HINDSIGHT_MCP_TOKEN"),
               help="Require 'Authorization: Bearer TOKEN' over HTTP; the token stands for --user-id.")
 @click.option("--tokens-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -76,8 +78,8 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
 
     memory = settings.open_memory()  # a client of `hindsight serve` when one holds the store
     try:
-        if hasattr(memory, "embedder"):
-            memory.embedder.load()  # now, not on the first request
+        if memory.holds_store:  # the model is loaded here: now, not on the first request
+            memory.embedder.load()
         server = build_server(memory, scope, host=host, port=port, write_source=write_source)
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"

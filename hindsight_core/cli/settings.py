@@ -204,7 +204,7 @@ class Settings:
         return LazyEmbedder(model or self.model_for(store), known_dimension=_registered_dimension(store))
 
     def open_memory(self, *, direct: bool = False) -> Any:
-        """A `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
+        """A `MemoryAPI`: a `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
 
         `direct`: always the store itself (the server opens it so).
         """

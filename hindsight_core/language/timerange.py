@@ -57,6 +57,8 @@ def resolve_time_range(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
 
     Accepted: None; a `TimeRange`; a (start, end) pair of datetimes, dates or ISO
     strings (None for an open end; a date as the end includes that whole day);
+    the same as one string, 'START..END' ('2026-01-01..2026-01-31', '2026-01-01..'
+    for an open end: what a command line can type);
     'today', 'yesterday', 'last_N_minutes|hours|days|weeks|months|years',
     'last_week', 'last_month', 'last_year', 'all'.
     """
@@ -71,6 +73,9 @@ def resolve_time_range(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
         return TimeRange(start, stop)
     if not isinstance(spec, str):
         raise InvalidInputError(f"time_range must be a string like 'last_7_days' or a (start, end) pair, got {spec!r}")
+    if ".." in spec:
+        start_text, _, end_text = (part.strip() for part in spec.partition(".."))
+        return resolve_time_range((start_text or None, end_text or None), now)
     key = spec.strip().lower().replace("-", "_")
     midnight = datetime.combine(now.date(), time.min, tzinfo=timezone.utc)
     if key in ("", "all", "any", "all_time"):
@@ -82,8 +87,8 @@ def resolve_time_range(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
     match = _RELATIVE.match(_NAMED.get(key, key))
     if not match:
         raise InvalidInputError(
-            f"unknown time range {spec!r}; use e.g. 'last_7_days', 'last_24_hours', 'today', "
-            "'yesterday', 'last_month' or a (start, end) pair"
+            f"unknown time range {spec!r}; use e.g. 'last_7_days', 'last_24_hours', 'today', 'yesterday', "
+            "'last_month', or dates as 'START..END' such as '2026-01-01..2026-01-31' (either side may be left open)"
         )
     amount, unit = int(match.group(1)), match.group(2)
     return TimeRange(now - amount * _UNITS[unit], None)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = "hindsight-export"
 EXPORT_VERSION = 1
 MIGRATION_KEY = "migration"
-#: upper edges of the retention histogram's bins; the first bin is "faded" (below the recall threshold)
+#: upper edges of the retention histogram's bins; the first bin is "faded" (below the retention threshold)
 RETENTION_EDGES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 
 Progress = Callable[[int], None]

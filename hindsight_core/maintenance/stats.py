@@ -39,7 +39,7 @@ class StoreStats:
         return sum(self.users.values())
 
     def retention_histogram(self, edges: Sequence[float] = RETENTION_EDGES) -> list[tuple[str, int]]:
-        """(label, count) per retention bin, the first bin being below the recall threshold."""
+        """(label, count) per retention bin, the first bin being below the retention threshold (faded)."""
         values = np.asarray(self.retention, dtype=np.float64)
         bounds = [0.0, *edges]
         out = []

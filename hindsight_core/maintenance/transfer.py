@@ -16,6 +16,7 @@ from ..embed.embedder import Embedder
 from ..errors import InvalidInputError
 from ..language.text import validate_id
 from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
+from ..store.payload import record_to_dict
 from ..types import MemoryRecord
 from ..write.validation import check_record
 
@@ -51,7 +52,7 @@ def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] 
     for user in _users(store, users):
         for space in (MEMORIES, ARCHIVE) if include_archive else (MEMORIES,):
             for record, vector, extra in store.load_space(user, space):
-                line: dict[str, Any] = {"record": record.to_payload()}
+                line: dict[str, Any] = {"record": record_to_dict(record)}
                 if vectors:
                     line["vector"] = vector.tolist()  # float32 -> float64 -> float32 is exact
                 if space == ARCHIVE:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from .. import __version__
-from ..memory import Hindsight
+from ..api import MemoryAPI
 from ..types import Source
 from .scope import UserScope
 from .tools import register_tools
@@ -47,7 +47,7 @@ class ScopeTokenVerifier:
         return AccessToken(token=token, client_id=f"hindsight-user:{user}", scopes=[], subject=user)
 
 
-def build_server(memory: Hindsight, scope: UserScope, *, host: str = "127.0.0.1", port: int = 8080,
+def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1", port: int = 8080,
                  log_level: str = "WARNING", write_source: Source | str = Source.AGENT) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from .. import maintenance
 from ..errors import HindsightError, InvalidInputError
-from ..memory import Hindsight
+from ..api import MemoryAPI
 from ..session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from ..session.outcome import report
 from ..types import ScoredMemory, Source
@@ -86,7 +86,7 @@ def write_source(value: Source | str) -> Source:
         raise InvalidInputError(f"write_source must be one of {[s.value for s in Source]}, got {value!r}") from None
 
 
-def register_tools(server: MCPServer, memory: Hindsight, scope: UserScope, *,
+def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
                    source: Source | str = Source.AGENT) -> None:
     """Add hindsight's tools to `server`, each acting for the scope's user only, writing as `source`."""
     speaker = write_source(source)

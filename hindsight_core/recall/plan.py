@@ -186,14 +186,13 @@ def _ranks(values: Sequence[float]) -> list[int | None]:
 
 
 def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarray, query_text: str, *,
-           now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float,
-           priors: Sequence[TimePrior] = ()) -> list[ScoredMemory]:
+           now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float) -> list[ScoredMemory]:
     """The engine's ranked hits as results, each with its explanation; nothing is taken out.
 
     The channel ranks in an explanation are ranks among the candidates the engine
     returned (by cosine, by the share of the query's keywords a memory holds).
     Retention, weight and the prior (so `fused` = final / prior) come from the
-    expression trees the engine ran (`request.formula`); `priors` are in it already.
+    expression trees the engine ran (`request.formula`), the query's time priors included.
     """
     query_terms = set(pts.query_terms(query_text)[0])
     qv = np.asarray(query_vector, dtype=np.float32)
@@ -213,7 +212,7 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
         faded = ("faded",) if retention[i] < decay.retention_threshold else ()
         explanation = Explanation(
             dense_rank=dense_ranks[i], dense_similarity=cosines[i], keyword_rank=keyword_ranks[i],
-            keyword_score=coverages[i], recency_rank=None, fused=float(hit.score / prior[i]) if prior[i] > 0 else 0.0,
+            keyword_score=coverages[i], fused=float(hit.score / prior[i]) if prior[i] > 0 else 0.0,
             retention=float(retention[i]), layer=record.layer.value, final=hit.score, weight=float(weight[i]),
             notes=tuple(notes(record)) + faded)
         out.append(ScoredMemory(record, hit.score, float(retention[i]), explanation))

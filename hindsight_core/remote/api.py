@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .. import maintenance
+from ..api import RECALL_OPTIONS, WRITE_OPTIONS
 from ..errors import InvalidInputError
 from . import wire
 from .recall_log import RecallLog
@@ -62,9 +63,8 @@ class Call:
             raise ForbiddenError("this operation spans every user; it needs the server's own token")
 
 
-_WRITE = ("session_id", "agent_id", "source", "event_type", "timestamp", "confidence", "entities", "metadata", "force",
-          "layer", "merge_duplicates", "context")
-_RECALL = ("k", "time_range", "layers", "event_types", "session_id", "agent_id", "reinforce", "include_faded")
+_WRITE = WRITE_OPTIONS
+_RECALL = RECALL_OPTIONS
 
 
 def _text(call: Call, name: str) -> Any:

@@ -1,6 +1,9 @@
-"""`HindsightClient`: the `Hindsight` API over HTTP, for processes that share a store held by `hindsight serve`.
+"""`HindsightClient`: the memory API over HTTP, for processes that share a store held by `hindsight serve`.
 
-Same method names, arguments, return types and errors as the facade: results
+A sibling of the embedded `Hindsight`, not a subclass: both implement
+`hindsight_core.api.MemoryAPI`, with the same method names, arguments, return
+types and errors (the conformance suite, `hindsight_core.testing.conformance`,
+runs the same tests on both). Results
 are rebuilt as `MemoryRecord`, `RecallResults`, `WriteResult`, `ForgetReceipt`,
 `ConsolidationReport`; an error the server's `Hindsight` raised comes back as the
 same `HindsightError` subclass. A server that does not answer is a
@@ -25,10 +28,11 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import httpx
 
-from ..clock import read_clock, system_clock
+from ..clock import ensure_utc, read_clock, system_clock
+from ..decay import retention_of
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
-from ..memory import Hindsight
 from ..recall.formatting import format_for_prompt
+from ..maintenance.transfer import TransferSummary
 from ..types import MemoryRecord, RecallResults, ScoredMemory
 from . import wire
 from .local_journal import ClientJournal, default_folder
@@ -60,12 +64,12 @@ def _caller(default: str) -> str:
     return default
 
 
-class HindsightClient(Hindsight):
+class HindsightClient:
     """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
 
-    A `Hindsight` to whoever checks (the adapters' `isinstance`, pydantic fields):
-    every public method of the facade is defined again here, over HTTP; none of
-    the facade's own state (store, embedder, locks) exists in a client.
+    A `MemoryAPI` (`hindsight_core.api`), like the embedded `Hindsight`: every
+    operation goes over HTTP; none of the facade's own state (store, embedder,
+    locks) exists in a client, so `holds_store` is False.
 
     `token`: the server's token or a user's own (per-user tokens reach that user
     only). `caller` names this process in the server's recall log; `session`
@@ -75,6 +79,9 @@ class HindsightClient(Hindsight):
     `HINDSIGHT_HOME/client-queues`, a path a folder of your own (made 0700), False
     in this process's memory only (`hindsight_core.remote.local_journal`).
     """
+
+    #: the store lives in the server's process, not this one (see `MemoryAPI.holds_store`)
+    holds_store = False
 
     def __init__(self, url: str, *, token: str | None = None, timeout: float = 60.0, caller: str = "python",
                  session: str | None = None, clock: Callable[[], datetime] = system_clock,
@@ -230,7 +237,10 @@ class HindsightClient(Hindsight):
         found = self._call("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
         return _kept(wire.results_in(found), k, where)
 
-    retention_of = Hindsight.retention_of
+    def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
+        """Retention of one record now (or at `at`), by the server's decay settings; see `hindsight_core.decay`."""
+        moment = ensure_utc(at) if at is not None else self.now()
+        return retention_of(record, moment, self.config.decay.reinforcement)
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         return wire.record_in(self._call("get", memory_id=memory_id, user_id=user_id))  # type: ignore[return-value]
@@ -284,14 +294,14 @@ class HindsightClient(Hindsight):
         return wire.stats_in(self._call("stats", users=list(users) if users else None))
 
     def export_jsonl(self, out: Any, *, users: Iterable[str] | None = None, vectors: bool = True,
-                     include_archive: bool = True) -> dict[str, Any]:
+                     include_archive: bool = True) -> TransferSummary:
         """Write the export (JSON Lines) to the file `out`; returns the counts."""
         answer = self._call("export", users=list(users) if users else None, vectors=vectors,
                             include_archive=include_archive)
         out.write(answer["jsonl"])
-        return answer["summary"]
+        return _summary_in(answer["summary"])
 
-    def import_jsonl(self, lines: Iterable[str], *, batch: int = 500) -> dict[str, Any]:
+    def import_jsonl(self, lines: Iterable[str], *, batch: int = 500) -> TransferSummary:
         """Load an export, `batch` lines per request; returns the summed counts."""
         total: dict[str, Any] = {"memories": 0, "archived": 0, "users": set(), "reembedded": 0}
         chunk: list[str] = []
@@ -309,8 +319,7 @@ class HindsightClient(Hindsight):
                 send()
         if chunk:
             send()
-        total["users"] = sorted(total["users"])
-        return total
+        return _summary_in(total)
 
     def recall_log(self, *, user_id: str, session: str | None = None) -> list[dict[str, Any]]:
         """The server's log of what recall gave this user (newest first), if it keeps one."""
@@ -344,6 +353,11 @@ class HindsightClient(Hindsight):
                       everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
         return wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
                                                                           dry_run, for_good)))
+
+
+def _summary_in(counts: Mapping[str, Any]) -> TransferSummary:
+    return TransferSummary(set(counts["users"]), int(counts["memories"]), int(counts["archived"]),
+                           int(counts.get("reembedded", 0)))
 
 
 def _forget_args(user_id: str, memory_id: str | None, about: str | None, everything: bool, dry_run: bool,

@@ -22,6 +22,7 @@ from ..maintenance.stats import StoreStats
 from ..recall.consensus import ConsensusCheck, ConsensusReport, Verdict
 from ..safety.audit import AuditVerdict
 from ..safety.verdict import Action, Category, Finding
+from ..store.payload import record_from_payload, record_to_dict
 from ..types import Explanation, ForgetReceipt, GateDecision, MemoryRecord, RecallResults, ScoredMemory, Source
 from ..write.preparing import WriteResult
 
@@ -72,11 +73,16 @@ def value_in(value: Any) -> Any:
 
 # -- records and results ------------------------------------------------------------------------
 def record_out(record: MemoryRecord | None) -> dict[str, Any] | None:
-    return record.to_payload() if record is not None else None
+    return record_to_dict(record) if record is not None else None
 
 
 def record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
-    return MemoryRecord.from_payload(dict(data)) if data is not None else None
+    if data is None:
+        return None
+    record, problem = record_from_payload(data)
+    if record is None:
+        raise errors.InvalidInputError(f"not a memory record: {problem}")
+    return record
 
 
 def scored_out(item: ScoredMemory) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from ..working.window import ContextBudget, Window, WorkingMemory
 from ..write.gate import asks_for_nothing
 
 if TYPE_CHECKING:
-    from ..memory import Hindsight
+    from ..api import MemoryAPI
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class MemoryBlock:
     tokens: int
 
 
-def memory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
+def memory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
                  tokenizer: Tokenizer | None = None, header: str = DEFAULT_HEADER,
                  **recall_options: Any) -> MemoryBlock:
     """The top-`k` memories for `query`, semantic first, as a `format_for_prompt` block of at most `max_tokens`.
@@ -157,7 +157,7 @@ def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokeniz
     return MemoryBlock(text, tuple(kept), count(text))
 
 
-async def amemory_block(memory: "Hindsight", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
+async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
                         tokenizer: Tokenizer | None = None, header: str = DEFAULT_HEADER,
                         **recall_options: Any) -> MemoryBlock:
     """Async twin of `memory_block`: awaits `Hindsight.arecall` (on the event loop for a `HindsightClient`)."""
@@ -174,12 +174,12 @@ class ContextBuilder:
     `context_limit` and `reserve_ratio`: the model's window and the share kept for
     its answer (default: the working memory's own). `k`: how many memories to
     recall. `long_term_share`: the most of the available tokens the memories
-    may take. `include_faded` and `reinforce` are passed to `recall`.
+    may take. `reinforce` is passed to `recall`.
     """
 
-    def __init__(self, memory: "Hindsight | None" = None, *, system_prompt: str = "",
+    def __init__(self, memory: "MemoryAPI | None" = None, *, system_prompt: str = "",
                  context_limit: int | None = None, reserve_ratio: float = 0.2, k: int = 5,
-                 long_term_share: float = 0.3, include_faded: bool = False, reinforce: bool = True,
+                 long_term_share: float = 0.3, reinforce: bool = True,
                  header: str = DEFAULT_HEADER) -> None:
         if not isinstance(system_prompt, str):
             raise InvalidInputError("system_prompt must be a str")
@@ -193,7 +193,6 @@ class ContextBuilder:
         self.budget = ContextBudget(context_limit, reserve_ratio) if context_limit is not None else None
         self.k = k
         self.long_term_share = float(long_term_share)
-        self.include_faded = include_faded
         self.reinforce = reinforce
         self.header = header
 
@@ -202,8 +201,7 @@ class ContextBuilder:
             return []
         if user_id is None:
             raise InvalidInputError("long-term recall needs a user_id: give the WorkingMemory one, or pass user_id=")
-        return semantic_first(self.memory.recall(query, user_id=user_id, k=self.k, include_faded=self.include_faded,
-                                                 reinforce=self.reinforce))
+        return semantic_first(self.memory.recall(query, user_id=user_id, k=self.k, reinforce=self.reinforce))
 
     def build(self, working: WorkingMemory, *, query: str | None = None, user_id: str | None = None) -> Context:
         """The system prompt (with recalled memories) and the window for the next model call; see the module doc."""

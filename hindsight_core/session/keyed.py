@@ -46,7 +46,8 @@ from ..types import MemoryRecord, Source, Status
 from .outcome import WriteOutcome, outcome_of
 
 if TYPE_CHECKING:
-    from ..memory import Hindsight, WriteResult
+    from ..api import MemoryAPI
+    from ..memory import WriteResult
 
 #: metadata field holding an item's key, encoded (the one field looked up)
 KEY_FIELD = "hindsight_key"
@@ -141,7 +142,7 @@ class PutResult:
 class KeyedMemory:
     """Keyed, idempotent items over a `Hindsight` (see the module docstring for the rules)."""
 
-    def __init__(self, memory: "Hindsight") -> None:
+    def __init__(self, memory: "MemoryAPI") -> None:
         self.memory = memory
         self._lock = threading.RLock()  # a put's write-then-forget is one step for this instance
 

@@ -345,11 +345,11 @@ class EdgeStore(EdgeUpkeep):
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
-                return SearchResult([], [[] for _ in request.probes])
+                return SearchResult([])
             found = shard.query_batch(engine_batch(request, edge_filter(request.scope, self._id_digest(user_id))))
             report = self._report(user_id)
             hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
-            return SearchResult(hits, [[str(p.id) for p in ranked] for ranked in found[1:]])
+            return SearchResult(hits)
 
     def flush(self) -> None:
         with self._lock:

@@ -38,7 +38,7 @@ def edge_filter(scope: Scope, digest: Callable[[str], str] | None = None) -> Any
 
 
 def engine_batch(request: SearchRequest, flt: Any) -> Any:
-    """A recall plan as one Qdrant Edge query batch: the fused, rescored query first, then the probes."""
+    """A recall plan as a Qdrant Edge query batch of one: the fused, rescored query."""
     from qdrant_edge import Formula, Fusion, Prefetch, QueryBatchRequest, QueryRequest
 
     channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
@@ -47,9 +47,7 @@ def engine_batch(request: SearchRequest, flt: Any) -> Any:
                      query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
     main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
                         with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
-    probes = [QueryRequest(limit=p.limit, query=channel_query(p), filter=flt, score_threshold=p.score_threshold,
-                           with_payload=False, with_vector=False) for p in request.probes]
-    return QueryBatchRequest([main, *probes])
+    return QueryBatchRequest([main])
 
 
 def compile_formula(tree: tuple) -> Any:

@@ -3,7 +3,7 @@
 0.1 kept, in one folder opened with `QdrantClient(path=...)`: a registry
 collection `hindsight_users` (payload: user id, collection, embedding model,
 dimension), one collection per user (`hindsight_u_<sha256[:32]>`, vector
-"dense", payload = `MemoryRecord.to_payload()`), and per-user archive
+"dense", payload = `payload.record_to_dict(record)`), and per-user archive
 collections (`hindsight_a_…`, payload + an "archived" stamp). Only this
 module knows that layout; `maintenance.migrate_legacy` copies from it.
 """
@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import HindsightError
 from ..types import MemoryRecord
 from .base import ARCHIVE, MEMORIES
+from .payload import UnreadableRecord, record_from_payload
 
 _PREFIX = {MEMORIES: "hindsight_u_", ARCHIVE: "hindsight_a_"}
 
@@ -60,7 +61,10 @@ class LegacyStore:
                     continue
                 vector = point.vector["dense"] if isinstance(point.vector, dict) else point.vector
                 extra = {k: v for k, v in payload.items() if k not in fields}
-                yield MemoryRecord.from_payload(payload), np.asarray(vector, dtype=np.float32), extra
+                record, problem = record_from_payload(payload)
+                if record is None:
+                    raise UnreadableRecord(f"memory {point.id} of the old store: {problem}")
+                yield record, np.asarray(vector, dtype=np.float32), extra
             if offset is None:
                 return
 

@@ -17,8 +17,11 @@ When the backend seals payloads and gives a `digest`, `session_id` and
 digest of them instead (`KeyStore.id_digest`): filters by session or agent
 still use the index, and the engine's log never holds the ids themselves.
 
-Reading is strict (`record_from_payload`): a stored payload whose fields do not
-have the types a later stage relies on is set aside with the reason, never served.
+A record's JSON form (`record_to_dict`: enums as values, datetimes as ISO
+strings) is the one codec: the payload, the wire of `hindsight serve`, exports
+and `--json` output all use it, and `record_from_payload` reads it back.
+Reading is strict: a payload whose fields do not have the types a later stage
+relies on is set aside with the reason, never served.
 """
 
 from __future__ import annotations
@@ -55,9 +58,36 @@ Unseal = Callable[[str, str], dict[str, Any]]
 _NOT_RECORD = frozenset(RANKING_FIELDS) | {"text", "sealed", "extra"}
 
 
+def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
+    """A record as a JSON-safe dict (enums as values, datetimes as ISO strings); `record_from_payload` reverses it."""
+    payload = dataclasses.asdict(record)
+    for name in ("layer", "source", "status"):
+        payload[name] = getattr(record, name).value
+    for name in ("timestamp", "last_accessed", "last_confirmed"):
+        moment = getattr(record, name)
+        payload[name] = moment.isoformat() if moment is not None else None
+    return payload
+
+
+def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
+    known = {f.name for f in dataclasses.fields(MemoryRecord)}
+    data = {k: v for k, v in payload.items() if k in known}
+    data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
+    data["source"] = Source(data.get("source", Source.USER.value))
+    data["status"] = Status(data.get("status", Status.ACTIVE.value))
+    data["timestamp"] = datetime.fromisoformat(data["timestamp"])
+    for moment in ("last_accessed", "last_confirmed"):
+        if data.get(moment):
+            data[moment] = datetime.fromisoformat(data[moment])
+    data["entities"] = list(data.get("entities") or [])
+    data["metadata"] = dict(data.get("metadata") or {})
+    data["derived_from"] = list(data.get("derived_from") or [])
+    return MemoryRecord(**data)
+
+
 def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None,
                digest: Digest | None = None) -> dict[str, Any]:
-    payload = record.to_payload()
+    payload = record_to_dict(record)
     text = {name: payload.pop(name) for name in TEXT_FIELDS}
     if seal is not None and digest is not None:
         for name in ID_FIELDS:
@@ -127,11 +157,11 @@ def _problem(payload: Mapping[str, Any]) -> str | None:
 
 
 def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
-    """(record, None) for a readable stored payload, or (None, why not) for one that is not.
+    """(record, None) for a readable record dict (`record_to_dict`'s form), or (None, why not) for one that is not.
 
-    Stricter than `MemoryRecord.from_payload`, which trusts its input: every field
-    a later stage relies on (entities joined as text, confidence in arithmetic,
-    timestamps compared) is checked, so a record that passes cannot break the index.
+    Every field a later stage relies on (entities joined as text, confidence in
+    arithmetic, timestamps compared) is checked, so a record that passes cannot
+    break the index.
     """
     if not isinstance(payload, Mapping):
         return None, f"the payload is a {type(payload).__name__}, not a mapping"
@@ -139,7 +169,7 @@ def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | Non
     if problem is not None:
         return None, problem
     try:
-        record = MemoryRecord.from_payload(payload if isinstance(payload, dict) else dict(payload))
+        record = _record_from_dict(payload)
         for moment in (record.timestamp, record.last_accessed, record.last_confirmed):
             if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
                 return None, f"timestamp {moment!r} has no timezone"

@@ -245,7 +245,7 @@ class ServerStore(ServerUpkeep):
 
         name = self._collection(user_id, MEMORIES)
         if name is None:
-            return SearchResult([], [[] for _ in request.probes])
+            return SearchResult([])
         flt = client_filter(request.scope, user_id)
         channels = [m.Prefetch(query=channel_query(c), using=c.using, filter=flt, limit=c.limit,
                                score_threshold=c.score_threshold) for c in request.channels]
@@ -253,12 +253,10 @@ class ServerStore(ServerUpkeep):
                            query=m.RrfQuery(rrf=m.Rrf(k=request.rrf_k, weights=list(request.weights))))
         main = m.QueryRequest(prefetch=[fused], query=m.FormulaQuery(formula=compile_formula(request.formula)),
                               limit=request.limit, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
-        probes = [m.QueryRequest(query=channel_query(p), using=p.using, filter=flt, limit=p.limit,
-                                 score_threshold=p.score_threshold, with_payload=False) for p in request.probes]
         with translated("search memories"):
-            found = self.client.query_batch_points(name, requests=[main, *probes])
+            found = self.client.query_batch_points(name, requests=[main])
         hits = [h for h in (self._hit(user_id, p, True, self._report) for p in found[0].points) if h is not None]
-        return SearchResult(hits, [[str(p.id) for p in ranked.points] for ranked in found[1:]])
+        return SearchResult(hits)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -80,8 +80,6 @@ class SearchRequest:
 
     `formula` is an expression tree from `hindsight_core.recall.formula` over the
     fused score (`"$score"`) and payload variables; each backend compiles it.
-    `probes` are extra single-channel top-n queries run in the same batch (the
-    cue check needs each channel's own ranking).
     """
 
     channels: tuple[Channel, ...]
@@ -90,7 +88,6 @@ class SearchRequest:
     formula: Any
     limit: int
     scope: Scope
-    probes: tuple[Channel, ...] = ()
 
 
 @dataclass
@@ -109,8 +106,6 @@ class Hit:
 @dataclass
 class SearchResult:
     hits: list[Hit]
-    #: per probe, the ids it ranked, best first
-    probes: list[list[str]]
 
 
 @dataclass

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import click
 
-from .security import check_exposure
+from .security import UnsafeExposureError, check_exposure
 from .server import InspectorServer
 
 
@@ -17,7 +17,10 @@ def _stop(signum: int, frame: Any) -> None:
 
 def run(open_memory: Callable[[], Any], *, host: str, port: int, token: str | None, describe: str) -> None:
     """Check the exposure first (before opening the store), then serve until Ctrl-C or SIGTERM."""
-    check_exposure(host, token)
+    try:
+        check_exposure(host, token)
+    except UnsafeExposureError as exc:  # a usage error, exit 2, as `hindsight serve` and `hindsight mcp` refuse it
+        raise click.UsageError(str(exc)) from None
     memory = open_memory()
     try:
         try:

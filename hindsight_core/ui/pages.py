@@ -169,7 +169,6 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
                                 class_="summary"),
                        el("div", el("span", f"#{place}", class_="place"), el("span", why.layer),
                           channel("dense", why.dense_rank), channel("keyword", why.keyword_rank),
-                          channel("recency", why.recency_rank),
                           el("span", bar(result.retention), f" retention {percent(result.retention)}",
                              class_="retention"), weight, class_="why"),
                        el("ul", [el("li", n) for n in notes], class_="notes") if notes else None,

@@ -20,6 +20,7 @@ import numpy as np
 from ..config import SemanticConfig
 from ..safety.audit import AuditVerdict
 from ..store.base import Hit, MemoryStore, Scope
+from ..store.payload import record_to_dict
 from ..types import GateDecision, Layer, MemoryRecord, Status
 from .preparing import WriteResult
 from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate, normalise_for_duplicates
@@ -46,7 +47,7 @@ class WritePlan:
         keys = ("confidence", "superseded_by", "confirmations", "last_confirmed", "consolidated_into")
         out = []
         for memory_id, record in self.updates.items():
-            payload = record.to_payload()
+            payload = record_to_dict(record)
             out.append((memory_id, {k: payload[k] for k in keys}))
         return out
 

@@ -24,6 +24,21 @@ def test_help_shows_every_setting_and_its_variable(hs):
         assert f"  {command} " in out
 
 
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+
+    from hindsight_core.cli import main
+
+    def silent(command: click.Command, path: str) -> list[str]:
+        found = [f"{path} {p.opts[-1]}" for p in command.params
+                 if isinstance(p, click.Option) and not p.hidden and not p.help]
+        for name, sub in getattr(command, "commands", {}).items():
+            found += silent(sub, f"{path} {name}")
+        return found
+
+    assert silent(main, "hindsight") == []
+
+
 def test_a_flag_beats_its_environment_variable(hs, tmp_path):
     flag_store, env_store = tmp_path / "from-flag", tmp_path / "from-env"
     hs("--store", str(flag_store), "remember", "-u", "alice", PREFERENCE, HINDSIGHT_STORE=str(env_store))
@@ -86,6 +101,7 @@ def test_errors_are_one_clear_line(hs):
     assert result.exit_code == 1 and "looks like a wildcard" in result.output
     result = hs("recall", "-u", "alice", "x", "--time-range", "someday", ok=False)
     assert result.exit_code == 1 and "unknown time range" in result.output and "Traceback" not in result.output
+    assert "pair" not in result.output and "'2026-01-01..2026-01-31'" in result.output  # what a shell can type
     result = hs("recall", "x", ok=False)
     assert result.exit_code == 2 and "--user-id" in result.output
 

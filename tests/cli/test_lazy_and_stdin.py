@@ -84,6 +84,25 @@ def test_a_non_embedding_command_does_not_even_import_torch(tmp_path):
     assert out.stdout.splitlines()[-1] == "False False", out.stderr
 
 
+def test_a_model_that_is_not_there_is_refused_before_torch_loads(tmp_path):
+    script = textwrap.dedent(f"""
+        import sys
+        from hindsight_core.cli import main
+        try:
+            main(["--home", {str(tmp_path)!r}, "--embedding-model", "no-such-model", "remember", "-u", "alice",
+                  "I prefer green tea over coffee."], standalone_mode=False)
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+        print("torch" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, check=True, env={"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1",
+                                                     "PATH": "/usr/bin:/bin"})
+    error, torch_loaded = out.stdout.splitlines()[-2:]
+    assert "cannot load embedding model 'no-such-model': no such folder" in error
+    assert torch_loaded == "False", out.stderr
+
+
 def test_remember_and_recall_read_standard_input(hs):
     assert hs("remember", "-u", "alice", "-", input=PREFERENCE + "\n").stdout.startswith("stored ")
     assert hs("remember", "-u", "alice", input="I am vegetarian, so never suggest meat dishes.").stdout \

@@ -189,18 +189,21 @@ def test_archive_then_restore(hs):
         ids = {m.id for m in memory.memories(user_id="alice")}
         assert ids == {recalled.id, fresh.id}
         assert not any(r.memory.id == old.id for r in memory.recall("staging server restart", user_id="alice",
-                                                                     include_faded=True, k=10))
+                                                                     k=10))
     assert hs("archive", "--older-than", "200").stdout.startswith("archived 1 memory")  # bob's, 300 days
     assert "archived: 2" in hs("stats").stdout
 
     result = hs("archive", "--restore", "--id", "no-such-id", ok=False)
-    assert result.exit_code == 1 and "not in the archive: no-such-id" in result.output
+    assert result.exit_code == 1 and "not in the archive: no-such-id; nothing was restored" in result.output
+    assert "restored 0" not in result.output  # refused before anything was said to move
+    both = hs("archive", "--restore", "--id", old.id, "--id", "no-such-id", ok=False)
+    assert both.exit_code == 1 and "not in the archive: no-such-id" in both.output  # one id missing: none moves
     assert hs("archive", "--restore", "--id", old.id).stdout.startswith("restored 1 memory")
     with Hindsight(path=hs.store, embedder=FakeEmbedder()) as memory:
         back = memory.get(old.id, user_id="alice")
         assert back == old  # every field as before, status active again
         assert old.id in [r.memory.id for r in memory.recall("staging server restart", user_id="alice",
-                                                             include_faded=True, k=10)]
+                                                             k=10)]
     assert hs("archive", "--restore").stdout.startswith("restored 1 memory")  # the rest: bob's
     store = EdgeStore(hs.store)
     try:

@@ -47,7 +47,7 @@ def test_demo_story(story):
     restart = next(r for r in rows if r["text"] == DAY_1[4])
     assert restart["state"] == "faded" and restart["retention"] < 0.1
     assert seen["day60_restart"][0] == DAY_1[4]  # kept, never hidden, found first when asked
-    assert all(r["state"] == "recallable" for r in rows if r["kind"] == "preference" and r["state"] != "superseded")
+    assert all(r["state"] == "retained" for r in rows if r["kind"] == "preference" and r["state"] != "superseded")
     # forgetting
     assert seen["forgotten"] == ["My old address was 12 Baker Street, London."] and seen["after_forget"] == []
 

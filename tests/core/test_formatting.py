@@ -14,7 +14,7 @@ def scored(text, *, source=Source.USER, metadata=None, agent_id=None, layer=Laye
     record = MemoryRecord(id=f"m-{abs(hash((text, source)))}", user_id="u", summary=text.split(".")[0],
                           raw_content=text, timestamp=datetime(2026, 3, day, tzinfo=timezone.utc), layer=layer,
                           source=source, metadata=metadata or {}, agent_id=agent_id)
-    why = Explanation(1, 0.9, None, 0.0, 1, 0.03, 0.8, layer.value, 0.024)
+    why = Explanation(1, 0.9, None, 0.0, 0.03, 0.8, layer.value, 0.024)
     return ScoredMemory(record, 0.024, 0.8, why)
 
 

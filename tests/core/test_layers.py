@@ -6,7 +6,7 @@ The layers, lowest first (ARCHITECTURE.md draws them):
     1 reading      language/ · embed/
     2 engines      safety/ · store/
     3 write/       4 consolidate/       5 recall/ · forget/ · working/
-    6 the facade   facade/ (its plumbing) · then memory.py (Hindsight) · maintenance/
+    6 the facade   facade/ (its plumbing) · api (the contract) · then maintenance/ · then memory.py (Hindsight)
     7 the faces    session/ · remote/ · cli/ · mcp/ · ui/ · demo · plots · testing
 
 A unit may import its own folder and any lower layer. Within the foundation and the faces, units may also import
@@ -22,8 +22,8 @@ import hindsight_core
 
 ROOT = Path(hindsight_core.__file__).parent
 LAYERS = [{"errors", "types", "clock", "config", "events", "decay"}, {"language", "embed"}, {"safety", "store"},
-          {"write"}, {"consolidate"}, {"recall", "forget", "working"}, {"facade"}, {"memory", "maintenance"},
-          {"session", "remote", "cli", "mcp", "ui", "demo", "plots", "testing", "_moved", "__init__"}]
+          {"write"}, {"consolidate"}, {"recall", "forget", "working"}, {"facade", "api"}, {"maintenance"}, {"memory"},
+          {"session", "remote", "cli", "mcp", "ui", "demo", "plots", "testing", "__init__"}]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
 OPEN_LAYERS = {0, len(LAYERS) - 1}
 

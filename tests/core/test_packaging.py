@@ -23,7 +23,7 @@ def test_public_api_is_pinned():
         "TokenReport", "WorkingMemory", "memory_block",
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
-        "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits",
+        "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryAPI",
         "EdgeStore", "LegacyStoreError", "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults",
         "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
         "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",

@@ -107,12 +107,12 @@ def test_retention_path_matches_what_the_store_records(clock):
             assert value_at(path, day) == pytest.approx(seen[record.id][day], abs=1e-12), (record.event_type, day)
 
 
-def test_layer_counts_counts_layers_and_recallable(fake_memory, clock):
+def test_layer_counts_counts_layers_and_retained(fake_memory, clock):
     fake_memory.write("alpha bravo charlie delta", user_id="u", event_type="task_result", force=True)
     fake_memory.write("golf hotel india juliet", user_id="u", event_type="preference", force=True)
-    assert plots.layer_counts(fake_memory, "u") == {"episodic": 2, "semantic": 0, "recallable": 2}
+    assert plots.layer_counts(fake_memory, "u") == {"episodic": 2, "semantic": 0, "retained": 2}
     clock.advance(days=60)  # task_result: 0.6·e^-3 < 0.1; preference: 0.6·e^-0.6 > 0.1
-    assert plots.layer_counts(fake_memory, "u") == {"episodic": 2, "semantic": 0, "recallable": 1}
+    assert plots.layer_counts(fake_memory, "u") == {"episodic": 2, "semantic": 0, "retained": 1}
 
 
 # -- the pictures --------------------------------------------------------------------------------------------------
@@ -135,12 +135,12 @@ def test_retention_curves_default_to_every_configured_type(tmp_path):
 
 
 def test_store_growth_png(tmp_path):
-    history = [(START + timedelta(days=d), {"episodic": 2 * d, "semantic": d // 5, "recallable": d + 1})
+    history = [(START + timedelta(days=d), {"episodic": 2 * d, "semantic": d // 5, "retained": d + 1})
                for d in range(30)]
     fig = plots.store_growth(history, path=tmp_path / "growth.png", size=(7, 4), dpi=90)
     png(tmp_path / "growth.png", (630, 360))
     [line] = fig.axes[0].get_lines()
-    assert line.get_label() == "recallable" and list(line.get_ydata()) == [d + 1 for d in range(30)]
+    assert line.get_label() == "retained" and list(line.get_ydata()) == [d + 1 for d in range(30)]
 
 
 def test_retention_histogram_of_values_and_of_a_store(tmp_path, fake_memory, clock):
@@ -153,7 +153,7 @@ def test_retention_histogram_of_values_and_of_a_store(tmp_path, fake_memory, clo
     fig = plots.retention_histogram(fake_memory, "u", path=tmp_path / "store.png")
     png(tmp_path / "store.png", (800, 450))
     faded = sum(fake_memory.retention_of(r) < 0.1 for r in fake_memory.memories(user_id="u"))
-    assert faded == 2 and fig.axes[0].get_title() == "Retention of u: 4 memories, 2 faded (kept, not recalled)"
+    assert faded == 2 and fig.axes[0].get_title() == "Retention of u: 4 memories, 2 faded (retention below 0.1)"
 
 
 def test_memory_timeline_shows_consolidation(tmp_path, clock, real_embedder):

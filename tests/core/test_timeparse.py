@@ -1,11 +1,10 @@
 """Time named in queries: windows checked by hand against a frozen now (Wednesday 18 March 2026, 15:00 UTC)."""
 
-import math
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
-from hindsight_core.language.timeparse import TimeHint, gaussian_prior, hint_weight, time_hints
+from hindsight_core.language.timeparse import TimeHint, gaussian_prior, time_hints
 
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 
@@ -107,20 +106,3 @@ def test_gaussian_prior_centre_and_scale():
     assert gaussian_prior(day) == ((d(2023, 5, 7) - d(1970, 1, 1)).days + 0.5, 1.0)
 
 
-def test_hint_weight_is_the_gaussian():
-    hint = TimeHint(d(2023, 5, 1), d(2023, 6, 1), 1.0, "May 2023")
-    assert hint_weight(hint, d(2023, 5, 16, 12)) == pytest.approx(1.0)              # the centre
-    assert hint_weight(hint, d(2023, 6, 1)) == pytest.approx(math.exp(-0.5))       # the edge: 0.61
-    assert hint_weight(hint, d(2023, 6, 1) + timedelta(days=31)) == pytest.approx(math.exp(-0.5 * 9))
-
-
-def test_time_prior_is_soft():
-    from hindsight_core.language.timeparse import time_prior
-
-    may = TimeHint(d(2023, 5, 1), d(2023, 6, 1), 0.8, "May 2023")
-    weak = TimeHint(d(2023, 1, 1), d(2024, 1, 1), 0.3, "recently")
-    assert time_prior([], d(2020, 1, 1)) == 1.0
-    assert time_prior([may], d(2023, 5, 16, 12)) == pytest.approx(1.0)
-    assert time_prior([may], d(2023, 6, 1)) == pytest.approx(0.2 + 0.8 * math.exp(-0.5))
-    assert time_prior([may], d(2020, 1, 1)) == pytest.approx(0.2)   # far away: a fifth of the score, not zero
-    assert time_prior([may, weak], d(2020, 1, 1)) == pytest.approx(0.7)  # the best of the hints

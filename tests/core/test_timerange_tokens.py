@@ -27,7 +27,16 @@ def test_explicit_ranges_include_the_end_date():
     assert resolve_time_range(("2026-03-01", None), NOW).end is None
 
 
-@pytest.mark.parametrize("bad", ["last_fortnight", "next_7_days", 7, ("2026-13-01", None)])
+def test_a_range_of_dates_as_one_string_reads_as_the_pair():
+    assert resolve_time_range("2026-03-01..2026-03-10", NOW) == resolve_time_range(
+        (date(2026, 3, 1), date(2026, 3, 10)), NOW)
+    assert resolve_time_range("2026-03-01..", NOW) == TimeRange(datetime(2026, 3, 1, tzinfo=timezone.utc), None)
+    assert resolve_time_range("..2026-03-10", NOW).start is None
+    with pytest.raises(InvalidInputError, match="before its end"):
+        resolve_time_range("2026-03-10..2026-03-01", NOW)
+
+
+@pytest.mark.parametrize("bad", ["last_fortnight", "next_7_days", 7, ("2026-13-01", None), "2026-13-01..", "a..b"])
 def test_bad_ranges(bad):
     with pytest.raises(InvalidInputError):
         resolve_time_range(bad, NOW)

@@ -1,13 +1,15 @@
 """Working-memory backends: the same behaviour in process and on Redis, then what only Redis does.
 
-These tests need a real redis-server on 127.0.0.1:6379 (`bash scripts/services.sh`,
-which `make test` runs). They fail, never skip, when it is missing.
+These tests need a real redis-server on 127.0.0.1:6379 (`bash scripts/services.sh start`,
+which `make test` runs). Without one they skip with one line, or fail where services are
+required (`tests/services.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import shutil
 import socket
 import subprocess
@@ -22,21 +24,25 @@ from hindsight_core import Hindsight, HindsightError, InvalidInputError, RuleBas
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.working import InProcessBackend, RedisBackend, WorkingMemory
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+from ..services import missing
+
+#: the port `scripts/services.sh` starts Redis on (the same variable moves both)
+REDIS_URL = f"redis://127.0.0.1:{os.environ.get('HINDSIGHT_TEST_REDIS_PORT', '6379')}/0"
 T0 = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture
 def redis_prefix():
     """A fresh key prefix on the local Redis; every key under it is deleted afterwards."""
-    import redis
-
+    try:
+        import redis
+    except ImportError:
+        missing("the redis package is not installed (the redis extra)")
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2, socket_timeout=5)
     try:
         client.ping()
-    except redis.exceptions.RedisError as exc:
-        pytest.fail(f"Redis is not reachable at {REDIS_URL} ({exc}): run `bash scripts/services.sh` "
-                    "(`make test` does) before the working-memory tests")
+    except redis.exceptions.RedisError:
+        missing(f"Redis is not reachable at {REDIS_URL}")
     prefix = f"hindsight-test:{uuid.uuid4().hex}:"
     yield prefix
     stale = list(client.scan_iter(match=prefix + "*"))
@@ -257,7 +263,8 @@ def test_unreachable_redis_is_a_clear_error():
 
 def test_redis_going_away_mid_session_is_a_clear_error(tmp_path):
     server = shutil.which("redis-server")
-    assert server, "redis-server is not installed: run `bash scripts/services.sh`"
+    if server is None:
+        missing("redis-server is not installed")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -30,7 +30,7 @@ def rec(i: int, text: str, source: str = "user", day: int = 0, user: str = "alic
 
 
 def scored(record: MemoryRecord, score: float) -> ScoredMemory:
-    explanation = Explanation(1, 0.9, None, 0.0, None, score, 1.0, "episodic", score)
+    explanation = Explanation(1, 0.9, None, 0.0, score, 1.0, "episodic", score)
     return ScoredMemory(record, score, 1.0, explanation)
 
 

@@ -23,6 +23,7 @@ from hindsight_core.recall import formula as f
 from hindsight_core.recall import plan as recall_plan
 from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore
 from hindsight_core.store.base import ARCHIVE
+from hindsight_core.store.payload import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.types import Layer, MemoryRecord, Status
 
@@ -61,7 +62,7 @@ def test_records_round_trip_with_every_field(store):
                       context="Which theme does Orion use?", confirmations=2)
     put(store, [original])
     [hit] = store.get("alice", [original.id], with_vectors=True)
-    assert hit.record.to_payload() == original.to_payload()
+    assert record_to_dict(hit.record) == record_to_dict(original)
     assert hit.vector.shape == (EMBED.dimension,)
     assert [h.record.id for h in store.scan("alice")] == [original.id]
 
@@ -194,7 +195,6 @@ def test_both_backends_answer_the_same(tmp_path):
             a, b = edge.search("alice", request), server.search("alice", request)
             assert [h.record.id for h in a.hits] == [h.record.id for h in b.hits], query
             assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], rel=1e-4)
-            assert a.probes == b.probes
     finally:
         edge.close()
         server.close()
@@ -287,7 +287,7 @@ def test_one_recall_reinforces_every_memory_it_returns(store):
                 assert after.last_accessed == clock()
                 assert after.spaced_recalls == old.spaced_recalls + 1  # a day or more since the last one
             else:
-                assert after.to_payload() == old.to_payload()
+                assert record_to_dict(after) == record_to_dict(old)
         # the derived field the engine's formula reads was written with them: score each point by it alone
         _, request = _request("Orion review notes", clock())
         found = store.search("u", dataclasses.replace(request, formula=f.var("reinforced_days"), limit=10))

@@ -117,7 +117,7 @@ def test_the_engine_computes_what_python_computes(store, seed):
     # included in what it is divided by)
     found = store.search("u", request)
     for result in plan.select(found, request, vector, "printing reports", now=now, decay=decay, recall=recall,
-                              episode_weight=episode_weight, priors=priors):
+                              episode_weight=episode_weight):
         r, why = result.memory, result.explanation
         retention = decay_math.retention(r.confidence, decay_math.effective_rate(
             r.decay_rate, r.spaced_recalls, decay.reinforcement), epoch_days(now) - epoch_days(r.last_accessed or

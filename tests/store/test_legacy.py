@@ -8,6 +8,7 @@ import pytest
 
 from hindsight_core import Hindsight, LegacyStoreError, MemoryRecord, maintenance
 from hindsight_core.store import EdgeStore
+from hindsight_core.store.payload import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 
 
@@ -30,8 +31,8 @@ def write_legacy_store(path, user_id, texts, embedder):
                             embedding_model=embedder.name, entities=["Orion"] if "Orion" in t else [])
                for i, t in enumerate(texts)]
     vectors = embedder.embed(texts)
-    client.upsert(name, points=[models.PointStruct(id=r.id, vector={"dense": v.tolist()}, payload=r.to_payload())
-                                for r, v in zip(records, vectors)])
+    client.upsert(name, points=[models.PointStruct(id=r.id, vector={"dense": v.tolist()},
+                                                   payload=record_to_dict(r)) for r, v in zip(records, vectors)])
     client.close()
     return records
 
@@ -52,7 +53,7 @@ def test_a_legacy_store_is_refused_clearly_and_migrates_without_loss(tmp_path):
         held = {r.id: r for r in hs.memories(user_id="alice")}
         assert set(held) == {r.id for r in records}
         for old in records:
-            assert held[old.id].to_payload() == old.to_payload()
+            assert record_to_dict(held[old.id]) == record_to_dict(old)
         assert hs.recall("door code", user_id="alice", k=1)[0].memory.id == records[1].id
 
 

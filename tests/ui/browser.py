@@ -13,13 +13,19 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]
 
 
+class ChromiumMissing(RuntimeError):
+    """Debian's Chromium (or Playwright, which drives it) is not installed."""
+
+
 @contextlib.contextmanager
 def chromium_context(**options: object) -> Iterator[object]:
     """A headless Chromium browser context in a new user-data-dir, closed (and the dir removed) at the end."""
     if not CHROMIUM.exists():
-        raise RuntimeError(f"{CHROMIUM} is missing: run `bash scripts/services.sh` (which `make test` runs) "
-                           "to install Debian's chromium package")
-    from playwright.sync_api import sync_playwright
+        raise ChromiumMissing(f"{CHROMIUM} is missing (Debian's chromium package)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise ChromiumMissing("playwright is not installed (the dev extra)") from None
 
     profile = tempfile.mkdtemp(prefix="hindsight-ui-chromium-")
     try:

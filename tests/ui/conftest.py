@@ -1,6 +1,6 @@
 """Fixtures for the inspector: a seeded fake-embedder store, a server on 127.0.0.1, one Chromium per session.
 
-The browser tests fail, never skip, when Chromium is missing (`bash scripts/services.sh` installs it).
+Without Chromium the browser tests skip with one line, or fail where services are required (`tests/services.py`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import pytest
 
 from hindsight_core.ui import InspectorServer
 
-from .browser import chromium_context
+from ..services import missing
+from .browser import ChromiumMissing, chromium_context
 from .seed import seeded_memory
 
 
@@ -54,8 +55,11 @@ def server(request, memory):
 
 @pytest.fixture(scope="session")
 def browser_context():
-    with chromium_context(viewport={"width": 1100, "height": 900}) as context:
-        yield context
+    try:
+        with chromium_context(viewport={"width": 1100, "height": 900}) as context:
+            yield context
+    except ChromiumMissing as exc:  # raised on the way in, before any test used the browser
+        missing(str(exc))
 
 
 @pytest.fixture

@@ -42,8 +42,17 @@ def _cli_env(home: Path) -> dict[str, str | None]:
 ])
 def test_unsafe_exposure_is_refused_before_the_store_opens(tmp_path, args, message):
     result = CliRunner().invoke(main, ["ui", *args], env=_cli_env(tmp_path))
-    assert result.exit_code == 1 and message in result.output
+    assert result.exit_code == 2 and message in result.output
     assert not (tmp_path / "store").exists()
+
+
+def test_ui_serve_and_mcp_refuse_an_open_host_without_a_token_alike(tmp_path):
+    env = {**_cli_env(tmp_path), "HINDSIGHT_SERVE_TOKEN": None, "HINDSIGHT_MCP_TOKEN": None,
+           "HINDSIGHT_SERVE_TOKENS_FILE": None, "HINDSIGHT_USER_ID": "alice"}
+    results = [CliRunner().invoke(main, [command, "--host", "0.0.0.0", *extra], env=env)
+               for command, extra in (("ui", []), ("serve", []), ("mcp", ["--http"]))]
+    assert [r.exit_code for r in results] == [2, 2, 2], [r.output for r in results]
+    assert all("without a token" in r.output for r in results)
 
 
 def test_the_token_can_come_from_the_environment(tmp_path):

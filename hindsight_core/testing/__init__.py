@@ -1,4 +1,8 @@
-"""Fakes for testing code that uses hindsight: a fast deterministic embedder, a frozen clock, a recording gate."""
+"""Fakes for testing code that uses hindsight: a fast deterministic embedder, a frozen clock, a recording gate.
+
+`hindsight_core.testing.conformance` holds the behavioural suite every `MemoryAPI` implementation passes (it
+needs pytest).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .clock import FrozenClock
-from .language.text import keyword_tokens
-from .types import GateDecision, Source
-from .write.gate import RuleBasedGate, WriteGate
+from ..clock import FrozenClock
+from ..language.text import keyword_tokens
+from ..types import GateDecision, Source
+from ..write.gate import RuleBasedGate, WriteGate
 
 __all__ = ["FakeEmbedder", "FrozenClock", "RecordingGate"]
 

@@ -1,0 +1,158 @@
+"""The contract at the centre: `MemoryAPI`, what every memory offers, and the option values its calls share.
+
+Two siblings implement it, neither a subclass of the other:
+
+    MemoryAPI (this protocol)
+    ├── Hindsight        (`memory.py`)         embedded: this process holds the store
+    └── HindsightClient  (`remote/client.py`)  remote: a `hindsight serve` holds it, reached over HTTP
+
+Faces (CLI, MCP, inspector) and the adapters (LangChain, LlamaIndex) are typed
+against `MemoryAPI` and never ask which sibling they hold, except through the
+one capability that differs: `holds_store` (True when the store, with its files
+and engine, lives in this process). `hindsight_core.testing.conformance` runs
+the same behavioural tests on every implementation.
+
+The option names of a write and a recall are stated once, as the fields of
+`WriteOptions` and `RecallOptions`; the server's allow-list and the adapters'
+per-call options are derived from them, so a new option is added here and in
+the facade, and every relay follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO
+
+# typing_extensions' runtime protocols read members statically (Python 3.12's rule): `isinstance(client, MemoryAPI)`
+# must not call the client's `config` property, which asks the server
+from typing_extensions import Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from .config import HindsightConfig
+    from .consolidate.plan import ConsolidationReport
+    from .maintenance.stats import StoreStats
+    from .maintenance.transfer import TransferSummary
+    from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory
+    from .write.preparing import WriteResult
+
+__all__ = ["MemoryAPI", "RECALL_OPTIONS", "RecallOptions", "WRITE_OPTIONS", "WriteOptions"]
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    """What a recall may be asked besides its query and user: the defaults of `MemoryAPI.recall`.
+
+    The facade checks the values (k against the configured limit, the layers and
+    event types it knows, the time range); the relays that take options from
+    outside (the server, the LangChain retriever) accept exactly these names.
+    """
+
+    k: int = 5
+    time_range: Any = None
+    layers: Sequence[str] | None = None
+    event_types: Sequence[str] | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    reinforce: bool = True
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """What a write may carry besides its text and user: the defaults of `MemoryAPI.write`."""
+
+    session_id: str | None = None
+    agent_id: str | None = None
+    source: str = "user"
+    event_type: str | None = None
+    timestamp: datetime | None = None
+    confidence: float | None = None
+    entities: Sequence[str] | None = None
+    metadata: Mapping[str, Any] | None = None
+    force: bool = False
+    layer: str = "episodic"
+    merge_duplicates: bool | None = None
+    context: str | None = None
+
+
+#: the names of the recall and write options, in order (the server's allow-lists, the adapters' per-call options)
+RECALL_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RecallOptions))
+WRITE_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(WriteOptions))
+
+
+@runtime_checkable
+class MemoryAPI(Protocol):
+    """Long-term memory for agents, embedded or remote: the calls every face and adapter may make.
+
+    Arguments, results and errors are the same on every implementation (the
+    conformance suite holds them to it): results are `MemoryRecord`,
+    `RecallResults`, `WriteResult`, `ForgetReceipt`, `ConsolidationReport`,
+    `StoreStats` and `TransferSummary`; bad input is an `InvalidInputError`, an
+    unknown id a `MemoryNotFoundError`, an unreachable store a `StoreUnavailableError`.
+    """
+
+    #: whether the store lives in this process (embedded) rather than behind a server
+    holds_store: bool
+
+    @property
+    def config(self) -> HindsightConfig: ...
+
+    def now(self) -> datetime: ...
+
+    # -- writing
+    def write(self, text: str, *, user_id: str, **options: Any) -> WriteResult: ...
+
+    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Any) -> list[WriteResult]: ...
+
+    def remember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None: ...
+
+    # -- reading
+    def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
+               **options: Any) -> RecallResults: ...
+
+    def get(self, memory_id: str, *, user_id: str) -> MemoryRecord: ...
+
+    def memories(self, *, user_id: str, include_inactive: bool = True, agent_id: str | None = None
+                 ) -> list[MemoryRecord]: ...
+
+    def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]: ...
+
+    def users(self) -> list[str]: ...
+
+    def release(self, *, user_id: str, memory_id: str) -> MemoryRecord: ...
+
+    def unreadable(self, *, user_id: str) -> list[tuple[str, str]]: ...
+
+    def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float: ...
+
+    # -- forgetting and knowledge
+    def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+               everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt: ...
+
+    def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport: ...
+
+    # -- the store as a whole
+    def stats(self, *, users: Iterable[str] | None = None) -> StoreStats: ...
+
+    def export_jsonl(self, out: TextIO, *, users: Iterable[str] | None = None, vectors: bool = True,
+                     include_archive: bool = True) -> TransferSummary: ...
+
+    def import_jsonl(self, lines: Iterable[str]) -> TransferSummary: ...
+
+    # -- the prompt, async twins, lifecycle
+    @staticmethod
+    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str: ...
+
+    async def awrite(self, text: str, *, user_id: str, **options: Any) -> WriteResult: ...
+
+    async def arecall(self, query: str, *, user_id: str, **options: Any) -> RecallResults: ...
+
+    async def aforget(self, *, user_id: str, **options: Any) -> ForgetReceipt: ...
+
+    def on_close(self, hook: Callable[[], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: object) -> None: ...
