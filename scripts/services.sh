@@ -6,7 +6,7 @@
 #   bash scripts/services.sh stop    stop what `start` recorded, and nothing else
 #
 # Without them the tests that need them skip with one line each (see tests/services.py); CI sets
-# HINDSIGHT_TEST_SERVICES=required, where they fail instead. `make test` runs start, the tests, then stop.
+# CI=true or HINDSIGHT_TEST_SERVICES=required, where they fail instead. `make test` runs start, the tests, then stop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${HINDSIGHT_TEST_REDIS_PORT:-6379}"

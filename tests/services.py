@@ -1,7 +1,7 @@
 """What some tests need from outside Python: Redis and Chromium (`bash scripts/services.sh start` provides both).
 
 When one is absent its tests skip, and the run ends with one line per reason (`tests/conftest.py`).
-Where they must be present (CI: `.ci/run` sets HINDSIGHT_TEST_SERVICES=required) they fail instead, so a
+Where they must be present (CI, which sets CI=true, or HINDSIGHT_TEST_SERVICES=required) they fail instead, so a
 missing service can never pass unnoticed there.
 """
 
@@ -12,7 +12,8 @@ from typing import NoReturn
 
 import pytest
 
-REQUIRED = os.environ.get("HINDSIGHT_TEST_SERVICES") == "required"
+REQUIRED = (os.environ.get("HINDSIGHT_TEST_SERVICES") == "required"
+            or os.environ.get("CI", "").lower() == "true")
 #: what every such skip says, so the summary (`tests/conftest.py`) finds them
 HINT = "run `bash scripts/services.sh start` (`make test` does)"
 
