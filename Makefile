@@ -34,7 +34,12 @@ demo: $(VENV)/.base
 services:
 	bash scripts/services.sh
 
-test: $(VENV)/.dev services
+# what `pip install "hindsight-memory[mcp]" langchain-mcp-adapters` gives (mcp 1.x): tests/mcp/test_langchain_adapters.py
+.venv-mcp-clients/.made: pyproject.toml
+	PYTHON=$(PYTHON) bash scripts/mcp_clients_venv.sh
+	touch $@
+
+test: $(VENV)/.dev .venv-mcp-clients/.made services
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 .venv-peers/.mem0: $(VENV)/.dev
@@ -49,4 +54,4 @@ bench: $(VENV)/.dev .venv-peers/.mem0
 	$(PY) benchmarks/render_readme.py
 
 clean:
-	rm -rf $(VENV) .venv-peers .pytest_cache
+	rm -rf $(VENV) .venv-peers .venv-mcp-clients .pytest_cache
