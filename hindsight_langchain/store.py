@@ -140,14 +140,22 @@ class HindsightStore(BaseStore):
         namespace = tuple(namespace)
         n = len(self.prefix)
         if len(namespace) <= n or namespace[:n] != self.prefix:
-            shape = ", ".join([*map(repr, self.prefix), "'<user_id>'", "..."])
-            raise InvalidInputError(
-                f"namespace {namespace!r} names no user; this store's namespaces are ({shape}) and hindsight "
-                "never reads across users")
+            raise InvalidInputError(self._names_no_user(namespace))
         user = namespace[n]
         if self.user_ids is not None and user not in self.user_ids:
             raise InvalidInputError(f"this store serves users {list(self.user_ids)}, not {user!r}")
         return user, namespace[n + 1:]
+
+    def _names_no_user(self, namespace: Namespace) -> str:
+        """Why a namespace is refused, and the namespace to pass instead (Deep Agents' `("filesystem",)` too)."""
+        rest = namespace[len(self.prefix):] if namespace[:len(self.prefix)] == self.prefix else namespace
+        shape = "(" + ", ".join([*map(repr, self.prefix), "'<user_id>'", "..."]) + ")"
+        instead = "(" + ", ".join([*map(repr, self.prefix), "'<user_id>'", *map(repr, rest)]) + ")"
+        message = (f"namespace {namespace!r} names no user; this store's namespaces are {shape} and hindsight "
+                   f"never reads across users: pass {instead}")
+        if self.prefix:
+            message += ", or use HindsightStore(memory, prefix=()) for namespaces that start with the user id"
+        return message
 
     def _root(self, user: str) -> Namespace:
         return (*self.prefix, user)
