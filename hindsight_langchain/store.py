@@ -28,6 +28,8 @@ tools see everything hindsight knows.
 
 Semantics
 ---------
+* batch (and abatch) answers its reads on the state before the batch, then applies
+  its puts, the last per key winning, as LangGraph's own stores do.
 * put, get and delete are `KeyedMemory.put`, `get` and `delete`: one lookup by
   key; a put skips the gate's yes/no, never the write audit, never merges, and
   replaces the key's previous memory only once the new one is stored. A value
@@ -112,9 +114,18 @@ class HindsightStore(BaseStore):
 
     # -- the BaseStore interface --------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Answer the reads on the state before the batch, then apply its puts, the last per key winning.
+
+        The order LangGraph's own stores keep (`InMemoryStore`, the Postgres store): a get in the
+        batch does not see a put of the same batch.
+        """
         ops = list(ops)
         with self._lock:
-            return [self._run(op) for op in ops]
+            results = [None if isinstance(op, PutOp) else self._run(op) for op in ops]
+            last_puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
+            for op in last_puts.values():
+                self._put(op)
+            return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # the core's calls are synchronous; run the whole batch off the event loop
@@ -125,9 +136,6 @@ class HindsightStore(BaseStore):
             user, path = self._scope(op.namespace)
             item = self.keyed.get((*path, op.key), user_id=user, agent_id=self.agent_id)
             return self._item(item) if item is not None else None
-        if isinstance(op, PutOp):
-            self._put(op)
-            return None
         if isinstance(op, SearchOp):
             return self._search(op)
         if isinstance(op, ListNamespacesOp):
