@@ -14,11 +14,11 @@
 """
 
 from .llm import as_text_function, llm_gate, llm_summarizer
-from .memory_block import HindsightMemoryBlock, hindsight_memory
+from .memory_block import HindsightChatMemory, HindsightMemoryBlock, hindsight_memory
 from .retriever import HindsightRetriever
 from .tools import HindsightToolSpec
 
 __all__ = [
-    "HindsightMemoryBlock", "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
+    "HindsightChatMemory", "HindsightMemoryBlock", "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
     "llm_gate", "llm_summarizer",
 ]
