@@ -46,6 +46,7 @@ import logging
 from collections import OrderedDict
 from typing import Any, List, Optional
 
+from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
@@ -188,8 +189,6 @@ class HindsightChatMemory(Memory):
 
     def flush(self, timeout: float | None = None) -> None:
         """Offer the whole active history (a last unanswered message too), then wait until it is stored."""
-        from llama_index.core.async_utils import asyncio_run
-
         asyncio_run(self._offer_to_blocks(everything=True))
         for block in self._hindsight_blocks():
             block.flush(timeout)
