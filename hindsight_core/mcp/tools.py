@@ -64,10 +64,12 @@ def current_user(scope: UserScope, ctx: Context | None) -> str:
         request = getattr(ctx.request_context, "request", None)
         user = getattr(request, "scope", {}).get("user") if request is not None else None
         token = getattr(user, "access_token", None)
-    if token is None or not token.subject:
+    # the verifier names the user as the token's subject; older mcp 1.x (1.24) drops that field: ask the scope
+    user = (getattr(token, "subject", None) or scope.user_for_token(token.token)) if token is not None else None
+    if not user:
         raise ToolError("this server needs an authenticated user: connect over HTTP with "
                         "'Authorization: Bearer <token>'")
-    return token.subject
+    return user
 
 
 def _result(item: ScoredMemory) -> dict[str, Any]:
