@@ -29,6 +29,7 @@ def run(section: str, capsys) -> str:
 
 @pytest.mark.model
 def test_deep_agents(capsys):
+    pytest.importorskip("deepagents")  # the dev extra installs it
     printed = run("Deep Agents", capsys)
     assert printed.strip().endswith("Reports: A4 landscape."), printed  # read_file's answer in a new thread
 
