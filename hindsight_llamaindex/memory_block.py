@@ -21,7 +21,7 @@ follows each run). `_aput` offers flushed messages the same way.
 A chat that is only written (`put`/`aput`, never read) would reach the block
 only once its messages left the short-term history, which in a short chat is
 never. So `hindsight_memory` returns a `HindsightChatMemory`: a `Memory` that,
-after each put, offers the history up to its last assistant message. A user
+once an assistant message is put, offers the messages put up to it. A user
 message still waiting for its answer is held back until the answer is put or
 the memory is read (recall first), so a turn is never recalled into its own
 prompt; `HindsightChatMemory.flush()` offers it too, and waits until every
@@ -50,7 +50,6 @@ from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
-from llama_index.core.storage.chat_store.sql import MessageStatus
 
 from hindsight_core import Hindsight, InvalidInputError
 from hindsight_core.language.text import validate_id
@@ -174,38 +173,41 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
 class HindsightChatMemory(Memory):
     """LlamaIndex's `Memory`, whose puts reach its hindsight blocks even in a chat that is never read.
 
-    `put`, `aput`, `put_messages` and `aput_messages` store the message as `Memory` does, then offer
-    the active history up to its last assistant message to each `HindsightMemoryBlock` (the core's
-    `TurnLog` offers each message once, whether it arrives here, at a read or when flushed out).
+    `put`, `aput`, `put_messages` and `aput_messages` store the messages as `Memory` does; once an
+    assistant message is put, the messages put up to it are offered to each `HindsightMemoryBlock`
+    (the core's `TurnLog` offers each message once, whether it arrives here, at a read or when
+    flushed out of the short-term history). Messages after the last answer wait for it.
     """
+
+    _unanswered: list = PrivateAttr(default_factory=list)
 
     async def aput(self, message: ChatMessage) -> None:
         await super().aput(message)
-        await self._offer_answered()
+        await self._offer_answered([message])
 
     async def aput_messages(self, messages: List[ChatMessage]) -> None:
         await super().aput_messages(messages)
-        await self._offer_answered()
+        await self._offer_answered(list(messages))
 
     def flush(self, timeout: float | None = None) -> None:
-        """Offer the whole active history (a last unanswered message too), then wait until it is stored."""
-        asyncio_run(self._offer_to_blocks(everything=True))
+        """Offer the messages still waiting for an answer too, then wait until everything offered is stored."""
+        waiting, self._unanswered = self._unanswered, []
+        asyncio_run(self._offer_to_blocks(waiting))
         for block in self._hindsight_blocks():
             block.flush(timeout)
 
-    async def _offer_answered(self) -> None:
-        await self._offer_to_blocks(everything=False)
+    async def _offer_answered(self, messages: list[ChatMessage]) -> None:
+        self._unanswered.extend(messages)
+        ready = answered(self._unanswered)
+        if ready:
+            self._unanswered = self._unanswered[len(ready):]
+            await self._offer_to_blocks(ready)
 
-    async def _offer_to_blocks(self, *, everything: bool) -> None:
-        blocks = self._hindsight_blocks()
-        if not blocks:
-            return
-        history = await self.aget_all(status=MessageStatus.ACTIVE)
-        offered = history if everything else answered(history)
-        for block in blocks:
-            if block.write_turns and offered:
+    async def _offer_to_blocks(self, messages: list[ChatMessage]) -> None:
+        for block in self._hindsight_blocks():
+            if block.write_turns and messages:
                 user, session = block._ids(self.session_id)
-                await block._offer(offered, user, session)
+                await block._offer(messages, user, session)
 
     def _hindsight_blocks(self) -> list[HindsightMemoryBlock]:
         return [block for block in self.memory_blocks if isinstance(block, HindsightMemoryBlock)]
