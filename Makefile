@@ -35,9 +35,14 @@ demo: $(VENV)/.base
 services:
 	bash scripts/services.sh start
 
+# what `pip install "hindsight-memory[mcp]" langchain-mcp-adapters` gives (mcp 1.x): tests/mcp/test_langchain_adapters.py
+.venv-mcp-clients/.made: pyproject.toml
+	PYTHON=$(PYTHON) bash scripts/mcp_clients_venv.sh
+	touch $@
+
 # one shell: what services.sh started is stopped on the way out (a failure or Ctrl-C too), and pytest's exit
 # code is make's
-test: $(VENV)/.dev
+test: $(VENV)/.dev .venv-mcp-clients/.made
 	bash scripts/services.sh start; \
 	trap 'bash scripts/services.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
@@ -54,4 +59,4 @@ bench: $(VENV)/.dev .venv-peers/.mem0
 	$(PY) benchmarks/render_readme.py
 
 clean:
-	rm -rf $(VENV) .venv-peers .pytest_cache
+	rm -rf $(VENV) .venv-peers .venv-mcp-clients .pytest_cache

@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from langgraph.types import TracePolicy
 
 from hindsight_core import InvalidInputError, MemoryAPI, Source
 from hindsight_core.session.turns import Turn, TurnLog
@@ -60,13 +61,22 @@ class HindsightMiddleware(AgentMiddleware):
             makes the middleware read-only.
         remember_answers: offer the agent's final answer to the gate too, as the
             agent's (default True); False offers only what the user said.
+        trace_policy: a `langgraph.types.TracePolicy` for this middleware's own hook
+            spans (off by default: traced as any middleware). With
+            `TracePolicy(process_inputs=omit_payload, process_outputs=omit_payload)`
+            the `wrap_model_call` span, whose request carries the recalled memories,
+            and the `after_agent` span, which carries the turn written, record no
+            payload in LangSmith. It does not hide the model call's own span: the
+            prompt the model receives, memory block included, is traced there
+            (hide it with the LangSmith client's `hide_inputs`).
 
     The LangGraph thread id, when there is one, is recorded as the memory's
     session id. Both `invoke` and `ainvoke` are supported.
     """
 
     def __init__(self, memory: MemoryAPI, *, k: int = 5, user_id: str | None = None, agent_id: str | None = None,
-                 remember: bool = True, remember_answers: bool = True) -> None:
+                 remember: bool = True, remember_answers: bool = True, trace_policy: TracePolicy | None = None
+                 ) -> None:
         super().__init__()
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInputError(f"k must be a positive integer, got {k!r}")
@@ -76,6 +86,7 @@ class HindsightMiddleware(AgentMiddleware):
         self.agent_id = agent_id
         self.remember = remember
         self.remember_answers = remember_answers
+        self.trace_policy = trace_policy  # read by create_agent when it builds the hook spans (langchain >= 1.5)
         self._writes = write_queue(memory) if remember else None  # also stores what a crash left journaled
         self._turns = TurnLog(memory)  # the core's conversation policy: pairs, dates and de-duplicates turns
 

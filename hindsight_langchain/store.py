@@ -28,6 +28,8 @@ tools see everything hindsight knows.
 
 Semantics
 ---------
+* batch (and abatch) answers its reads on the state before the batch, then applies
+  its puts, the last per key winning, as LangGraph's own stores do.
 * put, get and delete are `KeyedMemory.put`, `get` and `delete`: one lookup by
   key; a put skips the gate's yes/no, never the write audit, never merges, and
   replaces the key's previous memory only once the new one is stored. A value
@@ -113,9 +115,18 @@ class HindsightStore(BaseStore):
 
     # -- the BaseStore interface --------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Answer the reads on the state before the batch, then apply its puts, the last per key winning.
+
+        The order LangGraph's own stores keep (`InMemoryStore`, the Postgres store): a get in the
+        batch does not see a put of the same batch.
+        """
         ops = list(ops)
         with self._lock:
-            return [self._run(op) for op in ops]
+            results = [None if isinstance(op, PutOp) else self._run(op) for op in ops]
+            last_puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
+            for op in last_puts.values():
+                self._put(op)
+            return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         # the core's calls are synchronous; run the whole batch off the event loop
@@ -126,9 +137,6 @@ class HindsightStore(BaseStore):
             user, path = self._scope(op.namespace)
             item = self.keyed.get((*path, op.key), user_id=user, agent_id=self.agent_id)
             return self._item(item) if item is not None else None
-        if isinstance(op, PutOp):
-            self._put(op)
-            return None
         if isinstance(op, SearchOp):
             return self._search(op)
         if isinstance(op, ListNamespacesOp):
@@ -141,14 +149,22 @@ class HindsightStore(BaseStore):
         namespace = tuple(namespace)
         n = len(self.prefix)
         if len(namespace) <= n or namespace[:n] != self.prefix:
-            shape = ", ".join([*map(repr, self.prefix), "'<user_id>'", "..."])
-            raise InvalidInputError(
-                f"namespace {namespace!r} names no user; this store's namespaces are ({shape}) and hindsight "
-                "never reads across users")
+            raise InvalidInputError(self._names_no_user(namespace))
         user = namespace[n]
         if self.user_ids is not None and user not in self.user_ids:
             raise InvalidInputError(f"this store serves users {list(self.user_ids)}, not {user!r}")
         return user, namespace[n + 1:]
+
+    def _names_no_user(self, namespace: Namespace) -> str:
+        """Why a namespace is refused, and the namespace to pass instead (Deep Agents' `("filesystem",)` too)."""
+        rest = namespace[len(self.prefix):] if namespace[:len(self.prefix)] == self.prefix else namespace
+        shape = "(" + ", ".join([*map(repr, self.prefix), "'<user_id>'", "..."]) + ")"
+        instead = "(" + ", ".join([*map(repr, self.prefix), "'<user_id>'", *map(repr, rest)]) + ")"
+        message = (f"namespace {namespace!r} names no user; this store's namespaces are {shape} and hindsight "
+                   f"never reads across users: pass {instead}")
+        if self.prefix:
+            message += ", or use HindsightStore(memory, prefix=()) for namespaces that start with the user id"
+        return message
 
     def _root(self, user: str) -> Namespace:
         return (*self.prefix, user)

@@ -1,4 +1,5 @@
-"""A fake chat model for testing agents that use hindsight, offline and deterministic."""
+"""Testing helpers: a fake chat model for agents that use hindsight, offline and deterministic, and the
+LangGraph store conformance suite (`check_store`, usable on any `BaseStore`: see `conformance`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.outputs import ChatResult
 from pydantic import Field
 
-__all__ = ["RecordingChatModel"]
+from .conformance import Difference, Report, check_store, conformance_steps
+
+__all__ = ["Difference", "RecordingChatModel", "Report", "check_store", "conformance_steps"]
 
 
 class RecordingChatModel(GenericFakeChatModel):

@@ -8,17 +8,19 @@
 
 - `HindsightMemoryBlock` / `hindsight_memory`: a `Memory` block that recalls the
   top memories into the system message and offers each turn to the write gate;
+  `hindsight_memory` returns a `HindsightChatMemory`, which stores a chat that is only written;
 - `HindsightRetriever`: memories as `NodeWithScore`s for query and chat engines;
 - `HindsightToolSpec`: search and save tools for agents, bound to one user;
 - `llm_gate`, `llm_summarizer`, `as_text_function`: a LlamaIndex LLM as hindsight's evaluator.
 """
 
 from .llm import as_text_function, llm_gate, llm_summarizer
-from .memory_block import HindsightMemoryBlock, hindsight_memory
+from .memory_block import HindsightChatMemory, HindsightMemoryBlock, hindsight_memory
 from .retriever import HindsightRetriever
 from .tools import HindsightToolSpec
 
 __all__ = [
-    "HindsightMemoryBlock", "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
+    "HindsightChatMemory", "HindsightMemoryBlock",
+    "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
     "llm_gate", "llm_summarizer",
 ]

@@ -16,8 +16,16 @@ message (source "agent") it has not offered before to the core's write gate.
 Recall comes first so that a turn is never recalled into its own prompt. A
 user message is therefore offered before the model answers it, and an
 assistant reply at the next read (the next turn; for agents, the read that
-follows each run). `_aput` offers flushed messages the same way, so a Memory
-that is written but never read still stores its turns.
+follows each run). `_aput` offers flushed messages the same way.
+
+A chat that is only written (`put`/`aput`, never read) would reach the block
+only once its messages left the short-term history, which in a short chat is
+never. So `hindsight_memory` returns a `HindsightChatMemory`: a `Memory` that,
+once an assistant message is put, offers the messages put up to it. A user
+message still waiting for its answer is held back until the answer is put or
+the memory is read (recall first), so a turn is never recalled into its own
+prompt; `HindsightChatMemory.flush()` offers it too, and waits until every
+offered turn is stored.
 
 The turns are handed to the core's write queue (`hindsight_core.session.write_queue`):
 journaled at once, then offered behind the conversation, so a turn never waits
@@ -38,6 +46,7 @@ import logging
 from collections import OrderedDict
 from typing import Any, List, Optional
 
+from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock, Memory
@@ -48,7 +57,7 @@ from hindsight_core.session.context import MemoryBlock, amemory_block, shorten_b
 from hindsight_core.session.turns import TurnLog
 from hindsight_core.session.write_queue import WriteQueue, write_queue
 
-from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
+from ._convert import TURN_FIELD, answered, latest_user_text, turns_from_messages
 from ._validate import check_k, check_memory
 
 logger = logging.getLogger("hindsight_llamaindex")
@@ -161,10 +170,55 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
             logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)
 
 
+class HindsightChatMemory(Memory):
+    """LlamaIndex's `Memory`, whose puts reach its hindsight blocks even in a chat that is never read.
+
+    `put`, `aput`, `put_messages` and `aput_messages` store the messages as `Memory` does; once an
+    assistant message is put, the messages put up to it are offered to each `HindsightMemoryBlock`
+    (the core's `TurnLog` offers each message once, whether it arrives here, at a read or when
+    flushed out of the short-term history). Messages after the last answer wait for it.
+    """
+
+    _unanswered: list = PrivateAttr(default_factory=list)
+
+    async def aput(self, message: ChatMessage) -> None:
+        await super().aput(message)
+        await self._offer_answered([message])
+
+    async def aput_messages(self, messages: List[ChatMessage]) -> None:
+        await super().aput_messages(messages)
+        await self._offer_answered(list(messages))
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Offer the messages still waiting for an answer too, then wait until everything offered is stored."""
+        waiting, self._unanswered = self._unanswered, []
+        asyncio_run(self._offer_to_blocks(waiting))
+        for block in self._hindsight_blocks():
+            block.flush(timeout)
+
+    async def _offer_answered(self, messages: list[ChatMessage]) -> None:
+        self._unanswered.extend(messages)
+        ready = answered(self._unanswered)
+        if ready:
+            self._unanswered = self._unanswered[len(ready):]
+            await self._offer_to_blocks(ready)
+
+    async def _offer_to_blocks(self, messages: list[ChatMessage]) -> None:
+        for block in self._hindsight_blocks():
+            if block.write_turns and messages:
+                user, session = block._ids(self.session_id)
+                await block._offer(messages, user, session)
+
+    def _hindsight_blocks(self) -> list[HindsightMemoryBlock]:
+        return [block for block in self.memory_blocks if isinstance(block, HindsightMemoryBlock)]
+
+
 def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None = None, k: int = 5,
                      agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock] | None = None,
-                     **memory_options: Any) -> Memory:
+                     **memory_options: Any) -> HindsightChatMemory:
     """A LlamaIndex `Memory` with a `HindsightMemoryBlock` installed, ready for any chat engine or agent.
+
+    It is a `HindsightChatMemory`, so a chat that is only written (`put`, never read) is stored too.
 
     `memory_blocks` are added after the hindsight block; other keyword arguments
     (`token_limit`, `chat_store`, `insert_method`, ...) go to `Memory.from_defaults`.
@@ -172,5 +226,5 @@ def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None 
     validate_id(user_id)  # required here: a user id is what carries memories across sessions
     validate_id(session_id, what="session_id", required=False)
     block = HindsightMemoryBlock(memory=memory, user_id=user_id, k=k, agent_id=agent_id)
-    return Memory.from_defaults(session_id=session_id, memory_blocks=[block, *(memory_blocks or [])],
+    return HindsightChatMemory.from_defaults(session_id=session_id, memory_blocks=[block, *(memory_blocks or [])],
                                 **memory_options)

@@ -18,6 +18,8 @@ the server, never by the model. No tool has a user id argument.
   interface without a token is refused unless explicitly allowed.
 
 Importing this package does not import `mcp`; `build_server` and `run_server` do.
+They run on mcp 2.3+ and on mcp 1.x from 1.24 (what `langchain-mcp-adapters` installs);
+`compat.py` is the one place that knows the two lines.
 """
 
 from __future__ import annotations

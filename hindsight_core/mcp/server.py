@@ -7,13 +7,13 @@ from typing import Any, Literal
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from .. import __version__
 from ..api import MemoryAPI
 from ..types import Source
+from .compat import MCPServer, new_server
 from .scope import UserScope
 from .tools import register_tools
 
@@ -62,8 +62,8 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
     if scope.authenticated:
         auth = {"token_verifier": ScopeTokenVerifier(scope),
                 "auth": AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)}
-    server: MCPServer = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS,
-                                  log_level=log_level, **auth)  # type: ignore[arg-type]
+    server: MCPServer = new_server("hindsight", version=__version__, instructions=INSTRUCTIONS,
+                                   log_level=log_level, host=host, port=port, **auth)
     register_tools(server, memory, scope, source=write_source)
 
     @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)

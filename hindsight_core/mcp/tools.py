@@ -17,8 +17,6 @@ from typing import Annotated, Any, Callable, Iterator
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -28,6 +26,7 @@ from ..api import MemoryAPI
 from ..session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from ..session.outcome import report
 from ..types import ScoredMemory, Source
+from .compat import Context, MCPServer, ToolError
 from .scope import UserScope
 
 MAX_RESULTS = 20
@@ -65,10 +64,12 @@ def current_user(scope: UserScope, ctx: Context | None) -> str:
         request = getattr(ctx.request_context, "request", None)
         user = getattr(request, "scope", {}).get("user") if request is not None else None
         token = getattr(user, "access_token", None)
-    if token is None or not token.subject:
+    # the verifier names the user as the token's subject; older mcp 1.x (1.24) drops that field: ask the scope
+    user = (getattr(token, "subject", None) or scope.user_for_token(token.token)) if token is not None else None
+    if not user:
         raise ToolError("this server needs an authenticated user: connect over HTTP with "
                         "'Authorization: Bearer <token>'")
-    return token.subject
+    return user
 
 
 def _result(item: ScoredMemory) -> dict[str, Any]:
@@ -94,7 +95,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
     def user(ctx: Context) -> str:
         return current_user(scope, ctx)
 
-    @server.tool(annotations=ToolAnnotations(title="Remember", destructive_hint=False))
+    @server.tool(annotations=ToolAnnotations(title="Remember", destructiveHint=False))
     async def memory_write(
         text: Annotated[str, Field(
             description="What to remember, in one or two sentences: a preference, a fact, a correction, "
@@ -112,7 +113,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
             result = await memory.awrite(text, user_id=who, source=speaker, session_id=session_id)
         return _advise(report(result), speaker)
 
-    @server.tool(annotations=ToolAnnotations(title="Search memory", read_only_hint=True))
+    @server.tool(annotations=ToolAnnotations(title="Search memory", readOnlyHint=True))
     async def memory_search(
         what_am_i_looking_for: Annotated[str, Field(
             description="A question or description of what you need to know, e.g. 'how does the user like "
@@ -138,7 +139,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
                                            time_range=time_range_spec(time_range))
         return {"count": len(results), "results": [_result(r) for r in results]}
 
-    @server.tool(annotations=ToolAnnotations(title="Forget", destructive_hint=True, idempotent_hint=True))
+    @server.tool(annotations=ToolAnnotations(title="Forget", destructiveHint=True, idempotentHint=True))
     async def memory_forget(
         ctx: Context,
         memory_id: Annotated[str | None, Field(
@@ -156,7 +157,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
         return {"dry_run": receipt.dry_run, "count": receipt.count,
                 "forgotten": [{"id": m.id, "memory": m.summary} for m in receipt.removed]}
 
-    @server.tool(annotations=ToolAnnotations(title="Consolidate memory", destructive_hint=False))
+    @server.tool(annotations=ToolAnnotations(title="Consolidate memory", destructiveHint=False))
     async def memory_summarize(
         ctx: Context,
         dry_run: Annotated[bool, Field(strict=True,
@@ -173,7 +174,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
             report = await anyio.to_thread.run_sync(lambda: consolidate(user_id=who, dry_run=dry_run))
         return report.to_dict() if hasattr(report, "to_dict") else {"report": str(report)}
 
-    @server.tool(annotations=ToolAnnotations(title="Memory statistics", read_only_hint=True))
+    @server.tool(annotations=ToolAnnotations(title="Memory statistics", readOnlyHint=True))
     async def memory_stats(ctx: Context) -> dict[str, Any]:
         """How many memories the current user has, per layer and status, and how many have faded."""
         who = user(ctx)

@@ -19,6 +19,7 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
+from langgraph.store.memory import InMemoryStore
 
 from hindsight_core import Hindsight, InvalidInputError, InvalidUserIdError, Source
 from hindsight_core.session.keyed import key_of
@@ -220,22 +221,30 @@ def test_list_namespaces_never_reveals_other_users(store, fake_memory):
         alices.put(("memories", "carol"), "k", {"content": "I am Alice, honestly."})
 
 
-def test_batch_runs_every_kind_of_operation_in_order(store):
-    results = store.batch([
-        PutOp(ALICE, "a", {"content": "I like green tea."}),
-        GetOp(ALICE, "a"),
+def test_batch_reads_the_state_before_it_and_applies_its_puts_last(store):
+    """LangGraph's semantics (InMemoryStore's, the Postgres store's): reads first, then the last put per key."""
+    store.put(ALICE, "a", {"content": "I like green tea."})
+    ops = [
         PutOp(ALICE, "a", {"content": "I like black tea."}),
         GetOp(ALICE, "a"),
         SearchOp(ALICE, query="tea"),
         ListNamespacesOp(match_conditions=(MatchCondition("prefix", ALICE),)),
+        PutOp(ALICE, "b", {"content": "I cycle to work."}),
         PutOp(ALICE, "a", None),
-        GetOp(ALICE, "a"),
-    ])
-    assert results[0] is None and results[2] is None and results[6] is None
-    assert results[1].value == {"content": "I like green tea."}
-    assert results[3].value == {"content": "I like black tea."}
-    assert [i.key for i in results[4]] == ["a"] and results[5] == [ALICE]
-    assert results[7] is None
+        GetOp(ALICE, "b"),
+    ]
+    results = store.batch(ops)
+    assert results[0] is None and results[4] is None and results[5] is None
+    assert results[1].value == {"content": "I like green tea."}  # the state before the batch
+    assert [i.key for i in results[2]] == ["a"] and results[3] == [ALICE]
+    assert results[6] is None  # put in this batch: not there yet for its reads
+    assert store.get(ALICE, "a") is None  # the last put of "a" (a delete) won
+    assert store.get(ALICE, "b").value == {"content": "I cycle to work."}
+
+    reference = InMemoryStore()
+    reference.put(ALICE, "a", {"content": "I like green tea."})
+    expected = reference.batch(ops)
+    assert expected[1].value == results[1].value and expected[6] is None  # the same answers as the reference
 
 
 def test_abatch_and_the_async_methods(store):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hindsight_llamaindex
 
 PUBLIC = {
-    "HindsightMemoryBlock", "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
+    "HindsightChatMemory", "HindsightMemoryBlock",
+    "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
     "llm_gate", "llm_summarizer",
 }
 

@@ -1,0 +1,56 @@
+"""The two mcp SDK lines hindsight's server runs on: 2.x (`MCPServer`) and 1.x from 1.24 (`FastMCP`).
+
+langchain-mcp-adapters 0.3 (the newest) requires mcp<2, so a LangChain user who installs
+`hindsight-memory[mcp] langchain-mcp-adapters` gets mcp 1.x. The server is the same on both:
+what differs is where the classes live, that 1.x takes no `version`, and that 1.x's apps read
+their path and host from the server's settings instead of taking them as arguments. This module
+is the only place that knows; the rest of `hindsight_core.mcp` imports from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from mcp.server.mcpserver import Context, MCPServer as _Server
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    MCP_1 = False
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context, FastMCP as _Server  # type: ignore[no-redef,assignment]
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
+
+    MCP_1 = True
+
+__all__ = ["MCP_1", "Context", "MCPServer", "ToolError", "new_server"]
+
+if MCP_1:
+    class MCPServer(_Server):  # type: ignore[valid-type,misc]
+        """mcp 1.x's FastMCP, answering the 2.x calls hindsight makes (`streamable_http_app(path, host)`)."""
+
+        def streamable_http_app(self, *, streamable_http_path: str = "/mcp",  # type: ignore[override]
+                                host: str | None = None) -> Any:
+            self._check_host(host)
+            self.settings.streamable_http_path = streamable_http_path
+            return super().streamable_http_app()
+
+        def sse_app(self, *, host: str | None = None) -> Any:  # type: ignore[override]
+            self._check_host(host)
+            return super().sse_app()
+
+        def _check_host(self, host: str | None) -> None:
+            # 1.x fixes its DNS-rebinding protection from the host given at construction (new_server)
+            if host is not None and host != self.settings.host:
+                raise ValueError(f"this server was built for host {self.settings.host!r}, not {host!r}")
+else:
+    MCPServer = _Server  # type: ignore[misc]
+
+
+def new_server(name: str, *, version: str, instructions: str, log_level: str, host: str, port: int,
+               **auth: Any) -> Any:
+    """An MCP server of the installed SDK line, with the same name, version, instructions and auth."""
+    if not MCP_1:
+        return MCPServer(name, version=version, instructions=instructions, log_level=log_level, **auth)
+    server = MCPServer(name, instructions=instructions, log_level=log_level, host=host, port=port, **auth)
+    server._mcp_server.version = version  # 1.x's FastMCP takes no version; its low-level server does
+    return server
