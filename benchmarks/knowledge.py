@@ -1,6 +1,6 @@
 """Knowledge decisions and questions on our own dated conversations with repetitions and changes of mind.
 
-    python benchmarks/knowledge.py [--cases N] [--lang en|zh|cross] [--data PATH]
+    python benchmarks/knowledge.py [--cases N] [--lang en|zh|cross] [--data PATH] [--filler N]
                                    [--out benchmarks/results/knowledge.json] [--no-cache]
 
 Data: `benchmarks/data/knowledge/knowledge.jsonl` (written for this benchmark, English,
@@ -16,6 +16,12 @@ weeks with labels:
 * questions with evidence turns (current state after a change, past state, repeated
   preferences, what the assistant recommended, plain facts); a current-state question
   names the stale turns that must not answer first.
+
+`--filler N` adds N unrelated exchanges to each case (a user's one-off question and the
+assistant's answer: trivia, definitions, conversions, from `data/knowledge/filler.json`,
+in the case's language, both for a cross case), spread over its days before its own turns
+and chosen by a generator seeded with the case id: more memories to search and to keep
+out of knowledge, with no labels of their own.
 
 hindsight: one fresh embedded store (Qdrant Edge, on disk in a temporary folder) per case,
 the default embedder and configuration; each day of the case offered once, in order, to
@@ -53,9 +59,11 @@ language asked when it is the case's, else "cross".
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -83,6 +91,7 @@ from hindsight_core.session.turns import TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "knowledge" / "knowledge.jsonl"
+FILLER = HERE / "data" / "knowledge" / "filler.json"
 DEFAULT_OUT = HERE / "results" / "knowledge.json"
 CACHE = CACHE_DIR / "knowledge-multilingual-e5-small.npy"
 HINDSIGHT = "hindsight (adapters' protocol)"
@@ -137,6 +146,22 @@ def load(path: Path = DEFAULT_DATA, *, cases: int | None = None, lang: str | Non
         out.append(Case(raw["id"], raw["lang"], raw["user"], turns, tuple(raw["groups"]),
                         tuple(raw["changes"]), tuple(raw["questions"])))
     return out[:cases] if cases else out
+
+
+def with_filler(case: Case, exchanges: int, pool: dict[str, list[list[str]]]) -> Case:
+    """The case with `exchanges` unrelated exchanges from `pool` before its own turns, round-robin over its days."""
+    if exchanges <= 0:
+        return case
+    candidates = [pair for lang in (("en", "zh") if case.lang == "cross" else (case.lang,)) for pair in pool[lang]]
+    chosen = random.Random(case.id).sample(candidates, min(exchanges, len(candidates)))
+    firsts = [day[0].at for day in case.days()]
+    extra: list[CaseTurn] = []
+    for i, (asked, answer) in enumerate(chosen):
+        day, slot = i % len(firsts), i // len(firsts)
+        when = firsts[day] - timedelta(hours=3) + timedelta(minutes=10 * slot)
+        extra += [CaseTurn(f"filler-{i}-user", when, "user", asked),
+                  CaseTurn(f"filler-{i}-agent", when + timedelta(minutes=1), "agent", answer)]
+    return dataclasses.replace(case, turns=tuple(sorted(extra + list(case.turns), key=lambda t: t.at)))
 
 
 def question_language(case: Case, question: dict) -> str:
@@ -400,6 +425,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cases", type=int, default=None, help="only the first N cases (after --lang)")
     parser.add_argument("--lang", choices=LANGS, default=None, help="only the cases in this language")
+    parser.add_argument("--filler", type=int, default=0, metavar="N",
+                        help="add N unrelated exchanges to each case as distractors (see the module doc)")
     parser.add_argument("--baselines", nargs="*", default=list(BASELINES), choices=BASELINES)
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -410,6 +437,9 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
     cases = load(args.data, cases=args.cases, lang=args.lang)
     if not cases:
         raise SystemExit(f"no cases in {args.data} for --lang {args.lang}")
+    if args.filler:
+        pool = json.loads(FILLER.read_text(encoding="utf-8"))
+        cases = [with_filler(case, args.filler, pool) for case in cases]
     vectors = vectors or E5Vectors(None if args.no_cache else CACHE)
     prepare(cases, vectors)
     report: dict[str, Any] = {
@@ -417,7 +447,8 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
         "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.data.relative_to(HERE.parent) if args.data.is_relative_to(HERE.parent)
                              else args.data), **counts(cases)},
-        "setup": {"embedder": vectors.name, "store": "embedded (Qdrant Edge), one fresh store per case",
+        "setup": {"embedder": vectors.name, "filler_exchanges_per_case": args.filler,
+                  "store": "embedded (Qdrant Edge), one fresh store per case",
                   "protocol": "TurnLog.offer, one offer per day of the case, in order; consolidate() a day "
                               "after the last turn; recall(k=10, reinforce=False); block: memory_block(k=5)"},
         "systems": {},

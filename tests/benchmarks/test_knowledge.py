@@ -65,3 +65,15 @@ def test_scoring_rules():
     assert knowledge.current_first([("new",), ("old",)], ["new"], ["old"]) == 1.0
     assert knowledge.current_first([("old",), ("new",)], ["new"], ["old"]) == 0.0
     assert knowledge.current_first([("x",)] * 5 + [("new",)], ["new"], ["old"]) == 0.0
+
+
+def test_filler_adds_unlabelled_exchanges_in_the_cases_language_before_its_turns():
+    pool = json.loads(knowledge.FILLER.read_text(encoding="utf-8"))
+    case = next(c for c in knowledge.load() if c.lang == "zh")
+    padded = knowledge.with_filler(case, 6, pool)
+    added = [t for t in padded.turns if t.id.startswith("filler-")]
+    assert len(added) == 12 and {t.speaker for t in added} == {"user", "agent"}
+    assert all(build.language(t.text) == "zh" for t in added)
+    assert [t.at for t in padded.turns] == sorted(t.at for t in padded.turns)
+    assert padded.questions == case.questions and padded.groups == case.groups
+    assert knowledge.with_filler(case, 6, pool) == padded  # the same draw every run
