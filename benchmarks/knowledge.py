@@ -52,6 +52,10 @@ Scores:
   Beside plain baselines over the same turns and over exchanges (`plain.py`: e5 dense on
   both sides, BM25, their fusion), scored the same way.
 
+The library measured is the one Python imports (PYTHONPATH first, then the installed
+package, then this repository), so `PYTHONPATH=/another/checkout python benchmarks/knowledge.py`
+scores another checkout's code on this data; its folder is `setup.library` in the JSON.
+
 Per language: decisions by the case's language (en, zh, cross); questions by the
 language asked when it is the case's, else "cross".
 """
@@ -77,18 +81,21 @@ from typing import Any, Iterable, Sequence
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# this repository's code only when no other is importable: `PYTHONPATH=/another/checkout python
+# benchmarks/knowledge.py` measures that checkout's library with this data and harness
+sys.path.append(str(HERE.parent))
+
+import hindsight_core  # noqa: E402  (before the harness modules, which put this repository first)
+from hindsight_core import Layer, Source  # noqa: E402
+from hindsight_core.session.context import memory_block  # noqa: E402
+from hindsight_core.session.turns import TurnLog  # noqa: E402
+from hindsight_core.testing import FrozenClock  # noqa: E402
 
 from embedcache import CACHE_DIR  # noqa: E402
 from locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
 from metrics import any_hit_at_k, recall_at_k  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
-
-from hindsight_core import Layer, Source  # noqa: E402
-from hindsight_core.session.context import memory_block  # noqa: E402
-from hindsight_core.session.turns import TurnLog  # noqa: E402
-from hindsight_core.testing import FrozenClock  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "knowledge" / "knowledge.jsonl"
 FILLER = HERE / "data" / "knowledge" / "filler.json"
@@ -448,6 +455,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
         "data": {"path": str(args.data.relative_to(HERE.parent) if args.data.is_relative_to(HERE.parent)
                              else args.data), **counts(cases)},
         "setup": {"embedder": vectors.name, "filler_exchanges_per_case": args.filler,
+                  "library": str(Path(hindsight_core.__file__).resolve().parent.parent),
                   "store": "embedded (Qdrant Edge), one fresh store per case",
                   "protocol": "TurnLog.offer, one offer per day of the case, in order; consolidate() a day "
                               "after the last turn; recall(k=10, reinforce=False); block: memory_block(k=5)"},
