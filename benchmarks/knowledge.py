@@ -261,7 +261,9 @@ def score_groups(case: Case, knowledge: Sequence[set[str]]) -> dict[str, int]:
             "positives": len(positives),
             "positives_found": sum(any(matches_group(k, g) for k in knowledge) for g in positives),
             "negatives": len(negatives),
-            "negatives_violated": sum(any(len(k & set(g)) >= 2 for k in knowledge) for g in negatives)}
+            "negatives_violated": sum(any(len(k & set(g)) >= 2 for k in knowledge) for g in negatives),
+            "negative_outcomes": [[g.get("why"), any(len(k & set(g["turns"])) >= 2 for k in knowledge)]
+                                  for g in case.groups if not g["positive"]]}
 
 
 def _decides(pair: tuple[set[str], set[str]], label: dict) -> bool:
@@ -277,7 +279,8 @@ def score_changes(case: Case, supersessions: Sequence[tuple[set[str], set[str]]]
             "positives": len(positives),
             "positives_found": sum(any(_decides(p, c) for p in supersessions) for c in positives),
             "negatives": len(negatives),
-            "negatives_violated": sum(any(_decides(p, c) for p in supersessions) for c in negatives)}
+            "negatives_violated": sum(any(_decides(p, c) for p in supersessions) for c in negatives),
+            "negative_outcomes": [[c.get("why"), any(_decides(p, c) for p in supersessions)] for c in negatives]}
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -362,6 +365,13 @@ def run_hindsight(recipe: Recipe, cases: Sequence[Case], vectors: E5Vectors) -> 
     def per_language(found: list[dict], made: str) -> dict[str, Any]:
         plain = [{k: v for k, v in r.items() if isinstance(v, int)} for r in found]
         out = {"overall": summarise_decisions(plain, made)}
+        kinds: dict[str, dict[str, int]] = {}
+        for row in found:
+            for why, violated in row["negative_outcomes"]:
+                tally = kinds.setdefault(str(why), {"negatives": 0, "violated": 0})
+                tally["negatives"] += 1
+                tally["violated"] += int(violated)
+        out["negatives_by_kind"] = dict(sorted(kinds.items()))
         for lang in LANGS:
             chosen = [p for p, r in zip(plain, found) if r["lang"] == lang]
             if chosen:
@@ -476,7 +486,11 @@ def print_table(report: dict[str, Any]) -> None:
           f"{data['group_decisions']} group and {data['change_decisions']} change decisions")
     ours = report["systems"][HINDSIGHT]
     for kind in ("groups", "changes"):
+        violated = {why: t["violated"] for why, t in ours[kind]["negatives_by_kind"].items() if t["violated"]}
+        print(f"{kind:<8} negatives violated by kind: {violated or 'none'}")
         for lang, s in ours[kind].items():
+            if lang == "negatives_by_kind":
+                continue
             print(f"{kind:<8} {lang:<8} precision {s['precision']}  recall {s['recall']}  "
                   f"negatives respected {s['negatives_respected']}")
     langs = [k for k in ours["questions"] if k.startswith("lang=")]

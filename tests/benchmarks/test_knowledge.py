@@ -49,6 +49,9 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
         assert 0 <= overall[f"{made}_right"] <= overall[made]
         assert 0 <= overall["positives_found"] <= overall["positives"]
         assert 0 <= overall["negatives_violated"] <= overall["negatives"]
+        kinds = ours[kind]["negatives_by_kind"]
+        assert sum(t["negatives"] for t in kinds.values()) == overall["negatives"]
+        assert sum(t["violated"] for t in kinds.values()) == overall["negatives_violated"]
     assert set(report["systems"]) == {knowledge.HINDSIGHT, "bm25 over turns", "bm25 over exchanges",
                                       "e5 dense (query side) over turns", "e5 dense (query side) over exchanges"}
     for name, system in report["systems"].items():
@@ -77,3 +80,13 @@ def test_filler_adds_unlabelled_exchanges_in_the_cases_language_before_its_turns
     assert [t.at for t in padded.turns] == sorted(t.at for t in padded.turns)
     assert padded.questions == case.questions and padded.groups == case.groups
     assert knowledge.with_filler(case, 6, pool) == padded  # the same draw every run
+
+
+def test_every_negative_says_why_and_a_positive_does_not():
+    for case in knowledge.load():
+        for label in case.groups + case.changes:
+            assert ("why" in label) != label["positive"], (case.id, label)
+            assert label.get("why", "question") in build.NEGATIVE_KINDS
+    with pytest.raises(build.CaseError, match="names why"):
+        build.parse("=== c1 en 2026-01-01\n-- day 0 09:00\nu1 U: Hi.\n-- day 1 09:00\nu2 U: Hi.\n"
+                    "group- u1 u2 :: greetings\n", "x.txt")

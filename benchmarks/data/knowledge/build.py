@@ -21,6 +21,9 @@ OUT = HERE / "knowledge.jsonl"
 SPEAKERS = {"U": "user", "A": "agent", "T": "tool"}
 KINDS = ("current", "past", "repeated", "recommended", "fact")
 LANGS = ("en", "zh", "cross")
+#: why a negative label must not become knowledge / must not supersede (`@kind` in a case file)
+NEGATIVE_KINDS = ("question", "greeting", "agent", "tool", "hypothetical", "other-person", "story", "quote",
+                  "one-off", "restatement")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _TURN = re.compile(r"^(?P<id>[A-Za-z]\w*)\s+(?P<who>[UAT]):\s*(?P<text>.+)$")
 _DAY = re.compile(r"^--\s*day\s+(?P<day>\d+)\s+(?P<hh>\d\d):(?P<mm>\d\d)\s*$")
@@ -77,13 +80,22 @@ def parse(text: str, origin: str) -> list[dict]:
         if not words:
             raise fail(n, f"cannot read {line!r}")
         label = words[0]
+        if label in ("group+", "group-", "change+", "change-"):
+            kinds = [w[1:] for w in words[1:] if w.startswith("@")]
+            words = [w for w in words if not w.startswith("@")]
+            positive = label.endswith("+")
+            if positive and kinds:
+                raise fail(n, "only a negative label names why (@kind)")
+            if not positive and (len(kinds) != 1 or kinds[0] not in NEGATIVE_KINDS):
+                raise fail(n, f"a negative label names why, one of @{', @'.join(NEGATIVE_KINDS)}")
+            why = {} if positive else {"why": kinds[0]}
         if label in ("group+", "group-"):
-            case["groups"].append({"turns": words[1:], "positive": label == "group+", "note": note.strip()})
+            case["groups"].append({"turns": words[1:], "positive": positive, **why, "note": note.strip()})
         elif label in ("change+", "change-"):
             old, sep, new = " ".join(words[1:]).partition(">")
             if not sep:
                 raise fail(n, "a change is 'change± OLD... > NEW... :: note'")
-            case["changes"].append({"old": _ids(old), "new": _ids(new), "positive": label == "change+",
+            case["changes"].append({"old": _ids(old), "new": _ids(new), "positive": positive, **why,
                                     "note": note.strip()})
         elif label == "Q":
             if len(words) < 3 or words[1] not in KINDS:
