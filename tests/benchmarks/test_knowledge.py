@@ -43,7 +43,7 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
     assert json.loads(out.read_text()) == report
     assert report["data"]["overall"]["cases"] == 2 and {"date", "command"} <= set(report)
     ours = report["systems"][knowledge.HINDSIGHT]
-    assert ours["offered"] == report["data"]["overall"]["turns"] and ours["memories"] > 0
+    assert 0 < ours["offered"] <= report["data"]["overall"]["turns"] and ours["memories"] > 0
     for kind, made in (("groups", "formed"), ("changes", "made")):
         overall = ours[kind]["overall"]
         assert 0 <= overall[f"{made}_right"] <= overall[made]
