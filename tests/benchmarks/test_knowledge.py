@@ -1,0 +1,92 @@
+"""The knowledge set: its data is well formed and built from its case files, and the runner works on a slice."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import knowledge
+import pytest
+
+sys.path.insert(0, str(knowledge.HERE / "data" / "knowledge"))
+import build  # noqa: E402
+
+
+def test_the_jsonl_is_what_the_case_files_give():
+    assert build.main(["--check"]) == 0
+
+
+def test_every_case_names_only_its_own_turns_and_is_dated():
+    cases = knowledge.load()
+    assert {c.lang for c in cases} <= set(knowledge.LANGS)
+    for case in cases:
+        ids = {t.id for t in case.turns}
+        assert len({t.at.date() for t in case.turns}) >= 2, case.id  # over days, not one sitting
+        assert all(set(g["turns"]) <= ids for g in case.groups)
+        assert all(set(c["old"]) <= ids and set(c["new"]) <= ids for c in case.changes)
+        assert all(set(q["evidence"]) <= ids and set(q["stale"]) <= ids for q in case.questions)
+
+
+def test_a_malformed_case_is_refused_with_its_line():
+    with pytest.raises(build.CaseError, match="x.txt: c1: labels name unknown turns"):
+        build.parse("=== c1 en 2026-01-01\n-- day 0 09:00\nu1 U: I keep bees.\nQ fact u9 :: bees?\n", "x.txt")
+
+
+@pytest.mark.model
+def test_a_slice_end_to_end(tmp_path, real_embedder):
+    from recipes import E5Vectors
+
+    out = tmp_path / "knowledge.json"
+    args = knowledge.parse_args(["--cases", "2", "--no-cache", "--out", str(out), "--baselines", "bm25",
+                                 "e5 dense (query side)"])
+    report = knowledge.run(args, vectors=E5Vectors(None, inner=real_embedder))
+    assert json.loads(out.read_text()) == report
+    assert report["data"]["overall"]["cases"] == 2 and {"date", "command"} <= set(report)
+    ours = report["systems"][knowledge.HINDSIGHT]
+    assert 0 < ours["offered"] <= report["data"]["overall"]["turns"] and ours["memories"] > 0
+    for kind, made in (("groups", "formed"), ("changes", "made")):
+        overall = ours[kind]["overall"]
+        assert 0 <= overall[f"{made}_right"] <= overall[made]
+        assert 0 <= overall["positives_found"] <= overall["positives"]
+        assert 0 <= overall["negatives_violated"] <= overall["negatives"]
+        kinds = ours[kind]["negatives_by_kind"]
+        assert sum(t["negatives"] for t in kinds.values()) == overall["negatives"]
+        assert sum(t["violated"] for t in kinds.values()) == overall["negatives_violated"]
+    assert set(report["systems"]) == {knowledge.HINDSIGHT, "bm25 over turns", "bm25 over exchanges",
+                                      "e5 dense (query side) over turns", "e5 dense (query side) over exchanges"}
+    for name, system in report["systems"].items():
+        overall = system["questions"]["overall"]
+        assert overall["questions"] == report["data"]["overall"]["questions"], name
+        assert 0 <= overall["recall@5"] <= overall["recall@10"] <= 100, name
+        assert 0 <= overall["evidence_in_block@5"] <= 100 and 0 <= overall["current_first@5"] <= 100, name
+
+
+def test_scoring_rules():
+    assert knowledge.matches_group({"a", "b", "c"}, ["a", "b", "c", "d"])
+    assert not knowledge.matches_group({"a", "x", "y"}, ["a", "b", "c"])  # mostly other turns
+    assert not knowledge.matches_group({"a"}, ["a", "b"])  # one turn is no group
+    assert knowledge.current_first([("new",), ("old",)], ["new"], ["old"]) == 1.0
+    assert knowledge.current_first([("old",), ("new",)], ["new"], ["old"]) == 0.0
+    assert knowledge.current_first([("x",)] * 5 + [("new",)], ["new"], ["old"]) == 0.0
+
+
+def test_filler_adds_unlabelled_exchanges_in_the_cases_language_before_its_turns():
+    pool = json.loads(knowledge.FILLER.read_text(encoding="utf-8"))
+    case = next(c for c in knowledge.load() if c.lang == "zh")
+    padded = knowledge.with_filler(case, 6, pool)
+    added = [t for t in padded.turns if t.id.startswith("filler-")]
+    assert len(added) == 12 and {t.speaker for t in added} == {"user", "agent"}
+    assert all(build.language(t.text) == "zh" for t in added)
+    assert [t.at for t in padded.turns] == sorted(t.at for t in padded.turns)
+    assert padded.questions == case.questions and padded.groups == case.groups
+    assert knowledge.with_filler(case, 6, pool) == padded  # the same draw every run
+
+
+def test_every_negative_says_why_and_a_positive_does_not():
+    for case in knowledge.load():
+        for label in case.groups + case.changes:
+            assert ("why" in label) != label["positive"], (case.id, label)
+            assert label.get("why", "question") in build.NEGATIVE_KINDS
+    with pytest.raises(build.CaseError, match="names why"):
+        build.parse("=== c1 en 2026-01-01\n-- day 0 09:00\nu1 U: Hi.\n-- day 1 09:00\nu2 U: Hi.\n"
+                    "group- u1 u2 :: greetings\n", "x.txt")
