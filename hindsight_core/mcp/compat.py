@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import StoreUnavailableError
+
 try:
     from mcp.server.mcpserver import Context, MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
@@ -29,9 +31,19 @@ if MCP_1:
         """mcp 1.x's FastMCP, answering the 2.x calls hindsight makes (`streamable_http_app(path, host)`)."""
 
         def streamable_http_app(self, *, streamable_http_path: str = "/mcp",  # type: ignore[override]
-                                host: str | None = None) -> Any:
+                                host: str | None = None, max_sessions: int | None = None,
+                                session_idle_timeout: float | None = None) -> Any:
             self._check_host(host)
             self.settings.streamable_http_path = streamable_http_path
+            # 1.x keeps the session bounds in its settings (the releases that have them); one without
+            # them cannot bound its sessions, and is refused rather than left unbounded
+            for name, value in (("max_sessions", max_sessions), ("session_idle_timeout", session_idle_timeout)):
+                if value is None:
+                    continue
+                if not hasattr(self.settings, name):
+                    raise StoreUnavailableError(f"this mcp release cannot bound its HTTP sessions ({name}); "
+                                       "upgrade mcp (`pip install -U 'mcp>=1.24,<2'` or mcp>=2.3)")
+                setattr(self.settings, name, value)
             return super().streamable_http_app()
 
         def sse_app(self, *, host: str | None = None) -> Any:  # type: ignore[override]

@@ -251,5 +251,8 @@ def test_an_answer_echoing_a_forgotten_fact_is_not_stored_after_the_forget(memor
     scripted.reply = "Booked: Friday at 8 pm, a table for two."
     chat.chat("Book me a table for two at the harbour restaurant on Friday.")
     records = settled(memory).memories(user_id="alice")
-    assert [r.raw_content for r in records] == ["Book me a table for two at the harbour restaurant on Friday."]
-    assert all("4921" not in (r.context or "") for r in records)
+    # the answer is handed over when it is put (HindsightChatMemory): the forgotten exchange went with the
+    # forget, and the exchange after it is stored whole, with nothing of the PIN in its text or context
+    assert sorted(r.raw_content for r in records) == ["Book me a table for two at the harbour restaurant on Friday.",
+                                                      "Booked: Friday at 8 pm, a table for two."]
+    assert all("4921" not in r.raw_content and "4921" not in (r.context or "") for r in records)
