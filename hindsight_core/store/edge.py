@@ -16,6 +16,8 @@ holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
+A store written with one shard per user (format 2) moves to this layout when it
+is opened (`edge_layout`).
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `edge_upkeep` (`MaintenanceStore`).
@@ -55,6 +57,7 @@ from .edge_files import (
     user_dir_name,
     write_json_atomic,
 )
+from .edge_layout import migrate_to_shared
 from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
@@ -96,9 +99,11 @@ class EdgeStore(EdgeUpkeep):
         # the shared shard's vector index is built in a child process once this many of its points are unindexed
         self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard) if auto_index else None
         if store_format(root) < FORMAT:
-            self.close()
-            raise StoreUnavailableError(f"{root} holds a store of format {store_format(root)} (one shard per user); "
-                                        "this version cannot open it yet")
+            try:
+                migrate_to_shared(self)
+            except BaseException:
+                self.close()
+                raise
 
     # -- folders and shards -------------------------------------------------------------------
     def _user_path(self, user_id: str) -> Path:
