@@ -5,19 +5,22 @@
 
 For each user count, a fresh process (so resident memory, threads and open files
 are that size's alone) opens an embedded store in a temporary folder and writes
-`--memories` memories for each user in one `write_many` batch (`force=True`,
+`--memories` memories for each user (the first alone, the others in one `write_many` batch; `force=True`,
 synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
 `default` the default model). It reports:
 
 - `rss_mib`, `threads`, `open_files`: the process after the writes, and again after
   the cold recalls (`*_after_recalls`);
 - `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes);
-- `first_write_ms`: a new user's first batch, p50/p95 over every user; `warm_write_ms`:
-  a second batch of one memory for `--sample` users written long ago;
+- `first_write_ms`: a new user's first write (one memory), p50/p95 over every user; `rest_batch_ms`: the
+  user's other memories in one batch right after; `warm_write_ms`: one more memory for `--sample` users
+  written long ago (after their cold recall); `first_over_warm_write` (p50 ratio);
 - `cold_recall_ms`: the first recall of `--sample` users written long ago (the earliest users:
   an LRU of open shards has evicted them), `warm_recall_ms` the next recall of the same user
   (another query, so the query cache does not answer); p50/p95 and `cold_over_warm` (p50 ratio);
-- `forget_everything_ms`: `forget(everything=True)` of `--forget` users, p50 and max.
+- `forget_everything_ms`: `forget(everything=True)` of `--forget` users, p50 and max; `forget_one_ms`:
+  `forget(memory_id=...)` (for good: the shard is compacted) of `--forget` other users;
+- `index_builds`: the background vector-index builds that finished during the run.
 
 Wall-clock figures move with the machine's load (2 shared cores): compare ratios within one run.
 Results are appended under `--label` (the store layout measured) with the date and the command.
@@ -69,12 +72,15 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
         kwargs = {"embedder": embedder} if embedder is not None else {}
         memory = Hindsight(path=folder, **kwargs)
         base = process_counts()
-        first = []
+        first, batch = [], []
         for u in range(users):
             start = (u * memories) % (len(texts) - memories)
             began = time.perf_counter()
-            memory.write_many(texts[start:start + memories], user_id=f"user-{u}", force=True)
+            memory.write_many(texts[start:start + 1], user_id=f"user-{u}", force=True)
             first.append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            memory.write_many(texts[start + 1:start + memories], user_id=f"user-{u}", force=True)
+            batch.append((time.perf_counter() - began) * 1000)
         memory.store.flush()
         after_writes = process_counts()
         files = [p for p in Path(folder).rglob("*") if p.is_file()]
@@ -93,6 +99,12 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
             memory.write_many([f"Note {i}: the standup moved to ten o'clock."], user_id=user, force=True)
             warm_write.append((time.perf_counter() - began) * 1000)
         after_recalls = process_counts()
+        forget_one = []
+        for user in chosen[forgets:2 * forgets]:
+            victim = memory.memories(user_id=user)[0].id
+            began = time.perf_counter()
+            memory.forget(user_id=user, memory_id=victim)
+            forget_one.append((time.perf_counter() - began) * 1000)
         forget = []
         for user in chosen[:forgets]:
             began = time.perf_counter()
@@ -106,11 +118,15 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
         **{f"{k}_after_recalls": v for k, v in after_recalls.items()},
         "files": len(files), "files_per_user": round(len(files) / users, 2),
         "disk_mib": round(disk / 2**20, 1), "bytes_per_memory": round(disk / (users * memories)),
-        "first_write_ms": pct(first), "warm_write_ms": pct(warm_write),
+        "first_write_ms": pct(first), "warm_write_ms": pct(warm_write), "rest_batch_ms": pct(batch),
+        "first_over_warm_write": round(pct(first)["p50"] / pct(warm_write)["p50"], 2),
         "cold_recall_ms": cold_p, "warm_recall_ms": warm_p,
         "cold_over_warm": round(cold_p["p50"] / warm_p["p50"], 2) if warm_p["p50"] else None,
         "forget_everything_ms": {"p50": round(statistics.median(forget), 1), "max": round(max(forget), 1)}
         if forget else None,
+        "forget_one_ms": {"p50": round(statistics.median(forget_one), 1), "max": round(max(forget_one), 1)}
+        if forget_one else None,
+        "index_builds": list(getattr(getattr(memory.store, "_indexer", None), "completed", []) or []),
     }
 
 
