@@ -264,6 +264,14 @@ class EdgeStore(EdgeUpkeep):
             return None
         return lambda value: self._keystore(user_id, MEMORIES).id_digest(value)  # opened only when a filter needs it
 
+    def _upsert_points(self, shard: Any, points: list[dict]) -> None:
+        """Write points, each under the user its payload names (conditional on that user, `edge_changes`)."""
+        for user_id in dict.fromkeys(p["payload"]["user_id"] for p in points):
+            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == user_id], user_id)
+
+    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], user_id: str) -> None:
+        set_fields(shard, updates, user_id)  # a method: the crash tests stop a change half-way here
+
     def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str], space: str = MEMORIES) -> None:
         if memory_ids:
             delete_points(shard, memory_ids, user_id)
@@ -308,7 +316,7 @@ class EdgeStore(EdgeUpkeep):
         if entry["upserts"]:
             upsert_points(shard, entry["upserts"], user_id)
         if entry["updates"]:
-            set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
+            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
         self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
@@ -322,7 +330,7 @@ class EdgeStore(EdgeUpkeep):
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is not None and updates:
-                set_fields(shard, updates, user_id)
+                self._set_fields(shard, updates, user_id)
                 if durable:
                     self._after_change(shard)
                 self._record(user_id, "fields", (user_id, [(m, dict(f)) for m, f in updates]))
