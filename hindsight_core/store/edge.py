@@ -1,8 +1,10 @@
-"""The embedded store: Qdrant Edge shards on disk, one per space and vector size, every user's points in them
-(files: `edge_files`).
+"""The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
+in them (files: `edge_files`).
 
 Qdrant's multitenancy layout, the same as the server store's: each point carries
-its `user_id`, a tenant-indexed payload field, and every request filters on it
+its `user_id`, a tenant-indexed payload field, and every request filters on it.
+The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
+by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
 (`edge_query.edge_filter`); deletes and field updates go through that filter and
 upserts are conditional on it (`edge_changes`), so no change reaches another
 user's point. Resident memory, threads and open files grow with the memories
@@ -45,6 +47,7 @@ from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
     FORMAT,
     LegacyStoreError,
+    bucket_of,
     ensure_indexes,
     from_journal,
     is_legacy_store,
@@ -52,6 +55,7 @@ from .edge_files import (
     open_root,
     shard_config,
     shard_exists,
+    shard_dimension,
     shard_name,
     store_format,
     user_dir_name,
@@ -133,7 +137,7 @@ class EdgeStore(EdgeUpkeep):
                 return None
             self._add_space(user_id, space, int(dimension))
             known = int(dimension)
-        return self._open_shard(shard_name(space, known), create=True)
+        return self._open_shard(shard_name(space, known, bucket_of(user_id)), create=True)
 
     def _open_shard(self, name: str, *, create: bool) -> Any:
         """A shared shard by name (`memories-d384`), opened once for the store's lifetime."""
@@ -150,7 +154,7 @@ class EdgeStore(EdgeUpkeep):
                 shard = EdgeShard.load(str(folder))
             elif create:
                 folder.parent.mkdir(parents=True, exist_ok=True)
-                shard = EdgeShard.create(str(folder), shard_config(int(name.rsplit("-d", 1)[1])))
+                shard = EdgeShard.create(str(folder), shard_config(shard_dimension(name)))
             else:
                 return None
             ensure_indexes(shard)
@@ -172,21 +176,22 @@ class EdgeStore(EdgeUpkeep):
             shard.flush()
             shard.close()
 
-    def _cancel_index(self, user_id: str | None = None, space: str = MEMORIES) -> None:
-        """A compaction or a rebuild of a memories shard: a build on its old state must not be swapped in."""
-        if self._indexer is None or space != MEMORIES:
-            return
-        dimensions = {self._spaces(user_id).get(MEMORIES)} if user_id is not None else None
-        for name in list(self._shards):
-            if name.startswith(MEMORIES + "-") and (dimensions is None or
-                                                     int(name.rsplit("-d", 1)[1]) in dimensions):
-                self._indexer.cancel(name)
+    def _memories_shard(self, user_id: str) -> str | None:
+        """The name of the shard holding the user's memories (None for an unknown user)."""
+        dimension = self._spaces(user_id).get(MEMORIES)
+        return None if dimension is None else shard_name(MEMORIES, dimension, bucket_of(user_id))
+
+    def _cancel_index(self, user_id: str) -> None:
+        """A compaction or a rebuild of the user's memories shard: a build on its old state must not be swapped in."""
+        name = self._memories_shard(user_id)
+        if self._indexer is not None and name is not None:
+            self._indexer.cancel(name)
 
     def _record(self, user_id: str, kind: str, change: Any) -> None:
         """Keep a change to a memories shard for the copy being indexed, if one is."""
-        dimension = self._spaces(user_id).get(MEMORIES)
-        if self._indexer is not None and dimension is not None:
-            self._indexer.record(shard_name(MEMORIES, dimension), kind, change)
+        name = self._memories_shard(user_id)
+        if self._indexer is not None and name is not None:
+            self._indexer.record(name, kind, change)
 
     def wait_for_index(self, timeout: float | None = None) -> bool:
         """Wait until no background index build is running (benchmarks, tests); False on timeout."""
@@ -320,7 +325,7 @@ class EdgeStore(EdgeUpkeep):
         self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
-            name = shard_name(MEMORIES, self._spaces(user_id)[MEMORIES])
+            name = self._memories_shard(user_id)
             self._indexer.record(name, "entry", entry)
             if entry["upserts"]:
                 self._indexer.maybe_start(name, shard, self._shard_path(name))

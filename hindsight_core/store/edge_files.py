@@ -6,9 +6,10 @@ Layout under the store's root (format 3; format 2 stores, one shard per user, mo
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
     meta/<key>.json            store metadata (e.g. a migration in progress)
-    shards/<space>-d<dim>/     one Edge shard per space and vector size, holding every user's points with a
-                               tenant-indexed `user_id` field (Qdrant's multitenancy layout, as on a server)
-    shards/memories-d<dim>.indexing/   a copy being indexed in a child process (see `indexing`)
+    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
+                               whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
+                               (Qdrant's multitenancy layout, as on a server)
+    shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
     users/<sha256(user)[:32]>/
         user.json              the user id, embedding model and dimension, and the spaces the user has
         keys.sqlite            per-memory keys of the sealed text (see `sealing`); keys-<space>.sqlite
@@ -83,8 +84,22 @@ def store_format(root: Path) -> int:
         return FORMAT
 
 
-def shard_name(space: str, dimension: int) -> str:
-    return f"{space}-d{int(dimension)}"
+#: every user's points are spread over this many shards per space (by a hash of the user id): a compaction,
+#: which rewrites a shard's segments, costs a sixteenth of the store's memories, while the shards, their threads
+#: and their open files stay a fixed number whatever the users
+BUCKETS = 16
+
+
+def bucket_of(user_id: str) -> int:
+    return int(user_dir_name(user_id)[:8], 16) % BUCKETS
+
+
+def shard_name(space: str, dimension: int, bucket: int) -> str:
+    return f"{space}-d{int(dimension)}-{int(bucket):02d}"
+
+
+def shard_dimension(name: str) -> int:
+    return int(name.rsplit("-d", 1)[1].split("-")[0])
 
 
 def shard_exists(folder: Path) -> bool:
@@ -141,6 +156,8 @@ def shard_config(dimension: int) -> Any:
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
         # vacuum on optimize() as soon as anything was deleted: forgotten vectors leave the segments
         optimizers=EdgeOptimizersConfig(deleted_threshold=0.0001, vacuum_min_vector_number=1),
+        # one search thread a shard (Edge starts eight by default): threads stay few with every bucket open
+        max_search_threads=1, search_pool_core=1,
     )
 
 

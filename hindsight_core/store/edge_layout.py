@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .edge_changes import upsert_points
-from .edge_files import FORMAT, shard_exists, shard_name, write_json_atomic
+from .edge_files import FORMAT, bucket_of, shard_exists, shard_name, write_json_atomic
 from .fields import DENSE, SPARSE
 from .indexing import settle_folder
 from .values import SPACES
@@ -82,7 +82,7 @@ def _move_space(store: Any, user_folder: Path, user_id: str, space: str, dimensi
     settle_folder(source)
     if not shard_exists(source):
         return 0
-    target = store._open_shard(shard_name(space, dimension), create=True)
+    target = store._open_shard(shard_name(space, dimension, bucket_of(user_id)), create=True)
     old = EdgeShard.load(str(source))
     count = 0
     try:

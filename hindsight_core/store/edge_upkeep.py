@@ -18,7 +18,7 @@ from ..errors import HindsightError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import delete_points, delete_user, upsert_points
-from .edge_files import FORMAT, check_space, meta_path, shard_exists, shard_name, write_json_atomic
+from .edge_files import FORMAT, bucket_of, check_space, meta_path, shard_exists, shard_name, write_json_atomic
 from .edge_query import edge_filter
 from .fields import is_uuid
 from .values import ALL, MEMORIES, SPACES, Hit, Scope
@@ -49,7 +49,7 @@ class EdgeUpkeep:
         with self._lock:
             spaces = self._spaces(user_id)
             for space, dimension in spaces.items():
-                shard = self._open_shard(shard_name(space, dimension), create=False)
+                shard = self._open_shard(shard_name(space, dimension, bucket_of(user_id)), create=False)
                 if shard is not None:
                     delete_user(shard, user_id)
                     if space == MEMORIES:
@@ -104,14 +104,15 @@ class EdgeUpkeep:
 
         Deleted *text* is unreadable at once (its key is destroyed by the delete
         itself); this also removes the deleted points' vectors from the segments.
-        Every user's points share a shard, so this rewrites the segments the deletes touched, whoever's they were.
+        The users of a bucket share its shard, so this rewrites the segments any of their deletes touched.
         """
         with self._lock:
             if user_id is None:
                 folders = (self.root / "shards").iterdir() if (self.root / "shards").is_dir() else []
                 names = sorted(p.name for p in folders if shard_exists(p))
             else:
-                names = [shard_name(space, dimension) for space, dimension in self._spaces(user_id).items()]
+                names = [shard_name(space, dimension, bucket_of(user_id))
+                         for space, dimension in self._spaces(user_id).items()]
         done = 0
         for name in names:
             with self._lock:
@@ -213,7 +214,7 @@ class EdgeUpkeep:
         with self._lock:
             spaces = self._spaces(user_id)
             if space in spaces:
-                shard = self._open_shard(shard_name(space, spaces[space]), create=False)
+                shard = self._open_shard(shard_name(space, spaces[space], bucket_of(user_id)), create=False)
                 if shard is not None:
                     delete_user(shard, user_id)
                     self._after_change(shard)

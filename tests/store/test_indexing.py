@@ -8,6 +8,7 @@ import pytest
 
 from hindsight_core import Hindsight, HindsightConfig
 from hindsight_core.store import EdgeStore, indexing
+from hindsight_core.store.edge_files import bucket_of, shard_name
 from hindsight_core.testing import FakeEmbedder
 
 # the child waits for this file before it builds: the test decides what happens while the build runs
@@ -26,8 +27,8 @@ def facts(start: int, stop: int) -> list[str]:
     return [f"Fact {n}: my locker number {n} holds item {n * 7}." for n in range(start, stop)]
 
 
-#: every user's memories share one shard per vector size: builds are keyed by its name
-SHARD = f"memories-d{FakeEmbedder().dimension}"
+#: users share a fixed number of shards per vector size: builds are keyed by the shard's name, here alice's
+SHARD = shard_name("memories", FakeEmbedder().dimension, bucket_of("alice"))
 
 
 @pytest.fixture
@@ -74,14 +75,13 @@ def test_a_forget_for_good_cancels_a_build_that_would_bring_the_points_back(tmp_
     store = EdgeStore(tmp_path / "store", auto_index=20)
     with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
         memory.write_many(facts(0, 25), user_id="alice", force=True)
-        memory.write_many(facts(0, 3), user_id="bob", force=True)
         build = store._indexer._builds[SHARD]
-        victim = memory.memories(user_id="bob")[0]
-        memory.forget(user_id="bob", memory_id=victim.id)
+        victim = memory.memories(user_id="alice")[0]
+        memory.forget(user_id="alice", memory_id=victim.id)
         assert build.cancelled and not store._building(SHARD)
         (build.copy.parent / "go").write_text("")
         assert store.wait_for_index(60) and store._indexer.completed == []
-        assert len(memory.memories(user_id="alice")) == 25 and len(memory.memories(user_id="bob")) == 2
+        assert len(memory.memories(user_id="alice")) == 24
 
 
 def test_forgetting_the_user_cancels_the_build(tmp_path, clock, gated):

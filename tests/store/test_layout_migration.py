@@ -14,7 +14,7 @@ import pytest
 from hindsight_core import Hindsight
 from hindsight_core.store import EdgeStore, edge_layout
 from hindsight_core.store import points as pts
-from hindsight_core.store.edge_files import shard_config, user_dir_name
+from hindsight_core.store.edge_files import bucket_of, shard_config, shard_name, user_dir_name
 from hindsight_core.store.sealing import KeyStore
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import MemoryRecord
@@ -86,8 +86,8 @@ def test_a_format_2_store_moves_to_shared_shards_once_and_keeps_every_memory_and
         folder = root / "users" / user_dir_name(user)
         assert sorted(p.name for p in folder.iterdir() if p.is_dir()) in ([], ["journal"])
         assert (folder / "keys.sqlite").exists() and (folder / "keys-archive.sqlite").exists()
-    assert sorted(p.name for p in (root / "shards").iterdir() if p.is_dir()) == \
-        [f"archive-d{EMBED.dimension}", f"memories-d{EMBED.dimension}"]
+    assert sorted(p.name for p in (root / "shards").iterdir() if p.is_dir()) == sorted(
+        shard_name(space, EMBED.dimension, bucket_of(user)) for space in ("archive", "memories") for user in USERS)
     moves = []
     monkeypatch.setattr(edge_layout, "_move_space", lambda *args: moves.append(args) or 0)
     check_every_memory_kept(root, written)  # opened again: nothing to move

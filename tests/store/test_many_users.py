@@ -10,6 +10,7 @@ import pytest
 
 from hindsight_core import Hindsight
 from hindsight_core.store import EdgeStore
+from hindsight_core.store.edge_files import BUCKETS, bucket_of
 from hindsight_core.testing import FakeEmbedder
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self")
@@ -34,19 +35,30 @@ def serve(memory: Hindsight, users: range) -> tuple[int, int]:
     return open_files(), threads()
 
 
+def first_users_in_every_bucket() -> int:
+    """How many users (user-0, user-1, ...) it takes until every bucket has one."""
+    seen, n = set(), 0
+    while len(seen) < BUCKETS:
+        seen.add(bucket_of(f"user-{n}"))
+        n += 1
+    return n
+
+
 def test_open_files_threads_and_files_do_not_grow_with_users(tmp_path):
     store = EdgeStore(tmp_path / "s", max_open=8)
+    first = first_users_in_every_bucket()
     with Hindsight(store=store, embedder=FakeEmbedder()) as memory:
-        serve(memory, range(0, 3))  # the shard, its threads and the first key files are open from here
-        files_5, threads_5 = serve(memory, range(3, 8))
-        files_50, threads_50 = serve(memory, range(8, 58))
+        serve(memory, range(0, first))  # every bucket's shard and max_open key files are open from here
+        files_5, threads_5 = serve(memory, range(first, first + 5))
+        files_50, threads_50 = serve(memory, range(first + 5, first + 55))
         assert files_50 == files_5  # at most max_open users' key files are open
         assert threads_50 == threads_5
-        assert len(store._keys) <= 8 and len(store._shards) == 1
+        assert len(store._keys) <= 8 and len(store._shards) == BUCKETS
+    users = first + 55
     per_user = [len([p for p in folder.rglob("*") if p.is_file()]) for folder in (tmp_path / "s" / "users").iterdir()]
-    assert len(per_user) == 58 and max(per_user) <= 2  # user.json and keys.sqlite
+    assert len(per_user) == users and max(per_user) <= 2  # user.json and keys.sqlite
     shards = [p for p in (tmp_path / "s" / "shards").iterdir() if p.is_dir()]
-    assert [p.name for p in shards] == [f"memories-d{FakeEmbedder().dimension}"]
+    assert len(shards) == BUCKETS
 
 
 def test_no_change_reaches_another_users_point(tmp_path):
