@@ -32,6 +32,7 @@ def serve(memory: Hindsight, users: range) -> tuple[int, int]:
                           user_id=f"user-{u}", force=True)
     for u in list(users)[:5]:
         assert memory.recall("Where are the Orion notes?", user_id=f"user-{u}", k=1)
+    memory.store._closer.submit(lambda: None).result()  # key files evicted meanwhile are closed (in order)
     return open_files(), threads()
 
 
