@@ -197,6 +197,35 @@ def adapter_section(report: dict, image_prefix: str) -> list[str]:
     return lines
 
 
+def tenants_section(report: dict, image_prefix: str) -> list[str]:
+    """Many users in one process (`benchmarks/tenants.py`): one row per store layout and user count."""
+    lines = ["", "### Many users in one process", "",
+             "The embedded store with N users of 20 memories each in one process (free 384-dimensional embedder); "
+             "the process after the writes, then a recall of 50 users written long ago (cold) and the next recall "
+             "of each (warm). p50 in ms.", "",
+             "| layout | users | resident (MiB) | threads | open files | files / user | bytes / memory | "
+             "new user's first write | cold recall | warm recall | cold ÷ warm | forget one | forget everything |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    commands = []
+    for label, run in report.items():
+        store = f"{run['store']}, " if run.get("store") else ""
+        commands.append(f"`{run['command']}` ({store}{run['date'][:10]}, {run['machine']})")
+        for r in run["rows"]:
+            if "error" in r:
+                lines.append(f"| {label} | {r['users']:,} | failed: {' '.join(r['error'])} |" + " |" * 10)
+                continue
+            forget_one = r.get("forget_one_ms") or {}
+            forget_all = r.get("forget_everything_ms") or {}
+            lines.append(
+                f"| {label} | {r['users']:,} | {r['rss_mib_after_recalls']:,.0f} | {r['threads_after_recalls']} | "
+                f"{r['open_files_after_recalls']} | {r['files_per_user']:.1f} | {r['bytes_per_memory']:,} | "
+                f"{r['first_write_ms']['p50']:.1f} | {r['cold_recall_ms']['p50']:.1f} | "
+                f"{r['warm_recall_ms']['p50']:.1f} | {r['cold_over_warm']:.2f} | "
+                f"{_fmt(forget_one.get('p50'), 0)} | {_fmt(forget_all.get('p50'), 0)} |")
+    lines += ["", "Commands: " + "; ".join(commands) + "."]
+    return lines
+
+
 def figures_section(results: Path) -> list[str]:
     """The README's smaller figures (CLI, model load, install size), each from its own script's JSON."""
     lines: list[str] = []
@@ -318,6 +347,7 @@ def render(results: Path, image_prefix: str = "benchmarks/results/") -> str:
                           ("madial.json", madial_section),
                           ("ablations.json", ablations_section),
                           ("multilingual.json", multilingual_section), ("speed.json", speed_section),
+                          ("tenants.json", tenants_section),
                           ("adapter_overhead.json", adapter_section)):
         source = results / name
         if source.exists():

@@ -1,7 +1,8 @@
 """Storage: typed interfaces split by use (`LiveStore` for the hot path, `MaintenanceStore` for upkeep;
 `MemoryStore` is both), two backends.
 
-- `EdgeStore`: Qdrant Edge in this process, one shard per user on disk (the default);
+- `EdgeStore`: Qdrant Edge in this process, the users' points in 16 shards per space with a tenant-indexed
+  `user_id` (the default);
 - `ServerStore`: a Qdrant server through qdrant-client (`url=`).
 """
 

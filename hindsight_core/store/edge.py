@@ -1,14 +1,25 @@
-"""The embedded store: Qdrant Edge shards on disk, one per user and space (files: `edge_files`).
+"""The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
+in them (files: `edge_files`).
 
-One shard per user keeps users apart by construction (no filter can leak) and
-makes forgetting a user a directory removal. Open shards are kept in an LRU
-(`max_open`), so serving many users does not hold every shard open.
-The vector index (HNSW) of a user's shard is built in a child process once
+Qdrant's multitenancy layout, the same as the server store's: each point carries
+its `user_id`, a tenant-indexed payload field, and every request filters on it.
+The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
+by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
+(`edge_query.edge_filter`); deletes and field updates go through that filter and
+upserts are conditional on it (`edge_changes`), so no change reaches another
+user's point. Resident memory, threads and open files grow with the memories
+held, not with the users: a user costs a registry file and a key file, and only
+`max_open` users' key files are open at once. Forgetting a user for good deletes
+their points, compacts the shards (the points leave the segment files) and
+removes their key file (`sealing`: the text in the engine's log can no longer be opened).
+The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
 holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
+A store written with one shard per user (format 2) moves to this layout when it
+is opened (`edge_layout`).
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `edge_upkeep` (`MaintenanceStore`).
@@ -24,6 +35,7 @@ import tempfile
 import threading
 import uuid
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -32,10 +44,12 @@ import numpy as np
 from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
-from .edge_changes import apply_change, set_fields, upsert_points
+from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
     TEMPORARY_PREFIX,
+    FORMAT,
     LegacyStoreError,
+    bucket_of,
     ensure_indexes,
     from_journal,
     is_legacy_store,
@@ -43,9 +57,14 @@ from .edge_files import (
     open_root,
     remove_abandoned_temporaries,
     shard_config,
+    shard_exists,
+    shard_dimension,
+    shard_name,
+    store_format,
     user_dir_name,
     write_json_atomic,
 )
+from .edge_layout import migrate_to_shared
 from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
@@ -58,7 +77,10 @@ __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "
 
 
 class EdgeStore(EdgeUpkeep):
-    """Memories in Qdrant Edge shards under `path` (or a temporary folder for `location=":memory:"`)."""
+    """Memories in Qdrant Edge shards under `path` (or a temporary folder for `location=":memory:"`).
+
+    `max_open`: how many users' key files stay open (the least recently used are closed).
+    """
 
     embedded = True
 
@@ -76,90 +98,131 @@ class EdgeStore(EdgeUpkeep):
         root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary else Path(path)
         self.description = ":memory:" if self._temporary else str(root)
         self.root = root
-        self.sync, self.max_open, self.seal = sync, max_open, seal
+        self.sync, self.max_open, self.seal = sync, max(1, int(max_open)), seal
         self._lock_file = open_root(root)
         self._lock = threading.RLock()
-        self._shards: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._touched: set[str] = set()  # users whose shards this process opened: set owner-only at close
-        self._keys: dict[tuple[str, str], KeyStore] = {}
+        self._shards: dict[str, Any] = {}
+        self._touched: set[str] = set()  # shards this process opened: set owner-only again at close
+        self._keys: OrderedDict[tuple[str, str], KeyStore] = OrderedDict()
+        self._closer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-keys")
         self._users: dict[str, dict[str, Any]] = {}
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
-        # a user's vector index is built in a child process once this many of its points are unindexed (None: never)
+        # the shared shard's vector index is built in a child process once this many of its points are unindexed
         self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard) if auto_index else None
+        if store_format(root) < FORMAT:
+            try:
+                migrate_to_shared(self)
+            except BaseException:
+                self.close()
+                raise
 
     # -- folders and shards -------------------------------------------------------------------
     def _user_path(self, user_id: str) -> Path:
         return self.root / "users" / user_dir_name(user_id)
 
+    def _shard_path(self, name: str) -> Path:
+        return self.root / "shards" / name
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreUnavailableError("the store is closed")
 
+    def _spaces(self, user_id: str) -> dict[str, int]:
+        """The user's spaces and their vector sizes (a registry entry of format 2 knows only its dimension)."""
+        entry = self._entry(user_id)
+        if entry is None:
+            return {}
+        return {k: int(v) for k, v in entry.get("spaces", {MEMORIES: entry["dimension"]}).items()}
+
     def _shard(self, user_id: str, space: str, *, dimension: int | None = None) -> Any:
-        """The open shard of one space (created when `dimension` is given); None if it does not exist."""
+        """The open shard holding one user's space (the space is added to the user when `dimension` is given);
+        None if the user has no such space."""
+        self._check_open()
+        known = self._spaces(user_id).get(space)
+        if known is None:
+            if dimension is None or self._entry(user_id) is None:
+                return None
+            self._add_space(user_id, space, int(dimension))
+            known = int(dimension)
+        return self._open_shard(shard_name(space, known, bucket_of(user_id)), create=True)
+
+    def _open_shard(self, name: str, *, create: bool) -> Any:
+        """A shared shard by name (`memories-d384`), opened once for the store's lifetime."""
         from qdrant_edge import EdgeShard
 
-        self._check_open()
-        key = (user_id, space)
-        shard = self._shards.get(key)
+        shard = self._shards.get(name)
         if shard is not None:
-            self._shards.move_to_end(key)
             return shard
-        folder = self._user_path(user_id) / space
-        if space == MEMORIES and not self._building(user_id):
+        folder = self._shard_path(name)
+        if name.startswith(MEMORIES + "-") and not self._building(name):
             settle_folder(folder)  # an index swap a crash interrupted
         try:
-            if (folder / "edge_config.json").exists() or (folder / "segments").exists():
+            if shard_exists(folder):
                 shard = EdgeShard.load(str(folder))
-                ensure_indexes(shard)
-            elif dimension is not None:
-                shard = EdgeShard.create(str(folder), shard_config(dimension))
-                ensure_indexes(shard)
+            elif create:
+                shard = EdgeShard.create(str(private_folder(folder.parent) / folder.name),
+                                         shard_config(shard_dimension(name)))
                 make_private(folder)  # the engine's files follow the umask
             else:
                 return None
+            ensure_indexes(shard)
         except HindsightError:
             raise
         except Exception as exc:
             if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
                 raise StoreInUseError(f"a shard of this store is open in another process ({exc})") from exc
             raise StoreUnavailableError(f"cannot open the shard at {folder}: {exc}") from exc
-        self._shards[key] = shard
-        self._touched.add(user_id)
-        while len(self._shards) > self.max_open:
-            _, old = self._shards.popitem(last=False)
-            with contextlib.suppress(Exception):
-                old.flush()
-                old.close()
+        self._shards[name] = shard
+        self._touched.add(name)
         return shard
 
-    def _building(self, user_id: str) -> bool:
-        return self._indexer is not None and self._indexer.building(user_id)
+    def _building(self, name: str) -> bool:
+        return self._indexer is not None and self._indexer.building(name)
 
-    def _close_shard(self, user_id: str, space: str = MEMORIES) -> None:
-        shard = self._shards.pop((user_id, space), None)
+    def _close_shard(self, name: str) -> None:
+        shard = self._shards.pop(name, None)
         if shard is not None:
             shard.flush()
             shard.close()
 
-    def _cancel_index(self, user_id: str, space: str = MEMORIES) -> None:
-        """A change that removes or rebuilds the shard: a build on the old one must not be swapped in."""
-        if self._indexer is not None and space == MEMORIES:
-            self._indexer.cancel(user_id)
+    def _memories_shard(self, user_id: str) -> str | None:
+        """The name of the shard holding the user's memories (None for an unknown user)."""
+        dimension = self._spaces(user_id).get(MEMORIES)
+        return None if dimension is None else shard_name(MEMORIES, dimension, bucket_of(user_id))
+
+    def _cancel_index(self, user_id: str) -> None:
+        """A compaction or a rebuild of the user's memories shard: a build on its old state must not be swapped in."""
+        name = self._memories_shard(user_id)
+        if self._indexer is not None and name is not None:
+            self._indexer.cancel(name)
+
+    def _record(self, user_id: str, kind: str, change: Any) -> None:
+        """Keep a change to a memories shard for the copy being indexed, if one is."""
+        name = self._memories_shard(user_id)
+        if self._indexer is not None and name is not None:
+            self._indexer.record(name, kind, change)
 
     def wait_for_index(self, timeout: float | None = None) -> bool:
         """Wait until no background index build is running (benchmarks, tests); False on timeout."""
         return self._indexer is None or self._indexer.wait(timeout)
 
     def _keystore(self, user_id: str, space: str = MEMORIES) -> KeyStore:
-        """The keys of one space (an archived copy has its own key: forgetting the original leaves it readable)."""
-        keys = self._keys.get((user_id, space))
-        if keys is None:
-            folder = private_folder(self._user_path(user_id))
-            name = "keys.sqlite" if space == MEMORIES else f"keys-{space}.sqlite"
-            # a temporary store keeps its keys in memory only: a killed process leaves ciphertext nobody can open
-            keys = self._keys[(user_id, space)] = KeyStore(":memory:" if self._temporary else folder / name)
+        """The keys of one user's space (an archived copy has its own key: forgetting the original leaves it
+        readable); the `max_open` most recently used users' key files stay open."""
+        key = (user_id, space)
+        keys = self._keys.get(key)
+        if keys is not None:
+            self._keys.move_to_end(key)
+            return keys
+        folder = private_folder(self._user_path(user_id))
+        name = "keys.sqlite" if space == MEMORIES else f"keys-{space}.sqlite"
+        # a temporary store keeps its keys in memory only: a killed process leaves ciphertext nobody can open
+        keys = self._keys[key] = KeyStore(":memory:" if self._temporary else folder / name)
+        while not self._temporary and len(self._keys) > self.max_open:  # a temporary store's keys live nowhere else
+            _, old = self._keys.popitem(last=False)
+            # closing checkpoints the key file's log (an fsync, ~10 ms): off the caller's path
+            self._closer.submit(old.close)
         return keys
 
     def _after_change(self, shard: Any) -> None:
@@ -182,13 +245,22 @@ class EdgeStore(EdgeUpkeep):
         self._users[user_id] = entry
         return entry
 
+    def _add_space(self, user_id: str, space: str, dimension: int) -> None:
+        entry = dict(self._entry(user_id) or {})
+        entry["spaces"] = {**self._spaces(user_id), space: int(dimension)}
+        self._write_entry(user_id, entry)
+
+    def _write_entry(self, user_id: str, entry: dict[str, Any]) -> None:
+        folder = private_folder(self._user_path(user_id))
+        write_json_atomic(folder / "user.json", entry)
+        self._users[user_id] = entry
+
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
         with self._lock:
             self._check_open()
 
             def register() -> None:
                 self.set_registered_embedding(user_id, embedding_model, dimension)
-                self._shard(user_id, MEMORIES, dimension=dimension)
 
             return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
@@ -208,16 +280,16 @@ class EdgeStore(EdgeUpkeep):
         return lambda value: self._keystore(user_id, MEMORIES).id_digest(value)  # opened only when a filter needs it
 
     def _upsert_points(self, shard: Any, points: list[dict]) -> None:
-        upsert_points(shard, points)
+        """Write points, each under the user its payload names (conditional on that user, `edge_changes`)."""
+        for user_id in dict.fromkeys(p["payload"]["user_id"] for p in points):
+            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == user_id], user_id)
 
-    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        set_fields(shard, updates)
+    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], user_id: str) -> None:
+        set_fields(shard, updates, user_id)  # a method: the crash tests stop a change half-way here
 
     def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str], space: str = MEMORIES) -> None:
-        from qdrant_edge import UpdateOperation
-
         if memory_ids:
-            shard.update(UpdateOperation.delete_points(list(memory_ids)))
+            delete_points(shard, memory_ids, user_id)
             if self.seal:
                 self._keystore(user_id, space).destroy(memory_ids)
 
@@ -233,9 +305,12 @@ class EdgeStore(EdgeUpkeep):
         with self._lock:
             dimension = len(upserts[0][1]) if upserts else None
             shard = self._shard(user_id, space, dimension=dimension or self._dimension(user_id))
+            if shard is None:
+                raise StoreUnavailableError(f"the user {user_id!r} is not registered in this store")
             if self.seal and upserts:
                 self._keystore(user_id, space).prepare(r.id for r, _ in upserts)
-            entry = {"space": space, "upserts": [self._point(user_id, r, v, space=space) for r, v in upserts],
+            entry = {"user_id": user_id, "space": space,
+                     "upserts": [self._point(user_id, r, v, space=space) for r, v in upserts],
                      "updates": [[m, f] for m, f in updates], "deletes": list(deletes)}
             if not entry["updates"] and not entry["deletes"]:
                 self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own
@@ -251,27 +326,28 @@ class EdgeStore(EdgeUpkeep):
         return int(entry["dimension"]) if entry else None
 
     def _apply(self, user_id: str, shard: Any, entry: dict[str, Any]) -> None:
+        entry = {**entry, "user_id": user_id}
         if entry["upserts"]:
-            self._upsert_points(shard, entry["upserts"])
+            upsert_points(shard, entry["upserts"], user_id)
         if entry["updates"]:
-            self._set_fields(shard, [(m, f) for m, f in entry["updates"]])
+            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
         self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
-            self._indexer.record(user_id, "entry", entry)
+            name = self._memories_shard(user_id)
+            self._indexer.record(name, "entry", entry)
             if entry["upserts"]:
-                self._indexer.maybe_start(user_id, shard, self._user_path(user_id) / MEMORIES)
+                self._indexer.maybe_start(name, shard, self._shard_path(name))
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is not None and updates:
-                self._set_fields(shard, updates)
+                self._set_fields(shard, updates, user_id)
                 if durable:
                     self._after_change(shard)
-                if self._indexer is not None:
-                    self._indexer.record(user_id, "fields", [(m, dict(f)) for m, f in updates])
+                self._record(user_id, "fields", (user_id, [(m, dict(f)) for m, f in updates]))
 
     def recover(self, user_id: str) -> int:
         with self._lock:
@@ -286,7 +362,8 @@ class EdgeStore(EdgeUpkeep):
                     path.unlink()
                     continue
                 shard = self._shard(user_id, entry.get("space", MEMORIES), dimension=self._dimension(user_id))
-                self._apply(user_id, shard, entry)
+                if shard is not None:
+                    self._apply(user_id, shard, entry)
                 path.unlink()
                 done += 1
             for stale in journal.glob("*.tmp"):
@@ -312,6 +389,7 @@ class EdgeStore(EdgeUpkeep):
             if shard is None or not ids:
                 return []
             found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False)
+            # to_hit serves only this user's points: an id another user holds reads as not found
             hits = [self._hit(user_id, p, with_vectors, self._report(user_id)) for p in found]
             order = {m: i for i, m in enumerate(ids)}
             return sorted((h for h in hits if h is not None), key=lambda h: order.get(h.record.id, 0))
@@ -321,8 +399,10 @@ class EdgeStore(EdgeUpkeep):
 
         with self._lock:
             shard = self._shard(user_id, space)
-            flt = edge_filter(scope, self._id_digest(user_id))
-            return 0 if shard is None else int(shard.count(CountRequest(filter=flt, exact=True)))
+            if shard is None:
+                return 0
+            flt = edge_filter(scope, user_id, self._id_digest(user_id))
+            return int(shard.count(CountRequest(filter=flt, exact=True)))
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
                    scope: Scope) -> list[list[Hit]]:
@@ -333,7 +413,7 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None or not len(vectors):
                 return [[] for _ in vectors]
-            flt = edge_filter(scope, self._id_digest(user_id))
+            flt = edge_filter(scope, user_id, self._id_digest(user_id))
             batch = shard.query_batch(QueryBatchRequest([
                 QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
                              score_threshold=min_score, with_payload=True, with_vector=[pts.DENSE])
@@ -346,7 +426,10 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
                 return SearchResult([])
-            found = shard.query_batch(engine_batch(request, edge_filter(request.scope, self._id_digest(user_id))))
+            flt = edge_filter(request.scope, user_id, self._id_digest(user_id))
+            found = shard.query_batch(engine_batch(request, flt))
+            if self.seal:
+                self._keystore(user_id).load(str(p.id) for p in found[0])
             report = self._report(user_id)
             hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
             return SearchResult(hits)
@@ -368,12 +451,13 @@ class EdgeStore(EdgeUpkeep):
                     shard.flush()
                     shard.close()
             if not self._temporary:  # what the engine wrote since (new segments, logs) is set owner-only too
-                for user in self._touched:
-                    make_private(self._user_path(user))
+                for name in self._touched:
+                    make_private(self._shard_path(name))
             self._shards.clear()
             for keys in self._keys.values():
                 keys.close()
             self._keys.clear()
+            self._closer.shutdown(wait=True)
             with contextlib.suppress(OSError):
                 fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
                 self._lock_file.close()

@@ -1,42 +1,66 @@
-"""Changes as Qdrant Edge update operations: upserts, field updates, and replaying a change on another shard."""
+"""Changes as Qdrant Edge update operations on a shard every user shares, each narrowed to one user.
+
+Upserts are conditional on the stored point belonging to the same user (a point id another user holds is never
+overwritten), and deletes and field updates go through a filter on the user (`edge_query.user_points`), so no
+change reaches another user's point. The same functions replay a change on a copy being indexed (`apply_change`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from .edge_query import user_points
 from .fields import DENSE, ID_FIELDS, SPARSE, TEXT_FIELDS
 from .payload import field_updates
 
 
-def upsert_points(shard: Any, points: list[dict]) -> None:
-    """Write points (dicts with id, dense, sparse, payload), 1,024 to an engine update."""
+def upsert_points(shard: Any, points: list[dict], user_id: str) -> None:
+    """Write one user's points (dicts with id, dense, sparse, payload), 1,024 to an engine update."""
     from qdrant_edge import Point, SparseVector, UpdateOperation
 
+    owned = user_points(user_id)
     for start in range(0, len(points), 1024):
         shard.update(UpdateOperation.upsert_points([
             Point(id=p["id"], vector={DENSE: p["dense"], SPARSE: SparseVector(*p["sparse"])}, payload=p["payload"])
-            for p in points[start:start + 1024]]))
+            for p in points[start:start + 1024]], condition=owned))
 
 
-def set_fields(shard: Any, updates: Sequence[tuple[str, dict[str, Any]]]) -> None:
+def set_fields(shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], user_id: str) -> None:
     """Partial record updates, one engine update per distinct change (`payload.field_updates`)."""
     from qdrant_edge import UpdateOperation
 
     for memory_ids, fields in field_updates(updates, fixed=TEXT_FIELDS + ID_FIELDS):
-        shard.update(UpdateOperation.set_payload(memory_ids, fields))
+        shard.update(UpdateOperation.set_payload_by_filter(user_points(user_id, memory_ids), fields))
+
+
+def delete_points(shard: Any, memory_ids: Sequence[str], user_id: str) -> None:
+    from qdrant_edge import UpdateOperation
+
+    if memory_ids:
+        shard.update(UpdateOperation.delete_points_by_filter(user_points(user_id, list(memory_ids))))
+
+
+def delete_user(shard: Any, user_id: str) -> None:
+    from qdrant_edge import UpdateOperation
+
+    shard.update(UpdateOperation.delete_points_by_filter(user_points(user_id)))
 
 
 def apply_change(shard: Any, kind: str, change: Any) -> None:
-    """Apply a change the store applied to a live shard to another shard (a copy being indexed); idempotent."""
-    from qdrant_edge import UpdateOperation
+    """Apply a change the store applied to a live shard to another shard (a copy being indexed); idempotent.
 
+    Kinds: "entry" (a committed change, with its `user_id`), "fields" ((user_id, updates)), "drop" (a user id).
+    """
     if kind == "entry":
+        user_id = change["user_id"]
         if change["upserts"]:
-            upsert_points(shard, change["upserts"])
+            upsert_points(shard, change["upserts"], user_id)
         if change["updates"]:
-            set_fields(shard, [(m, f) for m, f in change["updates"]])
-        if change["deletes"]:
-            shard.update(UpdateOperation.delete_points(list(change["deletes"])))
+            set_fields(shard, [(m, f) for m, f in change["updates"]], user_id)
+        delete_points(shard, change["deletes"], user_id)
+    elif kind == "drop":
+        delete_user(shard, change)
     else:
-        set_fields(shard, change)
+        user_id, updates = change
+        set_fields(shard, updates, user_id)

@@ -1,17 +1,21 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root:
+Layout under the store's root (format 3; format 2 stores, one shard per user, move to it when opened:
+`edge_layout`):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
     meta/<key>.json            store metadata (e.g. a migration in progress)
+    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
+                               whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
+                               (Qdrant's multitenancy layout, as on a server)
+    shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
     users/<sha256(user)[:32]>/
-        user.json              the user id, embedding model and dimension
-        keys.sqlite            per-memory keys of the sealed text (see `sealing`)
+        user.json              the user id, embedding model and dimension, and the spaces the user has
+        keys.sqlite            per-memory keys of the sealed text (see `sealing`); keys-<space>.sqlite
         journal/<id>.json      a multi-step change, written before it is applied
-        memories/ archive/ staging/ staging_archive/   one Edge shard each
-        memories.indexing/     a copy being indexed in a child process (see `indexing`)
-        index.json             how many points the last index build covered
+
+A user costs two small files (`user.json`, `keys.sqlite`) and no open file once their key file is closed.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
 from .private import open_private, private_folder
 from .values import SPACES
 
-FORMAT = 2  # 1 was qdrant-client's local mode (hindsight 0.1)
+FORMAT = 3  # 1 was qdrant-client's local mode (hindsight 0.1); 2 had one Edge shard per user and space
 
 
 class LegacyStoreError(HindsightError):
@@ -73,9 +77,40 @@ def open_root(root: Path) -> IO[str]:
             "embedded store; for several processes run a Qdrant server and pass url=...") from None
     format_file = root / "FORMAT"
     if not format_file.exists():
+        # a folder that already holds users without a FORMAT file predates it: format 2
+        old = any((root / "users").iterdir())
         with open_private(format_file) as out:
-            out.write(f"{FORMAT}\n")
+            out.write(f"{2 if old else FORMAT}\n")
     return lock_file
+
+
+def store_format(root: Path) -> int:
+    try:
+        return int((root / "FORMAT").read_text().strip())
+    except (OSError, ValueError):
+        return FORMAT
+
+
+#: every user's points are spread over this many shards per space (by a hash of the user id): a compaction,
+#: which rewrites a shard's segments, costs a sixteenth of the store's memories, while the shards, their threads
+#: and their open files stay a fixed number whatever the users
+BUCKETS = 16
+
+
+def bucket_of(user_id: str) -> int:
+    return int(user_dir_name(user_id)[:8], 16) % BUCKETS
+
+
+def shard_name(space: str, dimension: int, bucket: int) -> str:
+    return f"{space}-d{int(dimension)}-{int(bucket):02d}"
+
+
+def shard_dimension(name: str) -> int:
+    return int(name.rsplit("-d", 1)[1].split("-")[0])
+
+
+def shard_exists(folder: Path) -> bool:
+    return (folder / "edge_config.json").exists() or (folder / "segments").exists()
 
 
 TEMPORARY_PREFIX = "hindsight-mem-"
@@ -153,6 +188,8 @@ def shard_config(dimension: int) -> Any:
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
         # vacuum on optimize() as soon as anything was deleted: forgotten vectors leave the segments
         optimizers=EdgeOptimizersConfig(deleted_threshold=0.0001, vacuum_min_vector_number=1),
+        # one search thread a shard (Edge starts eight by default): threads stay few with every bucket open
+        max_search_threads=1, search_pool_core=1,
     )
 
 
@@ -161,7 +198,11 @@ def ensure_indexes(shard: Any) -> None:
     version) are built once, when it is opened."""
     from qdrant_edge import PayloadSchemaType, UpdateOperation
 
+    from qdrant_edge import KeywordIndexParams
+
     have = set(shard.info().payload_schema)
+    if "user_id" not in have:  # the tenant: every request filters on it
+        shard.update(UpdateOperation.create_field_index("user_id", KeywordIndexParams(is_tenant=True)))
     for names, kind in ((KEYWORD_INDEXED, PayloadSchemaType.Keyword), (FLOAT_INDEXED, PayloadSchemaType.Float)):
         for name in names:
             if name not in have:

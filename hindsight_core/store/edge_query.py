@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from . import points as pts
 from .values import Scope, SearchRequest, conditions
@@ -16,15 +16,32 @@ def channel_query(channel: Any) -> Any:
     return Query.Nearest(list(channel.vector), using=pts.DENSE)
 
 
-def edge_filter(scope: Scope, digest: Callable[[str], str] | None = None) -> Any:
-    """A `Scope` as a Qdrant Edge filter (None when it narrows nothing).
+def user_condition(user_id: str) -> Any:
+    from qdrant_edge import FieldCondition, MatchValue
+
+    return FieldCondition(key="user_id", match=MatchValue(user_id))
+
+
+def user_points(user_id: str, memory_ids: Sequence[str] | None = None) -> Any:
+    """A filter for one user's points (those of `memory_ids` only, if given): deletes and updates go through it,
+    so no change can reach another user's point in a shared shard."""
+    from qdrant_edge import Filter, HasIdCondition
+
+    must = [user_condition(user_id)]
+    if memory_ids is not None:
+        must.append(HasIdCondition(set(memory_ids)))
+    return Filter(must=must)
+
+
+def edge_filter(scope: Scope, user_id: str, digest: Callable[[str], str] | None = None) -> Any:
+    """A `Scope`, always narrowed to one user, as a Qdrant Edge filter (the same plan as `server_query.client_filter`).
 
     With `digest`, a session or agent id matches its keyed digest (sealed stores)
     or, for points written before ids were sealed, the id itself.
     """
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
 
-    must = []
+    must = [user_condition(user_id)]
     for kind, key, *args in conditions(scope):
         if kind == "any":
             must.append(FieldCondition(key=key, match=MatchAny(args[0])))
@@ -34,7 +51,7 @@ def edge_filter(scope: Scope, digest: Callable[[str], str] | None = None) -> Any
             must.append(FieldCondition(key=key, match=MatchValue(args[0])))
         else:
             must.append(FieldCondition(key=key, range=RangeFloat(gte=args[0], lt=args[1])))
-    return Filter(must=must) if must else None
+    return Filter(must=must)
 
 
 def engine_batch(request: SearchRequest, flt: Any) -> Any:

@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import HindsightError
 from ..types import MemoryRecord
 from . import points as pts
-from .edge_files import FORMAT, check_space, meta_path, write_json_atomic
+from .edge_changes import delete_points, delete_user, upsert_points
+from .edge_files import FORMAT, bucket_of, check_space, meta_path, shard_exists, shard_name, write_json_atomic
 from .edge_query import edge_filter
 from .fields import is_uuid
 from .private import make_private, private_folder
@@ -29,6 +30,7 @@ class EdgeUpkeep:
 
     _lock: Any
     _shards: Any
+    _indexer: Any
     _keys: Any
     _users: dict[str, dict[str, Any]]
     root: Any
@@ -43,19 +45,24 @@ class EdgeUpkeep:
         return sorted(out)
 
     def drop_user(self, user_id: str) -> None:
-        """Every trace of a user: shards, keys, journal, registry entry (the folder goes)."""
+        """Every trace of a user: their points leave the shared shards (deleted, then compacted out of the
+        segment files), and their folder goes with its key files and registry entry (the keys are destroyed)."""
         with self._lock:
-            self._cancel_index(user_id)
-            for space in SPACES:
-                shard = self._shards.pop((user_id, space), None)
+            spaces = self._spaces(user_id)
+            for space, dimension in spaces.items():
+                shard = self._open_shard(shard_name(space, dimension, bucket_of(user_id)), create=False)
                 if shard is not None:
-                    with contextlib.suppress(Exception):
-                        shard.close()
+                    delete_user(shard, user_id)
+                    if space == MEMORIES:
+                        self._cancel_index(user_id)  # the copy being indexed still holds the user's points
+                    shard.optimize()
+                    shard.flush()
             for space in SPACES:
                 keys = self._keys.pop((user_id, space), None)
                 if keys is not None:
                     keys.close()
             self._users.pop(user_id, None)
+            self._reports.pop(user_id, None)
             folder = self._user_path(user_id)
             if folder.exists():
                 shutil.rmtree(folder)
@@ -78,7 +85,7 @@ class EdgeUpkeep:
                 if shard is None:
                     return
                 batch, offset = shard.scroll(ScrollRequest(
-                    offset=offset, limit=1024, filter=edge_filter(scope, self._id_digest(user_id)),
+                    offset=offset, limit=1024, filter=edge_filter(scope, user_id, self._id_digest(user_id)),
                     with_payload=True,
                     with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False))
             yield from batch
@@ -93,21 +100,31 @@ class EdgeUpkeep:
             return bool(shard is not None and shard.optimize())
 
     def compact(self, user_id: str | None = None) -> int:
-        """Vacuum one user's shards (every user's with None) so deleted vectors leave the segment files.
+        """Vacuum the shards holding one user's spaces (every shard with None) so deleted vectors leave the
+        segment files; returns the shards compacted.
 
         Deleted *text* is unreadable at once (its key is destroyed by the delete
         itself); this also removes the deleted points' vectors from the segments.
+        The users of a bucket share its shard, so this rewrites the segments any of their deletes touched.
         """
+        with self._lock:
+            if user_id is None:
+                folders = (self.root / "shards").iterdir() if (self.root / "shards").is_dir() else []
+                names = sorted(p.name for p in folders if shard_exists(p))
+            else:
+                names = [shard_name(space, dimension, bucket_of(user_id))
+                         for space, dimension in self._spaces(user_id).items()]
         done = 0
-        for user in [user_id] if user_id is not None else self.users():
-            for space in SPACES:
-                with self._lock:
-                    shard = self._shard(user, space)
-                    if shard is not None:
-                        shard.optimize()
-                        shard.flush()
-                        make_private(self._user_path(user) / space)  # the engine's new segments follow the umask
-                        done += 1
+        for name in names:
+            with self._lock:
+                shard = self._open_shard(name, create=False)
+                if shard is not None:
+                    if name.startswith(MEMORIES + "-") and self._indexer is not None:
+                        self._indexer.cancel(name)  # a copy indexed from before the deletes must not come back
+                    shard.optimize()
+                    shard.flush()
+                    make_private(self._shard_path(name))  # the engine's new segments follow the umask
+                    done += 1
         return done
 
     def disk_usage(self) -> int | None:
@@ -121,15 +138,14 @@ class EdgeUpkeep:
 
     def set_registered_embedding(self, user_id: str, model: str, dimension: int) -> None:
         with self._lock:
-            folder = private_folder(self._user_path(user_id))
-            entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension), "format": FORMAT}
-            write_json_atomic(folder / "user.json", entry)
-            self._users[user_id] = entry
+            spaces = self._spaces(user_id) or {MEMORIES: int(dimension)}
+            entry = {"user_id": user_id, "embedding_model": model, "dimension": int(dimension), "format": FORMAT,
+                     "spaces": spaces}
+            self._write_entry(user_id, entry)
 
     def space_exists(self, user_id: str, space: str) -> bool:
         check_space(space)
-        return (self._user_path(user_id) / space / "edge_config.json").exists() or \
-            (self._user_path(user_id) / space / "segments").exists()
+        return space in self._spaces(user_id)
 
     def put_space(self, user_id: str, space: str, records: Sequence[MemoryRecord], vectors: np.ndarray,
                   extras: Sequence[dict[str, Any]] | None = None) -> None:
@@ -140,17 +156,22 @@ class EdgeUpkeep:
         if vectors.ndim != 2 or len(vectors) != len(records):
             raise HindsightError("put_space needs one vector per record")
         with self._lock:
-            self._cancel_index(user_id, space)
             shard = self._shard(user_id, space, dimension=int(vectors.shape[1]))
+            if shard is None:
+                raise HindsightError(f"the user {user_id!r} is not registered in this store")
             if self.seal:
                 self._keystore(user_id, space).prepare(r.id for r in records)
-            self._upsert_points(shard, [self._point(user_id, r, v, extras[i] if extras else None, space)
-                                        for i, (r, v) in enumerate(zip(records, vectors))])
+            points = [self._point(user_id, r, v, extras[i] if extras else None, space)
+                      for i, (r, v) in enumerate(zip(records, vectors))]
+            upsert_points(shard, points, user_id)
             self._after_change(shard)
+            if space == MEMORIES:
+                self._record(user_id, "entry", {"user_id": user_id, "upserts": points, "updates": [], "deletes": []})
 
     def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
         check_space(space)
-        unseal = self._keystore(user_id, space).unseal if self.seal else None
+        # the key file is looked up for each record: another user's call may close it between two batches
+        unseal = (lambda m, sealed: self._keystore(user_id, space).unseal(m, sealed)) if self.seal else None
         for point in self._scroll(user_id, space, ALL, True):
             payload = point.payload or {}
             if payload.get("user_id") != user_id:
@@ -178,35 +199,37 @@ class EdgeUpkeep:
     def delete_from_space(self, user_id: str, space: str, memory_ids: Sequence[str]) -> None:
         check_space(space)
         with self._lock:
-            self._cancel_index(user_id, space)
             shard = self._shard(user_id, space)
-            if shard is not None:
-                from qdrant_edge import UpdateOperation
-
-                ids = [m for m in memory_ids if is_uuid(m)]
-                if ids:
-                    shard.update(UpdateOperation.delete_points(ids))
-                    if self.seal:
-                        self._keystore(user_id, space).destroy(ids)
-                    self._after_change(shard)
+            ids = [m for m in memory_ids if is_uuid(m)]
+            if shard is not None and ids:
+                delete_points(shard, ids, user_id)
+                if self.seal:
+                    self._keystore(user_id, space).destroy(ids)
+                self._after_change(shard)
+                if space == MEMORIES:
+                    self._record(user_id, "entry", {"user_id": user_id, "upserts": [], "updates": [], "deletes": ids})
 
     def drop_space(self, user_id: str, space: str) -> None:
+        """The user's points in one space go (deleted; `compact` takes them out of the segment files), with its
+        key file; the space is no longer the user's."""
         check_space(space)
         with self._lock:
-            self._cancel_index(user_id, space)
-            shard = self._shards.pop((user_id, space), None)
-            if shard is not None:
-                with contextlib.suppress(Exception):
-                    shard.close()
-            keys = self._keys.pop((user_id, space), None)
-            if keys is not None:
-                keys.close()
-            folder = self._user_path(user_id) / space
-            if folder.exists():
-                shutil.rmtree(folder)
+            spaces = self._spaces(user_id)
+            if space in spaces:
+                shard = self._open_shard(shard_name(space, spaces[space], bucket_of(user_id)), create=False)
+                if shard is not None:
+                    delete_user(shard, user_id)
+                    self._after_change(shard)
+                    if space == MEMORIES:
+                        self._record(user_id, "drop", user_id)
+                entry = dict(self._entry(user_id) or {})
+                entry["spaces"] = {k: v for k, v in spaces.items() if k != space}
+                self._write_entry(user_id, entry)
             if space != MEMORIES:
-                (self._user_path(user_id) / f"keys-{space}.sqlite").unlink(missing_ok=True)
-                for suffix in ("-wal", "-shm"):
+                keys = self._keys.pop((user_id, space), None)
+                if keys is not None:
+                    keys.close()
+                for suffix in ("", "-wal", "-shm"):
                     (self._user_path(user_id) / f"keys-{space}.sqlite{suffix}").unlink(missing_ok=True)
 
     def get_meta(self, key: str) -> dict[str, Any] | None:

@@ -1,4 +1,6 @@
-"""The vector index of a user's shard, built off the caller's path once enough points are unindexed.
+"""The vector index of a shard, built off the caller's path once enough points are unindexed.
+
+Builds are keyed by the shard's name (`memories-d384`): every user's points share it (`edge_files`).
 
 Qdrant Edge builds its HNSW index only in `EdgeShard.optimize()`, which blocks
 and holds Python's GIL for its whole run (measured: a 10 ms ticker thread made
@@ -43,7 +45,7 @@ logger = logging.getLogger("hindsight_core.store")
 
 _BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
 COPY, OLD = ".indexing", ".old"
-INDEX_FILE = "index.json"  # beside the shard: how many points the last build indexed
+INDEX_SUFFIX = ".index.json"  # beside the shard: how many points the last build indexed
 
 
 def settle_folder(folder: Path) -> None:
@@ -76,14 +78,14 @@ def _copy_tree(source: Path, target: Path) -> None:
 def _read_indexed(folder: Path) -> int:
     """Points the user's shard had when its index was last built (0 if never)."""
     try:
-        return int(json.loads(folder.with_name(INDEX_FILE).read_text(encoding="utf-8"))["points"])
+        return int(json.loads(folder.with_name(folder.name + INDEX_SUFFIX).read_text(encoding="utf-8"))["points"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0
 
 
 def _write_indexed(folder: Path, points: int) -> None:
     with contextlib.suppress(OSError):  # only a hint: without it the next build comes sooner
-        with open_private(folder.with_name(INDEX_FILE)) as out:
+        with open_private(folder.with_name(folder.name + INDEX_SUFFIX)) as out:
             out.write(json.dumps({"points": points}))
 
 
@@ -100,9 +102,9 @@ class _Build:
 class IndexBuilder:
     """Starts, watches and swaps in background index builds for one `EdgeStore` (see the module docstring).
 
-    `threshold`: unindexed points of one user that start a build. `lock` is the
-    store's lock; `close_shard(user_id)` closes the store's open shard of that
-    user so the next call loads the swapped folder.
+    `threshold`: unindexed points of one shard that start a build. `lock` is the
+    store's lock; `close_shard(key)` closes the store's open shard of that key
+    (the `user_id` arguments below are that key) so the next call loads the swapped folder.
     """
 
     def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None]) -> None:

@@ -90,6 +90,16 @@ class KeyStore:
                 if len(self._cache) < 100_000:
                     self._cache[memory_id] = key
 
+    def load(self, memory_ids: Iterable[str]) -> None:
+        """Read the keys of many stored memories in one query (a search's results), creating none."""
+        with self._lock:
+            missing = [m for m in dict.fromkeys(memory_ids) if m not in self._cache][:900]
+            if not missing or len(self._cache) >= 100_000:
+                return
+            for memory_id, key in self._db.execute(
+                    f"SELECT id, key FROM keys WHERE id IN ({','.join('?' * len(missing))})", missing):
+                self._cache[memory_id] = bytes(key)
+
     def seal(self, memory_id: str, text: dict[str, Any]) -> str:
         with self._lock:
             key = self._key(memory_id, create=True)

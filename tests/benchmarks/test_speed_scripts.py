@@ -34,3 +34,17 @@ def test_the_adapter_and_smaller_figures_render_from_their_json(tmp_path):
     assert "| quiet (load average 1.5) | 0.8 / 1.6 | 25.0 / 50.0 | 30.0 / 60.0 | 1.1 / 2.2 | 20.0 / 40.0 |" in text
     assert "- quiet: langchain write p50 le 5ms: met" in text
     assert "load and first text 1.25 s, then 20 ms a text" in text
+
+
+def test_the_tenants_benchmark_measures_one_small_size_and_renders(tmp_path):
+    import tenants
+
+    row = tenants.one_size(4, 3, 2, 1, "fake")
+    assert row["users"] == 4 and row["first_write_ms"]["n"] == 4 and row["cold_recall_ms"]["n"] == 2
+    assert row["forget_everything_ms"] and row["forget_one_ms"] and row["threads"] > 0 and row["files"] > 0
+    report = {"shared-shards": {"command": "python benchmarks/tenants.py --users 4", "date": "2026-12-02 01:00 UTC",
+                                "machine": "x86_64", "store": "this tree", "rows": [row, {"users": 9, "error": ["x"]}]}}
+    (tmp_path / "tenants.json").write_text(json.dumps(report))
+    text = render_readme.render(tmp_path)
+    assert "### Many users in one process" in text and "| shared-shards | 4 |" in text
+    assert "| shared-shards | 9 | failed: x |" in text

@@ -100,12 +100,18 @@ def test_a_dry_run_or_a_topic_that_matches_nothing_rewrites_nothing(tmp_path, cl
         assert compactions == ["u"]  # the user forgotten for, not every user of the store
 
 
-def test_compacting_one_user_leaves_the_others_shards_alone(tmp_path, clock):
+def test_compacting_after_one_users_forget_keeps_every_other_users_memories(tmp_path, clock):
+    """Users share shards (a fixed number per space): a compaction rewrites one, taking out only what was deleted."""
     with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock) as memory:
-        for user in ("u", "bob", "carol"):
-            memory.remember("Project Orion uses the blue theme.", user_id=user, force=True)
-        assert memory.store.compact("u") == 1
-        assert memory.store.compact() == 3
+        ids = {user: memory.remember(f"Project Orion uses the blue theme, says {user}.", user_id=user, force=True).id
+               for user in ("u", "bob", "carol")}
+        memory.forget(user_id="u", memory_id=ids["u"])
+        assert memory.store.compact("u") == 1  # the memories shard of u's bucket
+        assert memory.store.compact() == len(list((tmp_path / "shards").glob("memories-*")))
+        assert segment_files_containing(tmp_path, ids["u"]) == []
+        for user in ("bob", "carol"):
+            assert memory.get(ids[user], user_id=user).id == ids[user]
+            assert segment_files_containing(tmp_path, ids[user])
 
 
 def store_folder(user_id):

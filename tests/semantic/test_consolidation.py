@@ -170,12 +170,12 @@ CRASH_SCRIPT = textwrap.dedent("""
         memory.write(f"Print the Orion report number {i} on A4 paper in landscape.", user_id="u", force=True)
         clock.advance(days=1)
     original = EdgeStore._set_fields
-    def dying(self, shard, updates):  # apply the first kill_at - 1 field updates of the change, then die
+    def dying(self, shard, updates, user_id):  # apply the first kill_at - 1 field updates of the change, then die
         updates = list(updates)
         if len(updates) >= kill_at:
-            original(self, shard, updates[:kill_at - 1])
+            original(self, shard, updates[:kill_at - 1], user_id)
             os.kill(os.getpid(), signal.SIGKILL)
-        return original(self, shard, updates)
+        return original(self, shard, updates, user_id)
     EdgeStore._set_fields = dying
     print("consolidating", flush=True)
     memory.consolidate(user_id="u")

@@ -8,6 +8,7 @@ import pytest
 
 from hindsight_core import Hindsight, HindsightConfig
 from hindsight_core.store import EdgeStore, indexing
+from hindsight_core.store.edge_files import bucket_of, shard_name
 from hindsight_core.testing import FakeEmbedder
 
 # the child waits for this file before it builds: the test decides what happens while the build runs
@@ -26,6 +27,10 @@ def facts(start: int, stop: int) -> list[str]:
     return [f"Fact {n}: my locker number {n} holds item {n * 7}." for n in range(start, stop)]
 
 
+#: users share a fixed number of shards per vector size: builds are keyed by the shard's name, here alice's
+SHARD = shard_name("memories", FakeEmbedder().dimension, bucket_of("alice"))
+
+
 @pytest.fixture
 def gated(monkeypatch):
     monkeypatch.setattr(indexing, "_BUILD", _GATED)
@@ -35,21 +40,21 @@ def test_a_build_starts_past_the_threshold_and_changes_made_meanwhile_survive_th
     store = EdgeStore(tmp_path / "store", auto_index=40)
     with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
         memory.write_many(facts(0, 30), user_id="alice", force=True)
-        assert not store._building("alice")
+        assert not store._building(SHARD)
         memory.write_many(facts(30, 45), user_id="alice", force=True)  # 45 unindexed points: a build starts
-        assert store._building("alice")
-        build = store._indexer._builds["alice"]
+        assert store._building(SHARD)
+        build = store._indexer._builds[SHARD]
         copy = build.copy
         assert (copy / "segments").is_dir()
         # while the child works on the copy, the live shard changes: new writes, an update, a delete
         memory.write_many(facts(45, 50), user_id="alice", force=True)
         victim = memory.recall("locker number 3 holds item 21", user_id="alice", k=1)[0].memory
-        memory.forget(user_id="alice", memory_id=victim.id)
+        memory.forget(user_id="alice", memory_id=victim.id, for_good=False)  # compacted later (below)
         kept = memory.get(memory.memories(user_id="alice")[7].id, user_id="alice")
         memory.store.update_fields("alice", [(kept.id, {"access_count": 5})])  # as reinforcement does
         (copy.parent / "go").write_text("")
         assert store.wait_for_index(60)
-        assert store._indexer.completed == [("alice", 45)]
+        assert store._indexer.completed == [(SHARD, 45)]
         assert not copy.exists() and not (copy.parent / "memories.old").exists()
         after = memory.memories(user_id="alice")
         assert len(after) == 49 and victim.id not in {r.id for r in after}
@@ -61,16 +66,31 @@ def test_a_build_starts_past_the_threshold_and_changes_made_meanwhile_survive_th
     with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
         assert len(memory.memories(user_id="alice")) == 49  # the swapped folder is the store
         memory.write_many(facts(50, 60), user_id="alice", force=True)
-        assert not store._building("alice")  # 45 were indexed: 15 new points are below the threshold
+        assert not store._building(SHARD)  # 45 were indexed: 15 new points are below the threshold
+
+
+def test_a_forget_for_good_cancels_a_build_that_would_bring_the_points_back(tmp_path, clock, gated):
+    """The copy being indexed was taken before the forget: swapped in, it would hold the forgotten point's
+    vector in its segments again. So a compaction cancels it; the next write past the threshold starts another."""
+    store = EdgeStore(tmp_path / "store", auto_index=20)
+    with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
+        memory.write_many(facts(0, 25), user_id="alice", force=True)
+        build = store._indexer._builds[SHARD]
+        victim = memory.memories(user_id="alice")[0]
+        memory.forget(user_id="alice", memory_id=victim.id)
+        assert build.cancelled and not store._building(SHARD)
+        (build.copy.parent / "go").write_text("")
+        assert store.wait_for_index(60) and store._indexer.completed == []
+        assert len(memory.memories(user_id="alice")) == 24
 
 
 def test_forgetting_the_user_cancels_the_build(tmp_path, clock, gated):
     store = EdgeStore(tmp_path / "store", auto_index=20)
     with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
         memory.write_many(facts(0, 25), user_id="alice", force=True)
-        build = store._indexer._builds["alice"]
+        build = store._indexer._builds[SHARD]
         memory.forget(user_id="alice", everything=True)
-        assert not store._building("alice") and build.cancelled
+        assert not store._building(SHARD) and build.cancelled
         (build.copy.parent.parent / "go").write_text("")
         assert store.wait_for_index(60) and store._indexer.completed == []
         assert memory.memories(user_id="alice") == []
@@ -85,7 +105,7 @@ def test_a_failed_build_leaves_the_live_shard_and_tries_again_later(tmp_path, cl
         assert len(memory.memories(user_id="alice")) == 25
         monkeypatch.undo()
         memory.write_many(facts(25, 26), user_id="alice", force=True)  # the next write starts it again
-        assert store.wait_for_index(60) and store._indexer.completed == [("alice", 26)]
+        assert store.wait_for_index(60) and store._indexer.completed == [(SHARD, 26)]
         assert len(memory.memories(user_id="alice")) == 26
 
 
@@ -106,4 +126,4 @@ def test_no_build_below_the_threshold_or_when_switched_off(tmp_path, clock):
         store = EdgeStore(tmp_path / f"store-{auto_index}", auto_index=auto_index)
         with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
             memory.write_many(facts(0, 50), user_id="alice", force=True)
-            assert not store._building("alice")
+            assert not store._building(SHARD)
