@@ -94,3 +94,14 @@ def test_fit_block_drops_the_weakest_only_once_no_context_fits():
     assert fit_block(memories, cost, 25) == (["strong"], 300)
     assert fit_block(memories, cost, 5) == ([], 0)
     assert fit_block(memories, cost, None) == (memories, 300)
+
+
+def test_a_line_gives_the_event_type_and_only_knowledge_its_layer_and_confidence(fake_memory):
+    from hindsight_core.types import Layer
+
+    fake_memory.write("Prefers printing reports in landscape.", user_id="u", force=True, layer=Layer.SEMANTIC)
+    fake_memory.write("Print the Orion report in landscape.", user_id="u", force=True)
+    lines = format_for_prompt(fake_memory.recall("printing landscape", user_id="u")).splitlines()
+    assert lines[3].startswith("- [2026-03-15] (semantic, ") and "confidence" in lines[3]
+    assert lines[3].endswith("Prefers printing reports in landscape.")
+    assert lines[4].startswith("- [2026-03-15] (") and "episodic" not in lines[4] and "confidence" not in lines[4]
