@@ -150,6 +150,7 @@ def _row(conv: Conversation, question, ranked, text_block: str, words: dict[str,
     row = question_row(question.category, ranked, question.evidence, count_tokens(text_block) if ranked else 0,
                        None)
     row["evidence_in_block@5"] = evidence_in_block(text_block, question.evidence, words)
+    row["query"] = question.question
     return row
 
 
@@ -164,8 +165,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_hindsight(recipe: Recipe, conversations: Sequence[Conversation], texts: dict[str, list[str]],
-                  vectors: E5Vectors, *, max_questions: int | None = None, source_map: str = "both_user"
-                  ) -> dict[str, Any]:
+                  vectors: E5Vectors, *, max_questions: int | None = None, source_map: str = "both_user",
+                  keep_rows: bool = False) -> dict[str, Any]:
     rows, offered, stored, memories = [], 0, 0, 0
     start = time.perf_counter()
     for conv in conversations:
@@ -180,7 +181,8 @@ def run_hindsight(recipe: Recipe, conversations: Sequence[Conversation], texts: 
             store.close()
         vectors.save()
     return {"kind": "hindsight", "summary": summary(rows), "offered": offered, "stored": stored,
-            "memories": memories, "seconds": round(time.perf_counter() - start, 1), "setup": recipe.describe()}
+            "memories": memories, "seconds": round(time.perf_counter() - start, 1), "setup": recipe.describe(),
+            **({"rows": rows} if keep_rows else {})}
 
 
 def run_baselines(conversations: Sequence[Conversation], texts: dict[str, list[str]], vectors: E5Vectors, *,

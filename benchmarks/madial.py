@@ -266,7 +266,7 @@ def memories_of(user: str, memories: dict[str, Memory]) -> list[Memory]:
 
 def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], vectors: E5Vectors, *,
             recipe: Recipe = Recipe(), systems: Sequence[str] = (HINDSIGHT, *BASELINES),
-            modes: Sequence[str] = MODES, protocol: str = "turns") -> dict[str, Any]:
+            modes: Sequence[str] = MODES, protocol: str = "turns", keep_rows: bool = False) -> dict[str, Any]:
     """Every system over one arm's memories, every question asked in each mode."""
     rows: dict[tuple[str, str], list[dict]] = {}
     gate = {"offered": 0, "stored": 0, "dropped_relevant": 0}
@@ -302,7 +302,8 @@ def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], ve
                         rows.setdefault((mode, system), []).append(
                             {"r5": recall_at(found, relevant, 5), "r10": recall_at(found, relevant, 10),
                              "block": evidence_in_block(text_block, relevant, words),
-                             "tokens": count_tokens(text_block) if text_block else 0, "returned": len(found)})
+                             "tokens": count_tokens(text_block) if text_block else 0, "returned": len(found),
+                             "query": query})
         finally:
             if store:
                 store.close()
@@ -312,6 +313,8 @@ def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], ve
                                      for mode in modes}}
     if HINDSIGHT in systems:
         out["write_gate"] = gate
+    if keep_rows:
+        out["rows"] = {mode: {system: rows.get((mode, system), []) for system in systems} for mode in modes}
     return out
 
 

@@ -104,4 +104,4 @@ def test_a_line_gives_the_event_type_and_only_knowledge_its_layer_and_confidence
     lines = format_for_prompt(fake_memory.recall("printing landscape", user_id="u")).splitlines()
     assert lines[3].startswith("- [2026-03-15] (semantic, ") and "confidence" in lines[3]
     assert lines[3].endswith("Prefers printing reports in landscape.")
-    assert lines[4].startswith("- [2026-03-15] (") and "episodic" not in lines[4] and "confidence" not in lines[4]
+    assert lines[4].startswith("- [2026-03-15] ") and "episodic" not in lines[4] and "confidence" not in lines[4]
