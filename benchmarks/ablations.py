@@ -208,7 +208,7 @@ def percent(values: list[float]) -> float:
     return round(100 * statistics.fmean(values), 1) if values else float("nan")
 
 
-def figures(rows_by_column: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+def variant_figures(rows_by_column: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
     """A variant's figures from its rows: per column recall@5, evidence in the block and tokens; per class,
     recall@5 pooled over every column (with how many questions)."""
     out: dict[str, dict[str, Any]] = {"recall@5": {}, "evidence_in_block@5": {}, "tokens": {}, "by_class": {}}
@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
             rows: dict[str, list[dict[str, Any]]] = {}
             for bench in benches:
                 rows.update(bench.hindsight(recipe))
-            entry.update(figures(rows))
+            entry.update(variant_figures(rows))
             entry["status"] = "ok"
         except RecipeUnavailable as exc:
             entry.update(status="unavailable", reason=str(exc))
