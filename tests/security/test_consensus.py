@@ -301,3 +301,17 @@ def test_a_harmless_booking_is_not_held_back_as_contradicting_a_dietary_rule(rea
     assert len(results) == 3 and results.held_back == ()
     assert all("landscape" in r.memory.raw_content or "横向" in r.memory.raw_content for r in results
                if "print" in r.memory.raw_content.lower() or "打印" in r.memory.raw_content)
+
+
+def test_what_was_held_back_crosses_the_wire_with_its_reason():
+    import json
+
+    from hindsight_core import Explanation, RecallResults, ScoredMemory
+    from hindsight_core.remote.wire import results_in, results_out
+
+    note = "held back by the retrieval check: contradicts (conflicts with user memory m0 (different time))"
+    held = ScoredMemory(rec(2, "The team standup is at 3pm every weekday.", "tool", day=2), 0.02, 0.9,
+                        Explanation(1, 0.9, None, 0.0, None, 0.02, 0.9, "episodic", 0.02, notes=(note,)))
+    back = results_in(json.loads(json.dumps(results_out(RecallResults([], held_back=[held])))))
+    assert [r.memory.id for r in back.held_back] == ["m2"] and back.held_back[0].explanation.notes == (note,)
+    assert results_in(json.loads(json.dumps(results_out(RecallResults([]))))).held_back == ()
