@@ -140,9 +140,11 @@ class Hindsight(FacadeBase):
                include_faded: bool = False, where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
-        The engine fuses a dense and a keyword channel and rescores by retention,
-        consolidation, supersession and the dates the query names (the formula is
-        in `hindsight_core.recall.plan.ranking_formula`). Recall never hides: a
+        The engine fuses a dense and a keyword channel and rescores by consolidation,
+        supersession and the dates the query names, and by retention only if
+        `RecallConfig.retention_influence` > 0 (0 by default; the formula is in
+        `hindsight_core.recall.plan.ranking_formula`). What the retrieval check
+        holds back is in the result's `held_back`, with why. Recall never hides: a
         store holding k memories in scope returns k, however faded; decay only
         moves a memory down (`include_faded` is kept for compatibility and changes
         nothing). With `reinforce`, each returned memory that the query cued (a
