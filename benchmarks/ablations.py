@@ -24,8 +24,13 @@ Sets, each through the same harness as its own benchmark:
 
 A run of some variants (`--variants`) keeps the other variants' rows of an
 earlier run over the same sets and questions (the same columns) in `--out`.
-Every figure is recall@5 (percent). The plain baselines (`plain.py`) run once per
-set over the same units; for LoCoMo over single turns and over exchanges.
+Figures, in percent: recall@5 for every variant and baseline; for hindsight on
+LoCoMo and the archive also the evidence whole in the top-5 prompt block
+(`evidence_in_block@5`) and the block's mean cl100k tokens; and recall@5 by what
+each question asks about in time (`query_classes.py`: names a date, the past,
+the present), pooled over the sets, to show where a ranking prior helps and where
+it hurts. The plain baselines (`plain.py`) run once per set over the same units;
+for LoCoMo over single turns and over exchanges.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -49,6 +54,7 @@ import madial  # noqa: E402
 from embedcache import CACHE_DIR  # noqa: E402
 from multilingual import load as load_multilingual  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit  # noqa: E402
+from query_classes import CLASSES, query_class  # noqa: E402
 from recipes import E5Vectors, Recipe, RecipeUnavailable, tweak  # noqa: E402
 
 from hindsight_core import Source  # noqa: E402
@@ -63,6 +69,10 @@ VARIANTS: dict[str, Recipe] = {
     "no-gate": Recipe("write gate off (force=True)", force=True),
     "decay-prior-on": Recipe("retention as a ranking prior, off by default (RecallConfig.retention_influence=0.1, "
                              "the earlier default)", (tweak("recall", retention_influence=0.1),)),
+    "decay-prior-0.3": Recipe("retention as a strong ranking prior (RecallConfig.retention_influence=0.3)",
+                              (tweak("recall", retention_influence=0.3),)),
+    "no-context-in-block": Recipe("the block shows no turn a memory answers (format_for_prompt(context_chars=0))",
+                                  context_chars=0),
     "no-consolidation": Recipe("consolidation off (SemanticConfig.auto_consolidate=False)",
                                (tweak("semantic", auto_consolidate=False),)),
     "no-supersession": Recipe("supersession off (SemanticConfig.detect_conflicts=False)",
@@ -84,11 +94,13 @@ VARIANTS: dict[str, Recipe] = {
 
 @dataclass
 class Bench:
-    """One set: how to run hindsight with a recipe, and the baselines, each to {column: recall@5}."""
+    """One set: how to run hindsight with a recipe (to per-question rows per column), and the baselines (to
+    {column: recall@5}). A row: {"r5": 0..1, "class": a `query_classes` class, and where the set has a block,
+    "block": 0..1, "tokens": n}."""
 
     name: str
     questions: dict[str, int]
-    hindsight: Callable[[Recipe], dict[str, float]]
+    hindsight: Callable[[Recipe], dict[str, list[dict[str, Any]]]]
     baselines: Callable[[], dict[str, dict[str, float]]]
 
 
@@ -97,10 +109,14 @@ def locomo_bench(vectors: E5Vectors, limit: int, max_questions: int | None,
     conversations, texts, _ = locomo_adapters.prepare(path, limit,
                                                       max_questions=max_questions, vectors=vectors)
     column = f"locomo ({len(conversations)} conv)"
+    classes = [query_class(q.question, c.last_time + timedelta(hours=locomo_adapters.QUESTION_DELAY_HOURS))
+               for c in conversations for q in c.questions[:max_questions]]
 
-    def hindsight(recipe: Recipe) -> dict[str, float]:
-        result = locomo_adapters.run_hindsight(recipe, conversations, texts, vectors, max_questions=max_questions)
-        return {column: result["summary"]["overall"]["recall@5"]}
+    def hindsight(recipe: Recipe) -> dict[str, list[dict[str, Any]]]:
+        result = locomo_adapters.run_hindsight(recipe, conversations, texts, vectors, max_questions=max_questions,
+                                               keep_rows=True)
+        return {column: [{"r5": r["recall@5"], "block": r["evidence_in_block@5"], "tokens": r["tokens"],
+                          "class": cls} for r, cls in zip(result["rows"], classes)]}
 
     def baselines() -> dict[str, dict[str, float]]:
         result = locomo_adapters.run_baselines(conversations, texts, vectors, max_questions=max_questions)
@@ -116,14 +132,17 @@ def madial_bench(vectors: E5Vectors, language: str, max_questions: int | None,
     asked = questions[language][:max_questions]
     vectors.warm_queries([t for q in asked for t in (q.last, q.so_far)])
     columns = {mode: f"madial {language} ({mode})" for mode in madial.MODES}
+    now = max(m.date for m in memories[language].values()) + timedelta(days=1)
 
     def rates(result: dict[str, Any], system: str) -> dict[str, float]:
         return {columns[mode]: result["modes"][mode][system]["recall@5"] for mode in madial.MODES}
 
-    def hindsight(recipe: Recipe) -> dict[str, float]:
+    def hindsight(recipe: Recipe) -> dict[str, list[dict[str, Any]]]:
         result = madial.run_arm(f"{language}-{language}", asked, memories[language], vectors, recipe=recipe,
-                                systems=(madial.HINDSIGHT,))
-        return rates(result, madial.HINDSIGHT)
+                                systems=(madial.HINDSIGHT,), keep_rows=True)
+        return {columns[mode]: [{"r5": r["r5"], "block": r["block"], "tokens": r["tokens"],
+                                 "class": query_class(r["query"], now)}
+                                for r in result["rows"][mode][madial.HINDSIGHT]] for mode in madial.MODES}
 
     def baselines() -> dict[str, dict[str, float]]:
         result = madial.run_arm(f"{language}-{language}", asked, memories[language], vectors, systems=BASELINES)
@@ -142,8 +161,8 @@ def multilingual_bench(vectors: E5Vectors, max_questions: int | None, path: Path
         top = set().union(*found[:5]) if found else set()
         return len(top & set(gold)) / len(set(gold))
 
-    def hindsight(recipe: Recipe) -> dict[str, float]:
-        scores = []
+    def hindsight(recipe: Recipe) -> dict[str, list[dict[str, Any]]]:
+        rows = []
         for user in users:
             clock = FrozenClock(user.memories[0].at)
             memory = recipe.build(vectors, clock)
@@ -165,10 +184,10 @@ def multilingual_bench(vectors: E5Vectors, max_questions: int | None, path: Path
                         for source in r.memory.derived_from or ():
                             ids |= covers.get(source, set())
                         found.append(ids)
-                    scores.append(share(found, q.gold))
+                    rows.append({"r5": share(found, q.gold), "class": query_class(q.query, user.asked)})
             finally:
                 memory.close()
-        return {column: round(100 * statistics.fmean(scores), 1) if scores else float("nan")}
+        return {column: rows}
 
     def baselines() -> dict[str, dict[str, float]]:
         scores: dict[str, list[float]] = {}
@@ -183,6 +202,26 @@ def multilingual_bench(vectors: E5Vectors, max_questions: int | None, path: Path
 
     return Bench("multilingual", {column: sum(len(u.questions[:max_questions]) for u in users)},
                  hindsight, baselines)
+
+
+def percent(values: list[float]) -> float:
+    return round(100 * statistics.fmean(values), 1) if values else float("nan")
+
+
+def variant_figures(rows_by_column: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """A variant's figures from its rows: per column recall@5, evidence in the block and tokens; per class,
+    recall@5 pooled over every column (with how many questions)."""
+    out: dict[str, dict[str, Any]] = {"recall@5": {}, "evidence_in_block@5": {}, "tokens": {}, "by_class": {}}
+    pooled: dict[str, list[float]] = {c: [] for c in CLASSES}
+    for column, rows in rows_by_column.items():
+        out["recall@5"][column] = percent([r["r5"] for r in rows])
+        if rows and "block" in rows[0]:
+            out["evidence_in_block@5"][column] = percent([r["block"] for r in rows])
+            out["tokens"][column] = round(statistics.fmean(r["tokens"] for r in rows), 1)
+        for r in rows:
+            pooled[r["class"]].append(r["r5"])
+    out["by_class"] = {c: {"questions": len(v), "recall@5": percent(v)} for c, v in pooled.items()}
+    return out
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -241,8 +280,10 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
         entry: dict[str, Any] = {**recipe.describe(), "recall@5": {}}
         start = time.perf_counter()
         try:
+            rows: dict[str, list[dict[str, Any]]] = {}
             for bench in benches:
-                entry["recall@5"].update(bench.hindsight(recipe))
+                rows.update(bench.hindsight(recipe))
+            entry.update(variant_figures(rows))
             entry["status"] = "ok"
         except RecipeUnavailable as exc:
             entry.update(status="unavailable", reason=str(exc))
@@ -268,6 +309,14 @@ def print_table(report: dict[str, Any]) -> None:
             continue
         print(f"{'hindsight ' + name:<44} " + " ".join(f"{entry['recall@5'].get(c, float('nan')):>20.1f}"
                                                        for c in columns))
+        if entry.get("evidence_in_block@5"):
+            print(f"{'  evidence whole in the block':<44} " + " ".join(
+                f"{entry['evidence_in_block@5'].get(c, float('nan')):>20.1f}" for c in columns))
+            print(f"{'  block tokens':<44} " + " ".join(f"{entry['tokens'].get(c, float('nan')):>20.0f}"
+                                                       for c in columns))
+        if entry.get("by_class"):
+            print("  recall@5 by what the question asks: " + ", ".join(
+                f"{c} {v['recall@5']:.1f} ({v['questions']} q)" for c, v in entry["by_class"].items()))
     for name, figures in report["baselines"].items():
         print(f"{name:<44} " + " ".join(f"{figures.get(c, float('nan')):>20.1f}" for c in columns))
 

@@ -26,9 +26,10 @@ and their reciprocal-rank fusion (`plain.py`).
 Reported per system, overall and per category: recall@5, recall@10, hit@5,
 the share of evidence whose text reaches the top-5 prompt block whole
 (`evidence_in_block@5`, counted like recall: the evidence turn's own words,
-spaces collapsed, found in `Hindsight.format_for_prompt(results[:5])` for
-hindsight and in the same-shaped block for the baselines), and the block's
-cl100k tokens (`hindsight_core.language.tokens`).
+spaces collapsed, found whole in `Hindsight.format_for_prompt(results[:5])` for
+hindsight, as a memory or as the turn a memory answers, and in the same-shaped
+block for the baselines: `metrics.evidence_in_block`), and the block's cl100k
+tokens (`hindsight_core.language.tokens`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import shutil
 import statistics
 import sys
@@ -55,29 +55,23 @@ sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR  # noqa: E402
 from locomo import CATEGORIES, TEXT_FORMATS, Conversation, load_locomo, turn_text  # noqa: E402
-from metrics import question_row, summarise  # noqa: E402
+from metrics import evidence_in_block, question_row, squash, summarise  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core import Source, count_tokens  # noqa: E402
-from hindsight_core.recall.formatting import neutralise  # noqa: E402
 from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "benchmarks" / "locomo10.json"
 HINDSIGHT = "hindsight (adapters' protocol)"
 QUESTION_DELAY_HOURS = 1
-_SPACE = re.compile(r"\s+")
 TURN_TAKES_TIMESTAMP = "timestamp" in {f.name for f in dataclasses.fields(Turn)}
 
 
 def make_turn(text: str, source: Source, when: datetime) -> Turn:
     """A policy turn, dated where the core's `Turn` takes a timestamp."""
     return Turn(text, source, timestamp=when) if TURN_TAKES_TIMESTAMP else Turn(text, source)
-
-
-def squash(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
 
 
 def single_units(conv: Conversation, texts: Sequence[str]) -> list[Unit]:
@@ -94,21 +88,13 @@ def exchange_units(conv: Conversation, texts: Sequence[str]) -> list[Unit]:
     return out
 
 
-def evidence_in_block(text_block: str, evidence: Sequence[str], words: dict[str, str]) -> float:
-    """Share of the evidence turns whose own words appear whole in the block (1 without evidence)."""
-    if not evidence:
-        return 1.0
-    flat = squash(text_block)
-    return sum(bool(words[e]) and (words[e] in flat or squash(neutralise(words[e])) in flat)
-               for e in evidence) / len(set(evidence))
-
-
 class AdapterStore:
     """One conversation written through the conversation policy (see the module doc)."""
 
     def __init__(self, recipe: Recipe, vectors: E5Vectors, conv: Conversation, texts: Sequence[str],
                  source_map: str = "both_user") -> None:
         self.user = conv.sample_id
+        self.recipe = recipe
         self.clock = FrozenClock(conv.turns[0].timestamp)
         self.folder = tempfile.mkdtemp(prefix="hindsight-adapters-")
         self.memory = recipe.build(vectors, self.clock, self.folder)
@@ -153,7 +139,7 @@ class AdapterStore:
     def search(self, query: str, k: int):
         """(ids per result, the top-5 prompt block)."""
         results = self.memory.recall(query, user_id=self.user, k=k, reinforce=False)
-        return [self.ids(r.memory) for r in results], self.memory.format_for_prompt(results[:5])
+        return [self.ids(r.memory) for r in results], self.recipe.block(self.memory, results)
 
     def close(self) -> None:
         self.memory.close()
@@ -164,6 +150,7 @@ def _row(conv: Conversation, question, ranked, text_block: str, words: dict[str,
     row = question_row(question.category, ranked, question.evidence, count_tokens(text_block) if ranked else 0,
                        None)
     row["evidence_in_block@5"] = evidence_in_block(text_block, question.evidence, words)
+    row["query"] = question.question
     return row
 
 
@@ -178,8 +165,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_hindsight(recipe: Recipe, conversations: Sequence[Conversation], texts: dict[str, list[str]],
-                  vectors: E5Vectors, *, max_questions: int | None = None, source_map: str = "both_user"
-                  ) -> dict[str, Any]:
+                  vectors: E5Vectors, *, max_questions: int | None = None, source_map: str = "both_user",
+                  keep_rows: bool = False) -> dict[str, Any]:
     rows, offered, stored, memories = [], 0, 0, 0
     start = time.perf_counter()
     for conv in conversations:
@@ -194,7 +181,8 @@ def run_hindsight(recipe: Recipe, conversations: Sequence[Conversation], texts: 
             store.close()
         vectors.save()
     return {"kind": "hindsight", "summary": summary(rows), "offered": offered, "stored": stored,
-            "memories": memories, "seconds": round(time.perf_counter() - start, 1), "setup": recipe.describe()}
+            "memories": memories, "seconds": round(time.perf_counter() - start, 1), "setup": recipe.describe(),
+            **({"rows": rows} if keep_rows else {})}
 
 
 def run_baselines(conversations: Sequence[Conversation], texts: dict[str, list[str]], vectors: E5Vectors, *,

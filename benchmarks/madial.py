@@ -19,20 +19,27 @@ It is asked two ways: `last` = the last user message before the test turn
 (what the LangChain and LlamaIndex adapters send), `dialogue` = the dialogue so
 far ("Speaker: text" lines, speaker tags as in the file).
 
-hindsight (defaults): one `Hindsight(location=":memory:")` per user and arm,
-every memory written with one `write_many` (the `event` sentence, `timestamps=`
-its date at noon UTC, source "user", through the write gate; how many the gate
-dropped is reported, and how many of them are labelled relevant). The
-dialogues carry no date, so the `FrozenClock` is set one day after the last
-memory's date, for writing and asking; questions are asked with
-`recall(k=10, reinforce=False)`. A result covers the ids it was written from (a
-merged duplicate covers both; knowledge covers its episodes).
+hindsight (defaults): one `Hindsight(location=":memory:")` per user and arm.
+`--protocol turns` (the default): the events are told the way the adapters
+write a conversation, through `TurnLog`: each day's events one session of user
+turns (the `event` sentence, dated at noon UTC, the clock set to that day),
+each paired with the event told before it that day; a memory covers its own id
+and the id of the turn it answers. `--protocol write_many`: every event in one
+`write_many`, each alone, the clock one day after the last event. Either way
+through the write gate (how many it dropped is reported, and how many of them
+are labelled relevant). The dialogues carry no date, so questions are asked
+one day after the last memory's date, with `recall(k=10, reinforce=False)`. A
+result covers the ids it was written from (a merged duplicate covers both;
+knowledge covers its episodes).
 
 Baselines over the same event sentences (`plain.py`): e5 dense on its query and
 its passage side, BM25 (jieba words for Chinese), and their fusion. Reported per
 arm, query mode and system: recall@5, recall@10 (mean share of relevant ids
-found; as in the LoCoMo paper) and the mean number of results returned when 10
-are asked for.
+found; as in the LoCoMo paper), the share of relevant events whose sentence
+reaches the top-5 prompt block whole (`evidence_in_block@5`: hindsight's
+`format_for_prompt(results[:5])`, as a memory or as the turn one answers; the
+baselines' same-shaped block; `metrics.evidence_in_block`), the block's cl100k
+tokens, and the mean number of results returned when 10 are asked for.
 """
 
 from __future__ import annotations
@@ -54,10 +61,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR  # noqa: E402
-from plain import BASELINES, PlainIndex, Unit  # noqa: E402
+from metrics import evidence_in_block  # noqa: E402
+from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
 
-from hindsight_core import Source  # noqa: E402
+from hindsight_core import Source, count_tokens  # noqa: E402
+from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
 DEFAULT_DATA = HERE.parent.parent / "shared" / "benchmarks" / "madial"
@@ -172,29 +181,68 @@ def _rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"questions": len(rows),
             "recall@5": round(100 * statistics.fmean(r["r5"] for r in rows), 1),
             "recall@10": round(100 * statistics.fmean(r["r10"] for r in rows), 1),
+            "evidence_in_block@5": round(100 * statistics.fmean(r["block"] for r in rows), 1),
+            "tokens": round(statistics.fmean(r["tokens"] for r in rows), 1),
             "returned_of_10": round(statistics.fmean(r["returned"] for r in rows), 2)}
 
 
-class HindsightStore:
-    """One user's memories written into hindsight through the public API, as described in the module doc."""
+PROTOCOLS = ("turns", "write_many")
 
-    def __init__(self, recipe: Recipe, vectors: E5Vectors, memories: Sequence[Memory], user: str) -> None:
-        self.user = user
+
+class HindsightStore:
+    """One user's memories written into hindsight through the public API, as described in the module doc.
+
+    `protocol="turns"`: through the conversation policy the adapters use
+    (`TurnLog`): each day's events are one session of user turns, offered in
+    order on a clock set to their date, each paired with the event told before it
+    that day; a memory covers its own id and, when the policy stored one, the id
+    of the turn it answers (as `locomo_adapters.py` credits). `"write_many"`:
+    every event in one `write_many`, each alone.
+    """
+
+    def __init__(self, recipe: Recipe, vectors: E5Vectors, memories: Sequence[Memory], user: str,
+                 protocol: str = "turns") -> None:
+        self.user, self.recipe = user, recipe
         asked = max(m.date for m in memories) + timedelta(days=1)
-        self.clock = FrozenClock(asked)
+        self.clock = FrozenClock(min(m.date for m in memories))
         self.memory = recipe.build(vectors, self.clock)
         writer = recipe.writer(self.memory)
-        results = writer.write_many([m.text for m in memories], user_id=user, timestamps=[m.date for m in memories],
-                                    sources=[Source.USER] * len(memories),
-                                    metadatas=[{"madial_id": m.id} for m in memories])
         self.covers: dict[str, set[str]] = {}
         self.dropped: list[str] = []
-        for m, result in zip(memories, results):
-            if result.record is None:
+        if protocol == "turns":
+            written = self._through_turns(writer, memories)
+        else:
+            self.clock.set(asked)
+            written = zip(memories, writer.write_many(
+                [m.text for m in memories], user_id=user, timestamps=[m.date for m in memories],
+                sources=[Source.USER] * len(memories), metadatas=[{"madial_id": m.id} for m in memories]))
+        for m, result in written:
+            if result is None or result.record is None:
                 self.dropped.append(m.id)
             else:
                 self.covers.setdefault(result.record.id, set()).add(m.id)
         self.stored = len(memories) - len(self.dropped)
+        self.clock.set(asked)
+
+    def _through_turns(self, writer, memories: Sequence[Memory]) -> list[tuple[Memory, Any]]:
+        log = TurnLog(writer)
+        by_day: dict[datetime, list[Memory]] = {}
+        for m in sorted(memories, key=lambda m: m.date):
+            by_day.setdefault(m.date, []).append(m)
+        written = []
+        for day, told in by_day.items():
+            self.clock.set(day)
+            turns = [Turn(m.text, Source.USER, timestamp=m.date) for m in told]
+            offered = {o.turn.digest: o.result for o in log.offer(turns, user_id=self.user,
+                                                                   session_id=f"{day:%Y-%m-%d}")}
+            ids_of = {m.text: m.id for m in told}
+            for m, turn in zip(told, turns):
+                result = offered.get(turn.digest)
+                written.append((m, result))
+                context = getattr(result.record, "context", None) if result and result.record else None
+                if context and not result.merged and context in ids_of:
+                    self.covers.setdefault(result.record.id, set()).add(ids_of[context])
+        return written
 
     def ids(self, record) -> set[str]:
         out = set(self.covers.get(record.id, ())) | {str(record.metadata.get("madial_id"))} - {"None"}
@@ -202,9 +250,10 @@ class HindsightStore:
             out |= self.covers.get(source, set())
         return out
 
-    def search(self, query: str, k: int) -> list[set[str]]:
+    def search(self, query: str, k: int) -> tuple[list[set[str]], str]:
+        """(ids per result, the top-5 prompt block)."""
         results = self.memory.recall(query, user_id=self.user, k=k, reinforce=False)
-        return [self.ids(r.memory) for r in results]
+        return [self.ids(r.memory) for r in results], self.recipe.block(self.memory, results)
 
     def close(self) -> None:
         self.memory.close()
@@ -217,7 +266,7 @@ def memories_of(user: str, memories: dict[str, Memory]) -> list[Memory]:
 
 def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], vectors: E5Vectors, *,
             recipe: Recipe = Recipe(), systems: Sequence[str] = (HINDSIGHT, *BASELINES),
-            modes: Sequence[str] = MODES) -> dict[str, Any]:
+            modes: Sequence[str] = MODES, protocol: str = "turns", keep_rows: bool = False) -> dict[str, Any]:
     """Every system over one arm's memories, every question asked in each mode."""
     rows: dict[tuple[str, str], list[dict]] = {}
     gate = {"offered": 0, "stored": 0, "dropped_relevant": 0}
@@ -230,7 +279,8 @@ def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], ve
         vectors.warm(m.text for m in mine)
         index = PlainIndex([Unit(m.text, (m.id,), m.date) for m in mine], passage_side=vectors.passage_side,
                            query_side=vectors.query_side) if set(systems) - {HINDSIGHT} else None
-        store = HindsightStore(recipe, vectors, mine, user) if HINDSIGHT in systems else None
+        store = HindsightStore(recipe, vectors, mine, user, protocol) if HINDSIGHT in systems else None
+        words = {m.id: m.text for m in mine}
         if store:
             wanted = {r for q in asked for r in q.relevant}
             gate["offered"] += len(mine)
@@ -244,11 +294,16 @@ def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], ve
                     if not relevant:
                         continue
                     for system in systems:
-                        found = store.search(query, 10) if system == HINDSIGHT else \
-                            [set(u.ids) for u in index.rank(system, query, 10)]
+                        if system == HINDSIGHT:
+                            found, text_block = store.search(query, 10)
+                        else:
+                            hits = index.rank(system, query, 10)
+                            found, text_block = [set(u.ids) for u in hits], block(hits[:5])
                         rows.setdefault((mode, system), []).append(
                             {"r5": recall_at(found, relevant, 5), "r10": recall_at(found, relevant, 10),
-                             "returned": len(found)})
+                             "block": evidence_in_block(text_block, relevant, words),
+                             "tokens": count_tokens(text_block) if text_block else 0, "returned": len(found),
+                             "query": query})
         finally:
             if store:
                 store.close()
@@ -258,6 +313,8 @@ def run_arm(arm: str, questions: list[Question], memories: dict[str, Memory], ve
                                      for mode in modes}}
     if HINDSIGHT in systems:
         out["write_gate"] = gate
+    if keep_rows:
+        out["rows"] = {mode: {system: rows.get((mode, system), []) for system in systems} for mode in modes}
     return out
 
 
@@ -268,6 +325,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="question language-memory language")
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     parser.add_argument("--max-questions", type=int, default=None, help="only the first N questions of each arm")
+    parser.add_argument("--protocol", default="turns", choices=PROTOCOLS,
+                        help="how hindsight is written: through the conversation policy (TurnLog), or write_many")
     parser.add_argument("--cache", type=Path, default=CACHE_DIR / "madial-multilingual-e5-small.npy")
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "madial.json")
@@ -288,7 +347,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
         "command": "python benchmarks/madial.py " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.data), "max_questions": args.max_questions,
                  **({"alignment": alignment(memories["zh"], memories["en"])} if len(languages) == 2 else {})},
-        "setup": {"embedder": vectors.name, "hindsight": Recipe().describe(), "k": 10,
+        "setup": {"embedder": vectors.name, "hindsight": Recipe().describe(), "k": 10, "protocol": args.protocol,
                   "clock": "one day after the last memory's date (the dialogues carry no date)",
                   "modes": {"last": "the last user message before the test turn",
                             "dialogue": "the dialogue so far"}},
@@ -306,7 +365,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
             continue
         print(f"madial {arm} ...", file=sys.stderr, flush=True)
         report["arms"][arm] = run_arm(arm, asked[q_lang], memories[m_lang], vectors, recipe=recipe,
-                                      modes=args.modes)
+                                      modes=args.modes, protocol=args.protocol)
         vectors.save()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
@@ -327,6 +386,7 @@ def print_table(report: dict[str, Any]) -> None:
             for name, r in systems.items():
                 if r.get("questions"):
                     print(f"    {name:<28} R@5 {r['recall@5']:>5.1f}  R@10 {r['recall@10']:>5.1f}  "
+                          f"block {r['evidence_in_block@5']:>5.1f}  tokens {r['tokens']:>5.0f}  "
                           f"returned {r['returned_of_10']:>5.2f}/10")
 
 

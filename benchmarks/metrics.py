@@ -7,8 +7,12 @@ any-hit@k = 1 if at least one evidence id is covered by the top k (1 without evi
 
 from __future__ import annotations
 
+import json
+import re
 import statistics
 from typing import Iterable, Sequence
+
+from hindsight_core.recall.formatting import neutralise
 
 from locomo import CATEGORIES
 
@@ -68,3 +72,26 @@ def summarise(rows: Sequence[dict]) -> dict:
             **({"latency": percentiles(latencies)} if latencies else {}),
         } if group else {"questions": 0}
     return out
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def shown_whole(words: str, block: str) -> bool:
+    """Whether a text's own words appear whole in a prompt block: as they are, defused (`neutralise`), or
+    quoted as a JSON string (how the block quotes what others said and the turn a memory answers)."""
+    if not words:
+        return False
+    flat, defused = squash(block), squash(neutralise(words))
+    return any(form in flat for form in (squash(words), defused, json.dumps(defused, ensure_ascii=False)[1:-1]))
+
+
+def evidence_in_block(block: str, evidence: Sequence[str], words: dict[str, str]) -> float:
+    """Share of the evidence whose own words appear whole in the block (1 without evidence)."""
+    if not evidence:
+        return 1.0
+    return sum(shown_whole(words.get(e, ""), block) for e in set(evidence)) / len(set(evidence))

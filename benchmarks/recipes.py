@@ -16,6 +16,7 @@ from typing import Any, Callable
 from embedcache import CachedEmbedder
 
 from hindsight_core import Hindsight, HindsightConfig
+from hindsight_core.recall.formatting import DEFAULT_CONTEXT_CHARS
 
 
 class RecipeUnavailable(Exception):
@@ -48,6 +49,8 @@ class Recipe:
     pairing: bool = True
     #: E5Embedder(symmetric=...); None: the embedder's default
     symmetric: bool | None = None
+    #: how much of the turn a memory answers its block line shows (`format_for_prompt(context_chars=)`); 0: none
+    context_chars: int = DEFAULT_CONTEXT_CHARS
     #: other keyword arguments for Hindsight(...)
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -59,7 +62,12 @@ class Recipe:
 
     def describe(self) -> dict[str, Any]:
         return {"what": self.what, "changes": [c.__name__ for c in self.changes], "force": self.force,
-                "pairing": self.pairing, "symmetric": self.symmetric, "options": self.options}
+                "pairing": self.pairing, "symmetric": self.symmetric, "context_chars": self.context_chars,
+                "options": self.options}
+
+    def block(self, memory: Hindsight, results) -> str:
+        """The top-5 prompt block as the adapters render it, with this recipe's context width."""
+        return memory.format_for_prompt(list(results)[:5], context_chars=self.context_chars)
 
     def build(self, vectors: "E5Vectors", clock, folder: str | None = None) -> Hindsight:
         where = {"path": folder} if folder else {"location": ":memory:"}

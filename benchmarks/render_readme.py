@@ -306,6 +306,18 @@ def madial_section(report: dict, image_prefix: str) -> list[str]:
         cells = [_fmt(report["arms"][a]["modes"][m].get(system, {}).get("recall@5")) for a in arms for m in modes]
         first = report["arms"][arms[0]]["modes"][modes[0]].get(system, {}).get("returned_of_10")
         lines.append(f"| {system} | " + " | ".join(cells) + f" | {_fmt(first, 2)} |")
+    if arms and any("evidence_in_block@5" in r for a in arms for r in report["arms"][a]["modes"][modes[0]].values()):
+        lines += ["", "Evidence whole in the top-5 prompt block, and the block's cl100k tokens "
+                  f"(hindsight written {report.get('setup', {}).get('protocol', 'write_many')!r}):", "",
+                  "| system | " + " | ".join(f"{arm} {mode} block@5 (tokens)" for arm in arms for mode in modes)
+                  + " |", "|---|" + "---:|" * len(header)]
+        for system in systems:
+            cells = []
+            for a in arms:
+                for m in modes:
+                    r = report["arms"][a]["modes"][m].get(system, {})
+                    cells.append(f"{_fmt(r.get('evidence_in_block@5'))} ({_fmt(r.get('tokens'), 0)})")
+            lines.append(f"| {system} | " + " | ".join(cells) + " |")
     gates = {a: r.get("write_gate") for a, r in report["arms"].items() if r.get("write_gate")}
     skipped = {a: r["skipped"] for a, r in report["arms"].items() if "skipped" in r}
     if skipped:
@@ -333,6 +345,24 @@ def ablations_section(report: dict, image_prefix: str) -> list[str]:
         lines.append(f"| {label} | " + " | ".join(_fmt(v["recall@5"].get(c)) for c in columns) + " |")
     for name, figures in report["baselines"].items():
         lines.append(f"| {name} | " + " | ".join(_fmt(figures.get(c)) for c in columns) + " |")
+    ok = {n: v for n, v in report["variants"].items() if v.get("status") == "ok"}
+    block_columns = [c for c in columns if any(c in v.get("evidence_in_block@5", {}) for v in ok.values())]
+    if block_columns:
+        lines += ["", "Evidence whole in the top-5 prompt block (its cl100k tokens), for the same variants:", "",
+                  "| | " + " | ".join(block_columns) + " |", "|---|" + "---:|" * len(block_columns)]
+        for name, v in ok.items():
+            lines.append(f"| hindsight {name} | " + " | ".join(
+                f"{_fmt(v['evidence_in_block@5'].get(c))} ({_fmt(v['tokens'].get(c), 0)})" for c in block_columns)
+                + " |")
+    classes = [c for c in ("date", "past", "present") if any(c in v.get("by_class", {}) for v in ok.values())]
+    if classes:
+        lines += ["", "Recall@5 by what the question asks about in time (`benchmarks/query_classes.py`: names a "
+                  "date; past tense; the rest, present), pooled over every set above:", "",
+                  "| | " + " | ".join(f"{c} ({next(iter(ok.values()))['by_class'][c]['questions']} q)"
+                                      for c in classes) + " |", "|---|" + "---:|" * len(classes)]
+        for name, v in ok.items():
+            lines.append(f"| hindsight {name} | " + " | ".join(_fmt(v["by_class"][c]["recall@5"]) for c in classes)
+                         + " |")
     earlier = "".join(f", after `{c}`" for c in report.get("earlier_runs", []))
     lines += ["", f"Command: `{report.get('command')}`{earlier} ({report['date'][:10]})."]
     return lines

@@ -149,9 +149,11 @@ class Hindsight(FacadeBase):
                where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
-        The engine fuses a dense and a keyword channel and rescores by retention,
-        consolidation, supersession and the dates the query names (the formula is
-        in `hindsight_core.recall.plan.ranking_formula`). Recall never hides: a
+        The engine fuses a dense and a keyword channel and rescores by consolidation,
+        supersession and the dates the query names, and by retention only if
+        `RecallConfig.retention_influence` > 0 (0 by default; the formula is in
+        `hindsight_core.recall.plan.ranking_formula`). What the retrieval check
+        holds back is in the result's `held_back`, with why. Recall never hides: a
         store holding k memories in scope returns k, however faded; decay only
         moves a memory down, and one below the retention threshold is marked
         "faded" in its explanation. With `reinforce`, each returned memory that the query cued (a
@@ -193,11 +195,14 @@ class Hindsight(FacadeBase):
                                          recall=cfg, episode_weight=self.config.semantic.episode_weight)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
-            report = None
+            report, held = None, []
             if self.consensus is not None and results:
-                results, report = check_recalled(self.store, user, results, {h.record.id: h for h in found.hits},
-                                                 config=self.consensus, judge=self.judge)
-            results = RecallResults(recall_plan.final_order(results, k), consensus=report)
+                ranked = results
+                results, held, report = check_recalled(self.store, user, results,
+                                                       {h.record.id: h for h in found.hits},
+                                                       config=self.consensus, judge=self.judge)
+                held = recall_plan.would_have_shown(ranked, held, k)
+            results = RecallResults(recall_plan.final_order(results, k), consensus=report, held_back=held)
             if reinforce and results:
                 self._reinforce(user, [r.memory for r in results if recall_plan.cued(r, cfg)], now)
         return results

@@ -160,12 +160,16 @@ def results_html(results: list[ScoredMemory]) -> str:
 class RecallResults(list):
     """A list of `ScoredMemory` that shows as a table in Jupyter.
 
-    `consensus` holds the retrieval check's report (None when it was off).
+    `consensus` holds the retrieval check's report (None when it was off);
+    `held_back` the memories it withheld that would otherwise have been among
+    the results (each with the verdict and reason in its explanation's notes):
+    nothing is withheld silently.
     """
 
-    def __init__(self, items: Any = (), consensus: Any = None) -> None:
+    def __init__(self, items: Any = (), consensus: Any = None, held_back: Any = ()) -> None:
         super().__init__(items)
         self.consensus = consensus
+        self.held_back: tuple[ScoredMemory, ...] = tuple(held_back)
 
     def _repr_html_(self) -> str:
         return results_html(list(self)) if self else "<p>no memories recalled</p>"

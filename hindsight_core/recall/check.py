@@ -2,11 +2,13 @@
 
 It runs only when an agent or a tool wrote one of the results (a planted
 memory can only come from them; the check costs more than the rest of recall).
-What an agent or a tool wrote is dropped when the related memories contradict
+What an agent or a tool wrote is held back when the related memories contradict
 it; what the user said is only down-weighted (×0.5): two true statements can
 look contradictory to the cues ("milestone 1" vs "milestone 2"), and a recall
-must not come back empty because of that. The rules themselves are in
-`hindsight_core.recall.consensus`.
+must not come back empty because of that. Nothing is withheld silently: what
+is held back is returned beside the results (`RecallResults.held_back`), each
+with the check's verdict and reason in its explanation's notes. The rules
+themselves are in `hindsight_core.recall.consensus`.
 """
 
 from __future__ import annotations
@@ -23,12 +25,21 @@ from .consensus import FLAGGED, ConsensusConfig, ConsensusReport, Verdict, apply
 _ACTIVE = Scope()
 
 
+HELD_BACK_NOTE = "held back by the retrieval check"
+
+
+def _noted(r: ScoredMemory, note: str) -> ScoredMemory:
+    return ScoredMemory(r.memory, r.score, r.retention, dataclasses.replace(
+        r.explanation, final=r.score, notes=r.explanation.notes + (note,)))
+
+
 def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *,
                    config: ConsensusConfig, judge: Callable[[str], str] | None
-                   ) -> tuple[list[ScoredMemory], ConsensusReport]:
-    """The results after the check, and its report (empty when no agent or tool wrote a result)."""
+                   ) -> tuple[list[ScoredMemory], list[ScoredMemory], ConsensusReport]:
+    """(the results after the check, those it held back, its report): all empty but the results when no agent
+    or tool wrote a result. A held-back memory's notes say so and why."""
     if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
-        return results, ConsensusReport(())
+        return results, [], ConsensusReport(())
     vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
     recalled = {r.memory.id for r in results}
     related: dict[str, Hit] = {}
@@ -45,12 +56,10 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
                and r.memory.id in flagged and flagged[r.memory.id].verdict is Verdict.CONTRADICTS}
     checked = apply_consensus([r for r in results if r.memory.id not in planted], report, drop=(),
                               downweight={verdict: 0.5 for verdict in FLAGGED})
-    out = []
-    for r in checked:
-        check = flagged.get(r.memory.id)
-        if check is not None:
-            note = f"retrieval check: {check.verdict.value}" + (f" ({check.reasons[0]})" if check.reasons else "")
-            r = ScoredMemory(r.memory, r.score, r.retention, dataclasses.replace(
-                r.explanation, final=r.score, notes=r.explanation.notes + (note,)))
-        out.append(r)
-    return out, report
+    def why(check) -> str:
+        return check.verdict.value + (f" ({check.reasons[0]})" if check.reasons else "")
+
+    out = [_noted(r, f"retrieval check: {why(flagged[r.memory.id])}") if r.memory.id in flagged else r
+           for r in checked]
+    held = [_noted(r, f"{HELD_BACK_NOTE}: {why(flagged[r.memory.id])}") for r in results if r.memory.id in planted]
+    return out, held, report

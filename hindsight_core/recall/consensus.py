@@ -157,8 +157,29 @@ def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | Non
     if clash:
         return clash
     if cosine >= config.polarity_at and polarity(a) != polarity(b):
-        return "one is negated, the other is not"
+        negated, other = (a, words_b) if polarity(a) else (b, words_a)
+        if negated_words(negated) & other:
+            return "one is negated, the other is not"
     return None
+
+
+_CLAUSE_END = re.compile(r"[,;:!?，。；：！？、]|\.(?!\d)")
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """The content words of a statement's negated clauses, the negation cues left out.
+
+    A negation only denies what its own clause says: "I'm vegetarian, so please
+    never suggest meat dishes" denies suggesting meat, not being vegetarian, so
+    it does not contradict "Booked a vegetarian place" (which shares only
+    "vegetarian"). A clause runs to the next , ; : ! ? or full stop (or their CJK
+    forms); "I'm not allergic to peanuts" and "我不吃香菜" are one negated clause.
+    """
+    words: set[str] = set()
+    for clause in _CLAUSE_END.split(text):
+        if polarity(clause):
+            words |= {w for w in _content(clause) if not polarity(w)}
+    return frozenset(words)
 
 
 # -- the check ------------------------------------------------------------------------------------

@@ -9,9 +9,11 @@ One query, run inside the engine (Qdrant Edge or a Qdrant server):
 2. weighted reciprocal-rank fusion of the two, Σ w_c / (rrf_k + rank_c) with
    ranks counted from 0 as Qdrant does (`rrf_k`, per-language weights:
    a dense channel that cannot read the query's language is turned down);
-3. rescoring by `ranking_formula`: bounded, positive priors (retention, the
-   recall weight of consolidated or superseded memories, the dates the query
-   names) multiply the fused score, so the top-k comes back already ranked.
+3. rescoring by `ranking_formula`: bounded, positive priors (the recall weight
+   of consolidated or superseded memories, the dates the query names, and
+   retention when `retention_influence` > 0: 0 by default, since it lowered
+   recall on every set measured, see `benchmarks/ablations.py`) multiply the
+   fused score, so the top-k comes back already ranked.
 
 Recall never hides a memory in scope: decay, consolidation and supersession
 change where a memory ranks, not whether it can come back. Then, on the few
@@ -256,6 +258,12 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
             top[i], top[j] = top[j], top[i]
             position = {x.memory.id: n for n, x in enumerate(top)}
     return top
+
+
+def would_have_shown(ranked: list[ScoredMemory], held: list[ScoredMemory], k: int) -> list[ScoredMemory]:
+    """The held-back results that would have been in the top k without the check (as `final_order` places them)."""
+    top = {r.memory.id for r in final_order(ranked, k)}
+    return [r for r in held if r.memory.id in top]
 
 
 def last_utterance(query: str) -> str:

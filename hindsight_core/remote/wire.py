@@ -115,11 +115,13 @@ def consensus_in(data: Mapping[str, Any] | None) -> ConsensusReport | None:
 
 
 def results_out(results: RecallResults) -> dict[str, Any]:
-    return {"results": [scored_out(r) for r in results], "consensus": consensus_out(results.consensus)}
+    return {"results": [scored_out(r) for r in results], "consensus": consensus_out(results.consensus),
+            "held_back": [scored_out(r) for r in getattr(results, "held_back", ())]}
 
 
 def results_in(data: Mapping[str, Any]) -> RecallResults:
-    return RecallResults([scored_in(r) for r in data["results"]], consensus=consensus_in(data.get("consensus")))
+    return RecallResults([scored_in(r) for r in data["results"]], consensus=consensus_in(data.get("consensus")),
+                         held_back=[scored_in(r) for r in data.get("held_back") or ()])
 
 
 def decision_out(decision: GateDecision) -> dict[str, Any]:

@@ -8,10 +8,11 @@
 How the budget is spent (available = context_limit − the answer reserve, 20 % by default):
 
 1. the system prompt and the latest user message must fit, or `ContextBudgetError`;
-2. the top-k long-term memories for the query (`Hindsight.recall`, k=5), semantic
-   first then episodic, rendered by `format_for_prompt` into the system prompt,
-   at most `long_term_share` of the available tokens (the last ones are dropped
-   until the block fits);
+2. the top-k long-term memories for the query (`Hindsight.recall`, k=5), rendered
+   by `format_for_prompt` into the system prompt (which lays them out:
+   `formatting.prompt_order`), at most `long_term_share` of the available tokens:
+   first the turns the memories answer are shortened, then left out, then the
+   weakest memories are dropped until the block fits (`fit_block`);
 3. the working-memory window gets everything left (see `WorkingMemory.window`);
 4. a recalled memory whose text is already a message in the window is taken out of
    the block, and the window is rebuilt with the tokens that freed (those messages pinned).
@@ -30,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import ContextBudgetError, InvalidInputError
 from ..language.tokens import Tokenizer, default_tokenizer
-from ..recall.formatting import DEFAULT_HEADER, format_for_prompt
-from ..types import Layer, ScoredMemory
+from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, format_for_prompt, prompt_order
+from ..types import ScoredMemory
 from ..working.window import ContextBudget, Window, WorkingMemory
 from ..write.gate import asks_for_nothing
 
@@ -85,8 +86,9 @@ def _flat(text: str) -> str:
 
 
 def semantic_first(results: Iterable[ScoredMemory]) -> list[ScoredMemory]:
-    """Semantic memories before episodic ones, each group in its recall order."""
-    return sorted(results, key=lambda r: 0 if r.memory.layer is Layer.SEMANTIC else 1)
+    """The block's order as one list (the user's, then everyone else's; knowledge first): `prompt_order`."""
+    mine, others = prompt_order(results)
+    return [*mine, *others]
 
 
 def fit(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory]], int], cap: int) -> list[ScoredMemory]:
@@ -97,6 +99,30 @@ def fit(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory]], int],
     return kept
 
 
+def context_widths(widest: int = DEFAULT_CONTEXT_CHARS) -> tuple[int, ...]:
+    """The widths tried for the turns memories answer, widest first, down to 0 (none shown)."""
+    return (widest, widest // 2, widest // 4, 0) if widest > 0 else (0,)
+
+
+def fit_block(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory], int], int],
+              cap: int | None) -> tuple[list[ScoredMemory], int]:
+    """(the memories kept, in recall order, and the context width) whose block costs at most `cap`.
+
+    The turns memories answer are shortened first, then left out; only then are
+    the weakest memories (the last in recall's order) dropped: a budget costs
+    context before it costs a memory. `cap=None` keeps everything.
+    """
+    kept = list(memories)
+    if cap is None:
+        return kept, DEFAULT_CONTEXT_CHARS
+    while kept:
+        for width in context_widths():
+            if cost(kept, width) <= cap:
+                return kept, width
+        kept.pop()
+    return kept, 0
+
+
 @dataclass(frozen=True)
 class MemoryBlock:
     """Recalled memories rendered for a system prompt, and the tokens the text costs."""
@@ -104,12 +130,14 @@ class MemoryBlock:
     text: str
     memories: tuple[ScoredMemory, ...]
     tokens: int
+    #: how much of the turn each memory answers the block shows (shortened to fit a budget)
+    context_chars: int = DEFAULT_CONTEXT_CHARS
 
 
 def memory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
                  tokenizer: Tokenizer | None = None, header: str = DEFAULT_HEADER,
                  **recall_options: Any) -> MemoryBlock:
-    """The top-`k` memories for `query`, semantic first, as a `format_for_prompt` block of at most `max_tokens`.
+    """The top-`k` memories for `query` as a `format_for_prompt` block of at most `max_tokens` (see `fit_block`).
 
     A turn that asks for nothing (a greeting, thanks, "ok": `gate.asks_for_nothing`)
     gets no block: recall never hides, so keeping noise out of the prompt is done
@@ -126,22 +154,20 @@ def memory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, m
 
 def _rendered(found: Iterable[ScoredMemory], *, max_tokens: int | None, tokenizer: Tokenizer | None,
               header: str) -> MemoryBlock:
-    """Recall's results, semantic first, as a block of at most `max_tokens` (the weakest dropped first)."""
+    """Recall's results as a block of at most `max_tokens` (context shortened first, then the weakest dropped)."""
     count = (tokenizer or default_tokenizer()).count
-    memories = semantic_first(found)
 
-    def cost(chosen: list[ScoredMemory]) -> int:
-        return count(format_for_prompt(chosen, header=header))
+    def cost(chosen: list[ScoredMemory], width: int) -> int:
+        return count(format_for_prompt(chosen, header=header, context_chars=width))
 
-    if max_tokens is not None:
-        memories = fit(memories, cost, max_tokens)
-    text = format_for_prompt(memories, header=header)
-    return MemoryBlock(text, tuple(memories), count(text) if text else 0)
+    memories, width = fit_block(list(found), cost, max_tokens)
+    text = format_for_prompt(memories, header=header, context_chars=width)
+    return MemoryBlock(text, tuple(memories), count(text) if text else 0, width)
 
 
 def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokenizer | None = None,
                   header: str = DEFAULT_HEADER) -> MemoryBlock:
-    """`block` with its last (weakest) memories dropped by `fit` until `tokens_to_free` tokens are saved.
+    """`block` shortened by `fit_block` (context first, then its weakest memories) to save `tokens_to_free` tokens.
 
     The first memory is always kept, even if it alone frees too little: what to do
     then is the caller's call. A block with no memories comes back as it is.
@@ -151,10 +177,16 @@ def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokeniz
     if not block.memories or tokens_to_free <= 0:
         return block
     count = (tokenizer or default_tokenizer()).count
-    kept = fit(list(block.memories), lambda chosen: count(format_for_prompt(chosen, header=header)),
-               block.tokens - tokens_to_free) or list(block.memories[:1])
-    text = format_for_prompt(kept, header=header)
-    return MemoryBlock(text, tuple(kept), count(text))
+    widest = min(block.context_chars, DEFAULT_CONTEXT_CHARS)
+    kept, width = fit_block(list(block.memories),
+                            lambda chosen, w: count(format_for_prompt(chosen, header=header,
+                                                                      context_chars=min(w, widest))),
+                            block.tokens - tokens_to_free)
+    if not kept:
+        kept, width = list(block.memories[:1]), 0
+    width = min(width, widest)
+    text = format_for_prompt(kept, header=header, context_chars=width)
+    return MemoryBlock(text, tuple(kept), count(text), width)
 
 
 async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
@@ -201,7 +233,7 @@ class ContextBuilder:
             return []
         if user_id is None:
             raise InvalidInputError("long-term recall needs a user_id: give the WorkingMemory one, or pass user_id=")
-        return semantic_first(self.memory.recall(query, user_id=user_id, k=self.k, reinforce=self.reinforce))
+        return list(self.memory.recall(query, user_id=user_id, k=self.k, reinforce=self.reinforce))
 
     def build(self, working: WorkingMemory, *, query: str | None = None, user_id: str | None = None) -> Context:
         """The system prompt (with recalled memories) and the window for the next model call; see the module doc."""
@@ -215,12 +247,12 @@ class ContextBuilder:
         base = self.system_prompt
         base_tokens = count(base) if base else 0
 
-        def system_text(memories: list[ScoredMemory]) -> str:
-            block = format_for_prompt(memories, header=self.header)
+        def system_text(memories: list[ScoredMemory], width: int) -> str:
+            block = format_for_prompt(memories, header=self.header, context_chars=width)
             return "\n\n".join(part for part in (base, block) if part)
 
-        def long_term_tokens(memories: list[ScoredMemory]) -> int:
-            return count(system_text(memories)) - base_tokens
+        def long_term_tokens(memories: list[ScoredMemory], width: int) -> int:
+            return count(system_text(memories, width)) - base_tokens
 
         framing = overhead if base else 0
         must = base_tokens + framing + (working.tokens_of(latest_user) if latest_user else 0)
@@ -231,11 +263,11 @@ class ContextBuilder:
         cap = min(math.floor(self.long_term_share * available), available - must)
 
         # the block brings the system message's framing along if there is no system prompt to carry it
-        memories = fit(self._recall(query, user_id or working.user_id),
-                       lambda chosen: long_term_tokens(chosen) + (0 if base else overhead), cap)
+        memories, width = fit_block(self._recall(query, user_id or working.user_id),
+                                    lambda chosen, w: long_term_tokens(chosen, w) + (0 if base else overhead), cap)
 
         def spend(memories: list[ScoredMemory]) -> tuple[int, int]:
-            lt = long_term_tokens(memories) if memories else 0
+            lt = long_term_tokens(memories, width) if memories else 0
             system = base_tokens + (overhead if (base or memories) else 0)
             return system, lt
 
@@ -250,7 +282,7 @@ class ContextBuilder:
             pin = [in_window[_flat(r.memory.raw_content)].id for r in duplicates]
             window = working.window(query, budget=available - system_tokens - lt_tokens, pin=pin)
 
-        prompt = system_text(memories)
+        prompt = system_text(memories, width)
         report = TokenReport(system=system_tokens, long_term=lt_tokens, working=window.tokens,
                              total=system_tokens + lt_tokens + window.tokens, available=available,
                              reserved=budget.reserved, context_limit=budget.context_limit)

@@ -18,7 +18,9 @@ The rules:
   the user and from the agent are two turns.
 * Each turn is written with the turn before it in the conversation as its
   `context` (the turn it answers): "yes, the blue one" is found by what it
-  refers to. The turn before is the previous one in the history offered, or,
+  refers to. Who said that turn is kept in the memory's metadata
+  (`ANSWERS_FIELD`: "agent", "user", ...), so the prompt block can show it as
+  theirs ("answering the assistant: ..."). The turn before is the previous one in the history offered, or,
   for the first turn of an offer, the last turn offered in that session.
 * Within one (user, session), a turn is offered to the write gate at most once.
   A turn offered in one session and said again in another is offered again
@@ -58,6 +60,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from ..errors import HindsightError, InvalidInputError
 from ..events import Forgotten, WeakListener
 from ..language.text import validate_id
+from ..recall.formatting import ANSWERS_KEY
 from ..types import Source
 
 if TYPE_CHECKING:
@@ -65,6 +68,8 @@ if TYPE_CHECKING:
 
 #: metadata field holding the digest of the turn a memory was stored from
 TURN_FIELD = "hindsight_turn"
+#: metadata field holding who said the turn a memory answers (a `Source` value)
+ANSWERS_FIELD = ANSWERS_KEY
 #: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
 #: unstorable itself, without making the reply to it unstorable too
 CONTEXT_CHARS = 2000
@@ -118,8 +123,9 @@ class TurnLog:
         self._seen: dict[tuple[str, str | None], set[str]] = {}
         #: turns offered before a forget of their user: never a later turn's context
         self._fenced: dict[tuple[str, str | None], set[str]] = {}
-        #: the last turn offered per (user, session), (digest, text): the context of the next offer's first turn
-        self._last: dict[tuple[str, str | None], tuple[str, str]] = {}
+        #: the last turn offered per (user, session), (digest, text, who said it): the context of the next
+        #: offer's first turn
+        self._last: dict[tuple[str, str | None], tuple[str, str, Source]] = {}
         self._lock = threading.Lock()
         try:
             memory.on_forget(WeakListener(self._forgotten))
@@ -132,9 +138,9 @@ class TurnLog:
             for key, seen in self._seen.items():
                 if key[0] == event.user_id:
                     self._fenced.setdefault(key, set()).update(seen)
-            for key, (digest, _) in list(self._last.items()):
+            for key, (digest, _, source) in list(self._last.items()):
                 if key[0] == event.user_id:
-                    self._last[key] = (digest, "")  # its text leaves the process too; its digest marks the fence
+                    self._last[key] = (digest, "", source)  # its text leaves the process too; its digest marks the fence
         return 0  # no stored copy was removed: the store's own forget counts those
 
     def fence(self, turns: Iterable[Turn], user_id: str, session_id: str | None) -> None:
@@ -180,20 +186,27 @@ class TurnLog:
         with self._lock:
             self._seen.get((user_id, session_id), set()).difference_update(t.digest for t in turns)
 
-    def _contexts(self, turns: Sequence[Turn], user_id: str, session_id: str | None) -> dict[str, str | None]:
-        """Each turn's digest -> the text of the turn before it (the turn it answers), or None."""
+    def _contexts(self, turns: Sequence[Turn], user_id: str, session_id: str | None
+                  ) -> dict[str, tuple[str, Source] | None]:
+        """Each turn's digest -> (the text of the turn before it, who said it): the turn it answers, or None."""
         key = (user_id, session_id)
         with self._lock:
             fenced = self._fenced.get(key, set())
             last = self._last.get(key)
-            before = last[1] if last is not None and last[0] not in fenced else None
-            out: dict[str, str | None] = {}
+            before = (last[1], last[2]) if last is not None and last[0] not in fenced else None
+            out: dict[str, tuple[str, Source] | None] = {}
             for turn in turns:
                 out.setdefault(turn.digest, before)
-                before = None if turn.digest in fenced else turn.text[-CONTEXT_CHARS:]
+                before = None if turn.digest in fenced else (turn.text[-CONTEXT_CHARS:], turn.source)
             if turns:
-                self._last[key] = (turns[-1].digest, turns[-1].text[-CONTEXT_CHARS:])
+                self._last[key] = (turns[-1].digest, turns[-1].text[-CONTEXT_CHARS:], turns[-1].source)
         return out
+
+    def _metadata(self, turn: Turn, answered: tuple[str, Source] | None) -> dict[str, str]:
+        metadata = {self.metadata_field: turn.digest}
+        if answered is not None:
+            metadata[ANSWERS_FIELD] = answered[1].value
+        return metadata
 
     def offer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
               agent_id: str | None = None) -> list[Offered]:
@@ -207,10 +220,11 @@ class TurnLog:
         common = dict(user_id=user_id, session_id=session_id, agent_id=agent_id)
         try:
             try:  # one batch: one embedding call and one store commit
+                answered = [contexts.get(t.digest) for t in fresh]
                 results = self.memory.write_many([t.text for t in fresh], sources=[t.source for t in fresh],
-                                                 metadatas=[{self.metadata_field: t.digest} for t in fresh],
+                                                 metadatas=[self._metadata(t, a) for t, a in zip(fresh, answered)],
                                                  timestamps=[t.timestamp for t in fresh],
-                                                 contexts=[contexts.get(t.digest) for t in fresh], **common)
+                                                 contexts=[a[0] if a else None for a in answered], **common)
                 return [Offered(turn, result) for turn, result in zip(fresh, results)]
             except InvalidInputError:  # one bad turn fails the batch: write them one by one to keep the rest
                 return [self._write_one(turn, contexts.get(turn.digest), common) for turn in fresh]
@@ -218,11 +232,11 @@ class TurnLog:
             self._release(fresh, user_id, session_id)  # not written: offer again next time
             raise
 
-    def _write_one(self, turn: Turn, context: str | None, common: dict) -> Offered:
+    def _write_one(self, turn: Turn, answered: tuple[str, Source] | None, common: dict) -> Offered:
         try:
             return Offered(turn, self.memory.write(turn.text, source=turn.source, timestamp=turn.timestamp,
-                                                   context=context, metadata={self.metadata_field: turn.digest},
-                                                   **common))
+                                                   context=answered[0] if answered else None,
+                                                   metadata=self._metadata(turn, answered), **common))
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
 

@@ -158,8 +158,9 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
               el("button", "Search", type="submit"), method="get", action="/search", class_="search")
     if results is None:
         return form
+    held = held_back_list(user, getattr(results, "held_back", ()))
     if not results:
-        return join([form, el("p", "Nothing recalled for this query.", class_="empty")])
+        return join([form, el("p", "Nothing recalled for this query.", class_="empty"), held])
     rows = []
     for place, result in enumerate(results, 1):
         why = result.explanation
@@ -173,7 +174,19 @@ def search_page(user: str, query: str, k: int, results: Sequence[ScoredMemory] |
                              class_="retention"), weight, class_="why"),
                        el("ul", [el("li", n) for n in notes], class_="notes") if notes else None,
                        lineage(result.memory, lookup, limit=CARD_SOURCES), class_="result"))
-    return join([form, el("ol", rows, class_="results")])
+    return join([form, el("ol", rows, class_="results"), held])
+
+
+def held_back_list(user: str, held: Sequence[ScoredMemory]) -> Safe | None:
+    """What the retrieval check withheld from these results, each with its verdict and reason (None if nothing)."""
+    if not held:
+        return None
+    title = (f"{len(held)} memory held back by the retrieval check" if len(held) == 1 else
+             f"{len(held)} memories held back by the retrieval check")
+    return el("section", el("h3", title),
+              el("ul", [el("li", el("a", r.memory.summary, href=url("/memory", user=user, id=r.memory.id)),
+                           el("ul", [el("li", n) for n in r.explanation.notes], class_="notes"))
+                        for r in held], class_="held-back"), class_="held")
 
 
 def recalls_page(user: str, entries: Sequence[Any] | None, sessions: Sequence[tuple[str, int]],

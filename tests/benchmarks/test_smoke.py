@@ -218,6 +218,9 @@ def test_madial_runs_every_arm_and_system_on_the_same_memories(tiny_madial, e5_v
             assert 0 <= systems[madial.HINDSIGHT]["returned_of_10"] <= 3
             # "kite" / "puppy" name their event: e5 on its query side finds both, in either language
             assert systems["e5 dense (query side)"]["recall@5"] == 100.0, (arm, mode)
+            for name, r in systems.items():  # what reaches the prompt, for hindsight and every baseline
+                assert 0 <= r["evidence_in_block@5"] <= 100 and r["tokens"] > 0, (arm, mode, name)
+            assert systems["e5 dense (query side)"]["evidence_in_block@5"] == 100.0, (arm, mode)
     table = "\n".join(render_readme.madial_section(report, ""))
     assert "| hindsight (defaults) |" in table and "zh-en dialogue R@5" in table and "Write gate: zh-zh stored" in table
 
@@ -283,6 +286,9 @@ def test_ablations_turn_one_mechanism_off_at_a_time(tiny_locomo, tiny_madial, e5
     assert set(report["columns"]) == columns
     for name in ("defaults", "no-gate", "no-exchanges"):
         assert report["variants"][name]["status"] == "ok" and set(report["variants"][name]["recall@5"]) == columns
+        variant = report["variants"][name]
+        assert set(variant["evidence_in_block@5"]) == columns - {"multilingual"}
+        assert sum(c["questions"] for c in variant["by_class"].values()) == sum(report["columns"].values())
     broken = report["variants"]["renamed-field"]
     assert broken["status"] == "unavailable" and "no_such_weight" in broken["reason"]
     assert report["baselines"]["e5+bm25 rrf (query side) over exchanges"].keys() == {"locomo (2 conv)"}
@@ -291,6 +297,20 @@ def test_ablations_turn_one_mechanism_off_at_a_time(tiny_locomo, tiny_madial, e5
     assert "| hindsight no-gate: write gate off (force=True) |" in table and "unavailable: RecallConfig" in table
     with pytest.raises(SystemExit, match="unknown variants"):
         ablations.main(["--variants", "no-such-variant"], vectors=e5_vectors)
+
+
+def test_questions_are_classed_by_what_they_ask_about_in_time():
+    from datetime import datetime, timezone
+
+    from query_classes import query_class
+
+    now = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    cases = {"What do I drink?": "present", "我现在用什么数据库？": "present", "我对什么过敏？": "present",
+             "When did Caroline go to the support group?": "past", "Where was she born?": "past",
+             "你以前住在哪里？": "past", "你吃饭了吗？": "past",
+             "What did Melanie paint last year?": "date", "我上个月买了什么？": "date",
+             "Tom: Hi!\nTom: What did I do in May 2023?": "date"}
+    assert {q: query_class(q, now) for q in cases} == cases
 
 
 def test_every_variant_builds_a_valid_config():

@@ -16,7 +16,7 @@ def test_the_quick_start_runs_and_shows_the_recalled_preference(capsys):
     runpy.run_path(str(SNIPPET), run_name="__main__")
     printed = capsys.readouterr().out
     assert printed.startswith("You are a helpful assistant.\n\n<memories>\n")
-    assert "(episodic, preference, confidence 0.90) From now on, print all my reports in A4 landscape." in printed
+    assert "(preference) From now on, print all my reports in A4 landscape." in printed
 
 
 def test_the_readme_quick_start_is_this_snippet():

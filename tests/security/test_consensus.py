@@ -72,6 +72,10 @@ def test_value_slots_normalise_times_days_and_addresses():
     ("Print reports in landscape.", "Print reports in portrait.", "exclusive terms"),
     ("报表用横向打印。", "报表用纵向打印。", "exclusive terms"),
     ("I'm allergic to peanuts.", "I'm not allergic to peanuts.", "negated"),
+    ("我吃香菜。", "我不吃香菜。", "negated"),
+    # a negation denies only its own clause: never suggesting meat is not contradicted by a vegetarian booking
+    ("I'm vegetarian, so please never suggest meat dishes.", "Booked a vegetarian place.", None),
+    ("我是素食者，所以别推荐肉菜。", "订了一家素食餐厅。", None),
     ("The standup is at 9am.", "The standup is at 9am every weekday.", None),
     ("The standup is at 9am.", "The canteen opens at 11am.", None),  # no shared content word
     ("The Acme meeting is on the 12th.", "No, the Acme meeting is on the 14th.", "different number"),
@@ -280,5 +284,34 @@ def test_recall_path_with_real_embeddings_drops_the_planted_memory(real_embedder
     # the recall path ran the check itself: the planted memory was seen, contradicted and dropped
     assert results.consensus.verdict_of(planted) is Verdict.CONTRADICTS
     assert planted not in {r.memory.id for r in results}
+    # and said so: held back, with the verdict and its reason
+    assert [r.memory.id for r in results.held_back] == [planted]
+    assert any(n.startswith("held back by the retrieval check: contradicts") for n in
+               results.held_back[0].explanation.notes)
+
+
+@pytest.mark.model
+def test_a_harmless_booking_is_not_held_back_as_contradicting_a_dietary_rule(real_embedder, clock):
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+        for day, (text, source) in enumerate([("I'm vegetarian, so please never suggest meat dishes.", "user"),
+                                              ("From now on, print all my reports in A4 landscape.", "user"),
+                                              ("Booked a vegetarian place.", "agent")]):
+            memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(hours=day))
+        results = memory.recall("Where should I book dinner?", user_id="alice", k=10)
+    assert len(results) == 3 and results.held_back == ()
     assert all("landscape" in r.memory.raw_content or "横向" in r.memory.raw_content for r in results
                if "print" in r.memory.raw_content.lower() or "打印" in r.memory.raw_content)
+
+
+def test_what_was_held_back_crosses_the_wire_with_its_reason():
+    import json
+
+    from hindsight_core import Explanation, RecallResults, ScoredMemory
+    from hindsight_core.remote.wire import results_in, results_out
+
+    note = "held back by the retrieval check: contradicts (conflicts with user memory m0 (different time))"
+    held = ScoredMemory(rec(2, "The team standup is at 3pm every weekday.", "tool", day=2), 0.02, 0.9,
+                        Explanation(1, 0.9, None, 0.0, None, 0.02, 0.9, "episodic", 0.02, notes=(note,)))
+    back = results_in(json.loads(json.dumps(results_out(RecallResults([], held_back=[held])))))
+    assert [r.memory.id for r in back.held_back] == ["m2"] and back.held_back[0].explanation.notes == (note,)
+    assert results_in(json.loads(json.dumps(results_out(RecallResults([]))))).held_back == ()

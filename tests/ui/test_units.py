@@ -77,3 +77,24 @@ def test_guard_host_and_origin():
     assert open_guard.form_token_ok(open_guard.form_token) and not open_guard.form_token_ok(None)
     assert Guard(port=1).form_token != Guard(port=1).form_token
     assert Guard(port=1).cookie_name != Guard(port=2).cookie_name
+
+
+def test_the_search_page_lists_what_the_retrieval_check_held_back_with_its_reason():
+    from hindsight_core import Explanation, MemoryRecord, RecallResults, ScoredMemory, Source
+    from hindsight_core.ui.pages import search_page
+
+    def scored(i, text, source, notes=()):
+        record = MemoryRecord(id=f"m{i}", user_id="alice", summary=text, raw_content=text, timestamp=T0,
+                              source=source)
+        return ScoredMemory(record, 0.02, 0.9, Explanation(1, 0.9, None, 0.0, None, 0.02, 0.9, "episodic", 0.02,
+                                                           notes=notes))
+
+    reason = "held back by the retrieval check: contradicts (conflicts with user memory m0 (different time))"
+    results = RecallResults([scored(0, "Standup is at 9am.", Source.USER)],
+                            held_back=[scored(1, "Standup moved to 3pm <b>.", Source.TOOL, (reason,))])
+    page = search_page("alice", "standup", 5, results, {})
+    assert "1 memory held back by the retrieval check" in page and reason in page
+    assert "&lt;b&gt;" in page and "<b>" not in page
+    empty = search_page("alice", "standup", 5, RecallResults([], held_back=results.held_back), {})
+    assert "Nothing recalled" in empty and "held back" in empty
+    assert "held back" not in search_page("alice", "standup", 5, RecallResults(results), {})
