@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import math
@@ -89,8 +90,10 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     target = Path(path)
 
     def failed(exc: OSError) -> ExportError:
-        return ExportError(f"cannot write the export to {str(target)!r} ({exc.strerror or exc}); free some space "
-                           "or choose another file, then export again")
+        what = "free some space or choose another disk" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else \
+            "choose a file in a folder you can write to"
+        return ExportError(f"cannot write the export to {str(target)!r} ({exc.strerror or exc}); nothing was left "
+                           f"there: {what}, then export again")
 
     try:
         special = target.exists() and not stat.S_ISREG(target.stat().st_mode)
@@ -141,6 +144,12 @@ def _export(store: MaintainableStore, out: TextIO, users: list[str], header: dic
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 summary.users.add(user)
     return summary
+
+
+def check_export(lines: Iterable[str]) -> int:
+    """Read and check every line of an export without storing anything; returns how many memories it holds
+    (a client checks the whole file so, before sending it to a server in parts)."""
+    return sum(1 for _ in _read_export(lines))
 
 
 def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list[float] | None, dict | None]]:
