@@ -294,11 +294,15 @@ def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: st
 def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
     """`resolve_time_range`, with a range that overflows a datetime turned into a clear error."""
     try:
-        return resolve_time_range(spec, now)
+        window = resolve_time_range(spec, now)
     except OverflowError:
         raise InvalidInputError(
             f"time range {spec!r} reaches past the dates hindsight can hold (years 1 to 9999); "
             "use a shorter range, or None for an open end") from None
+    if window is not None and window.start is not None and window.end is not None and window.start >= window.end:
+        raise InvalidInputError(f"time range starts at {window.start.isoformat()}, not before its end "
+                                f"{window.end.isoformat()}; swap them")
+    return window
 
 
 def check_clock(clock: object) -> Callable[[], datetime]:
