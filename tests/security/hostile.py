@@ -106,3 +106,40 @@ class Tally:
             for example in self.examples.get(outcome, []):
                 lines.append(f"    {outcome}: {example}")
         return "\n".join(lines)
+
+
+class Spy:
+    """A memory whose every call records an exception from outside the HindsightError tree (a faulty face may turn
+    one into a polite answer: a tool error, a 400; the spy still sees the crash underneath)."""
+
+    def __init__(self, memory: Any) -> None:
+        self._memory = memory
+        self.escaped: list[str] = []
+
+    def _record(self, name: str, exc: BaseException) -> None:
+        signature = isinstance(exc, TypeError) and "argument" in str(exc)
+        if not isinstance(exc, HindsightError) and not signature:
+            self.escaped.append(f"{name}: {type(exc).__name__}: {exc}")
+
+    def __getattr__(self, name: str) -> Any:
+        import inspect
+
+        value = getattr(self._memory, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+        if inspect.iscoroutinefunction(value):
+            async def spied_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await value(*args, **kwargs)
+                except BaseException as exc:
+                    self._record(name, exc)
+                    raise
+            return spied_async
+
+        def spied(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return value(*args, **kwargs)
+            except BaseException as exc:
+                self._record(name, exc)
+                raise
+        return spied

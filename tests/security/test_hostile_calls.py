@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import math
 import uuid
 from datetime import date, datetime, timedelta, timezone
@@ -369,3 +370,420 @@ def test_the_python_api(api_memory):
     for run in (arbitrary_text, arbitrary_k, arbitrary_metadata, arbitrary_timestamp):
         run()
     finish(tally)
+
+
+# -- the command line ------------------------------------------------------------------------------------
+CLI_ENV = ("HINDSIGHT_HOME", "HINDSIGHT_STORE", "HINDSIGHT_QDRANT_URL", "HINDSIGHT_QDRANT_API_KEY",
+           "HINDSIGHT_REDIS_URL", "HINDSIGHT_EMBEDDING_MODEL", "HINDSIGHT_USER_ID", "HINDSIGHT_MAX_TEXT_BYTES")
+
+
+def cli_judge(tally: Tally, home: Path, name: str, label: str, args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from hindsight_core.cli import main
+
+    env = {variable: None for variable in CLI_ENV}
+    env.update(HINDSIGHT_HOME=str(home), HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")
+    result = CliRunner().invoke(main, args, env=env, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        tally.score(name, label, "traceback", f"{type(result.exception).__name__}: {result.exception}")
+    elif result.exit_code == 0:
+        tally.score(name, label, "accepted", result.output[:120])
+    elif "Error" in result.output and "Traceback" not in result.output:
+        tally.score(name, label, "refused", result.output.strip().splitlines()[-1][:160])
+    else:
+        tally.score(name, label, "traceback", f"exit {result.exit_code} without a message: {result.output[:160]}")
+
+
+def cli_calls(home: Path, tmp: Path) -> list:
+    calls: list = []
+    texts = [(t, lab) for t, lab in HOSTILE_TEXTS if isinstance(t, str)]
+    ids = [(v, lab) for v, lab in HOSTILE_IDS if isinstance(v, str)]
+    for i, (text, label) in enumerate(texts):
+        calls.append((f"remember.text[{i}]", label, ["remember", "-u", "alice", "--force", "--", text]))
+        calls.append((f"recall.query[{i}]", label, ["recall", "-u", "alice", "--", text]))
+        calls.append((f"forget.about[{i}]", label, ["forget", "-u", "alice", "--dry-run", "--about", text]))
+    for i, (value, label) in enumerate(ids):
+        calls.append((f"remember.user[{i}]", label, ["remember", "-u", value, "--force", GOOD_TEXT]))
+        calls.append((f"remember.session[{i}]", label, ["remember", "-u", "alice", "--session-id", value, GOOD_TEXT]))
+        calls.append((f"recall.user[{i}]", label, ["recall", "-u", value, "Orion"]))
+        calls.append((f"stats.user[{i}]", label, ["stats", "-u", value]))
+        calls.append((f"export.user[{i}]", label, ["export", "-u", value, str(tmp / f"user-{i}.jsonl")]))
+        calls.append((f"forget.user[{i}]", label, ["forget", "-u", value, "--about", "Orion", "--dry-run"]))
+        calls.append((f"forget.id[{i}]", BAD, ["forget", "-u", "alice", "--id", value]))
+    for i, (value, label) in enumerate([(v, lab) for v, lab in EVENT_TYPES if isinstance(v, str)]):
+        calls.append((f"remember.event_type[{i}]", label, ["remember", "-u", "alice", "--event-type", value,
+                                                           GOOD_TEXT]))
+    for i, value in enumerate(["admin", "", "USER", "user ", "system"]):
+        calls.append((f"remember.source[{i}]", GOOD if value == "system" else BAD,
+                      ["remember", "-u", "alice", "--source", value, GOOD_TEXT]))
+    for i, (k, label) in enumerate([("0", BAD), ("-1", BAD), ("abc", BAD), ("1e3", BAD), ("2.5", BAD), ("nan", BAD),
+                                    ("1001", BAD), ("", BAD), ("99999999999999999999", BAD), ("3", GOOD)]):
+        calls.append((f"recall.k[{i}]", label, ["recall", "-u", "alice", "-k", k, "Orion"]))
+    for i, (value, label) in enumerate([(v, lab) for v, lab in TIME_RANGES if isinstance(v, str)] + [
+            ("2026-03-10..2026-03-01", BAD), ("..", GOOD), ("9999-12-31..9999-12-31", BAD), ("yesterday..", BAD)]):
+        calls.append((f"recall.time_range[{i}]", label, ["recall", "-u", "alice", "--time-range", value, "Orion"]))
+    for i, (days, label) in enumerate([("nan", BAD), ("inf", BAD), ("1e308", BAD), ("-1", BAD), ("ninety", BAD),
+                                       ("30", GOOD)]):
+        calls.append((f"archive.days[{i}]", label, ["archive", "--dry-run", "--older-than", days]))
+    for i, (value, label) in enumerate([("0", BAD), ("-1", BAD), ("abc", BAD), ("", BAD), ("100000", GOOD)]):
+        calls.append((f"max_text_bytes[{i}]", label, ["--max-text-bytes", value, "recall", "-u", "alice", "Orion"]))
+    typo = str(tmp / "stroe")
+    for i, command in enumerate([["recall", "-u", "alice", "Orion"], ["stats"], ["stats", "--json"], ["export", "-"],
+                                 ["export", str(tmp / "typo.jsonl")], ["forget", "-u", "alice", "--about", "Orion"],
+                                 ["archive", "--dry-run"], ["migrate", "--abort"],
+                                 ["recall", "-u", "alice", "--json", "Orion"]]):
+        calls.append((f"typo-store[{i}]", BAD, ["--store", typo, *command]))
+    for i, (target, label) in enumerate([("/dev/full", BAD), (str(tmp / "no" / "such" / "dir.jsonl"), BAD),
+                                         (str(tmp), BAD), ("/proc/version", BAD), (str(tmp / "ok.jsonl"), GOOD)]):
+        calls.append((f"export.file[{i}]", label, ["export", target]))
+    header = json.dumps({"format": "hindsight-export", "version": 1, "vectors": False})
+    record = {"id": str(uuid.uuid4()), "user_id": "imported", "summary": "s", "raw_content": GOOD_TEXT,
+              "timestamp": "2026-03-15T09:00:00+00:00", "layer": "episodic", "event_type": "fact",
+              "confidence": 0.8, "source": "user", "status": "active", "embedding_model": FakeEmbedder().name,
+              "entities": [], "metadata": {}}
+    files = {
+        "not-json": ("hello\n", BAD), "empty": ("", BAD), "header-only": (header + "\n", EITHER),
+        "binary": (b"\xff\xfe\x00garbage", BAD), "bad-302": (header + "\n" + "\n".join(
+            json.dumps({"record": {**record, "id": str(uuid.uuid4())}}) for _ in range(300)) + "\n{\"record\": 1}\n",
+            BAD), "deep": (header + "\n" + "[" * 100_000 + "]" * 100_000 + "\n", BAD),
+        "nan-confidence": (header + "\n" + json.dumps({"record": {**record, "confidence": float("nan")}}) + "\n", BAD),
+        "good": (header + "\n" + json.dumps({"record": record}) + "\n", GOOD),
+    }
+    for name, (content, label) in files.items():
+        path = tmp / f"{name}.jsonl"
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        calls.append((f"import.{name}", label, ["import", str(path)]))
+    calls.append(("import.missing", BAD, ["import", str(tmp / "missing.jsonl")]))
+    calls.append(("import.folder", BAD, ["import", str(tmp)]))
+    return calls
+
+
+def test_the_command_line(tmp_path):
+    tally = Tally("cli")
+    home = tmp_path / "home"
+    cli_judge(tally, home, "setup", GOOD, ["remember", "-u", "alice", "--force", GOOD_TEXT])
+    for name, label, args in cli_calls(home, tmp_path):
+        cli_judge(tally, home, name, label, args)
+
+    @settings(FAST, max_examples=40)
+    @given(st.text(alphabet=st.characters(codec=None, categories=["L", "N", "P", "S", "Z", "Cc", "Cf"]), max_size=30))
+    def arbitrary_text(text):
+        cli_judge(tally, home, f"remember={short(text)}", text_label(text),
+                  ["remember", "-u", "alice", "--force", "--", text])
+
+    arbitrary_text()
+    finish(tally)
+
+
+# -- the MCP tools, as a model calls them --------------------------------------------------------------------
+def json_cases(values: list) -> list:
+    """The values a JSON caller can send (what cannot be encoded is left out)."""
+    out = []
+    for value, label in values:
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(value, str) and any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            continue  # a JSON text is UTF-8: a lone surrogate cannot be sent
+        out.append((value, label))
+    return out
+
+
+def mcp_calls() -> list:
+    texts, ids = json_cases(HOSTILE_TEXTS), json_cases(HOSTILE_IDS)
+    calls: list = []
+    for i, (text, label) in enumerate(texts):
+        calls.append((f"write.text[{i}]", label, "memory_write", {"text": text}))
+        calls.append((f"search.query[{i}]", label, "memory_search", {"what_am_i_looking_for": text}))
+        calls.append((f"forget.topic[{i}]", label, "memory_forget", {"topic": text, "dry_run": True}))
+    for i, (value, label) in enumerate(ids + [(None, GOOD)]):
+        calls.append((f"write.session[{i}]", label, "memory_write", {"text": GOOD_TEXT, "session_id": value}))
+    for i, (value, label) in enumerate(json_cases(MEMORY_IDS) + [(None, BAD)]):
+        calls.append((f"forget.id[{i}]", label, "memory_forget", {"memory_id": value}))
+    for i, (k, label) in enumerate(json_cases(KS) + [(20, GOOD), (21, BAD)]):
+        calls.append((f"search.k[{i}]", BAD if label == GOOD and k > 20 else label, "memory_search",
+                      {"what_am_i_looking_for": "Orion", "how_many_results": k}))
+    ranges = [("last_fortnight", BAD), (5, BAD), (None, BAD), ("", EITHER), (["today"], BAD), ("2026-01-01..", BAD),
+              ("today", GOOD), ("any_time", GOOD), ("last_7_days", GOOD), ("TODAY", EITHER)]
+    for i, (value, label) in enumerate(ranges):
+        calls.append((f"search.range[{i}]", label, "memory_search",
+                      {"what_am_i_looking_for": "Orion", "time_range": value}))
+    for i, (value, label) in enumerate(json_cases(FLAGS) + [("true", BAD), ("no", BAD)]):
+        calls.append((f"forget.dry_run[{i}]", label if value is not False else GOOD, "memory_forget",
+                      {"topic": "nothing like it at all", "dry_run": value}))
+        calls.append((f"summarize.dry_run[{i}]", label if value is not False else GOOD, "memory_summarize",
+                      {"dry_run": value}))
+    for tool, base in (("memory_write", {"text": GOOD_TEXT}), ("memory_search", {"what_am_i_looking_for": "Orion"}),
+                       ("memory_stats", {}), ("memory_summarize", {"dry_run": True})):
+        for i, extra in enumerate([{"user_id": "bob"}, {"source": "user"}, {"k": 5}, {"": 1}]):
+            calls.append((f"{tool}.extra[{i}]", BAD, tool, {**base, **extra}))
+    calls.append(("no-such-tool", BAD, "memory_delete_all", {}))
+    calls.append(("forget.both", BAD, "memory_forget", {"topic": "Orion", "memory_id": str(uuid.uuid4())}))
+    calls.append(("forget.neither", BAD, "memory_forget", {}))
+    calls.append(("write.missing", BAD, "memory_write", {}))
+    calls.append(("search.missing", BAD, "memory_search", {}))
+    calls.append(("stats", GOOD, "memory_stats", {}))
+    return calls
+
+
+def test_the_mcp_tools(clock, tmp_path):
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client
+
+    from hindsight_core.mcp import UserScope, build_server
+
+    from .hostile import Spy
+
+    tally = Tally("mcp")
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder(), clock=clock) as memory:
+        memory.write(GOOD_TEXT, user_id="alice", force=True)
+        spy = Spy(memory)
+        json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                                            st.text(max_size=10)),
+                                  lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                                      st.text(max_size=4), inner, max_size=3), max_leaves=6)
+        tools = {"memory_write": ("text", "session_id"), "memory_search": ("what_am_i_looking_for",
+                                                                          "how_many_results", "time_range"),
+                 "memory_forget": ("memory_id", "topic", "dry_run"), "memory_summarize": ("dry_run",)}
+        random_calls: list = []
+
+        @settings(FAST, max_examples=150)
+        @given(st.sampled_from(sorted(tools)), st.data())
+        def arbitrary_arguments(tool, data):
+            names = tools[tool]
+            chosen = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names)))
+            args = {name: data.draw(json_value) for name in chosen}
+            if tool == "memory_forget":
+                args["dry_run"] = True  # only the arguments vary: nothing is erased by a random call
+            random_calls.append((f"random {tool}", EITHER, tool, args))
+
+        arbitrary_arguments()
+
+        async def run_all():
+            async with Client(build_server(spy, UserScope(user_id="alice"))) as client:
+                for name, label, tool, arguments in mcp_calls() + random_calls:
+                    before = len(spy.escaped)
+                    try:
+                        result = await client.call_tool(tool, arguments)
+                    except Exception as exc:  # noqa: BLE001 - a protocol error is not a crash if it says why
+                        message = str(exc)
+                        tally.score(name, label, "refused" if message.strip() else "traceback",
+                                    f"{type(exc).__name__}: {message}")
+                        continue
+                    text = " ".join(getattr(c, "text", "") for c in result.content)
+                    if len(spy.escaped) > before:
+                        tally.score(name, label, "traceback", spy.escaped[-1])
+                    elif result.is_error:
+                        tally.score(name, label, "refused" if text.strip() and "Traceback" not in text
+                                    else "traceback", text[:200])
+                    else:
+                        tally.score(name, label, "accepted", text[:120])
+
+        crashes = CrashLog()
+        logging.getLogger("mcp").addHandler(crashes)
+        try:
+            anyio.run(run_all)
+        finally:
+            logging.getLogger("mcp").removeHandler(crashes)
+    for crash in crashes.records:  # a tool that raised something other than a tool error: mcp logged its traceback
+        tally.score("tool crash", EITHER, "traceback", crash)
+    finish(tally)
+
+
+class CrashLog(logging.Handler):
+    """Keeps every log record that carries a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.records.append(f"{record.getMessage()}: {record.exc_info[1]!r}"[:200])
+
+
+# -- the HTTP API of `hindsight serve`, in process -----------------------------------------------------------
+def dated(value: object) -> bool:
+    """Whether `value` is, or is a pair holding, a date (the wire tags them)."""
+    return isinstance(value, (datetime, date)) or isinstance(value, tuple) and any(
+        isinstance(v, (datetime, date)) for v in value)
+
+
+def sent_as_is(value: object) -> bool:
+    """Whether JSON carries `value` unchanged (tuples as lists)."""
+    def plain(v: object) -> object:
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v
+
+    try:
+        return json.loads(json.dumps(value)) == plain(value) or value != value  # noqa: PLR0124 - NaN
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def wire_cases(values: list) -> list:
+    """The values an HTTP caller can send, in the wire's form (datetimes tagged); NaN travels as JSON's NaN."""
+    from hindsight_core.remote import wire
+
+    out = []
+    for value, label in values:
+        if callable(value):
+            continue
+        try:
+            sent = wire.value_out(value)
+            json.dumps(sent)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if not (dated(value) or sent_as_is(value)):
+            continue  # JSON would change it (an int key becomes a string, a set a list): not what was meant
+        if isinstance(value, dict) and any(str(key).startswith("$") for key in value):
+            label = EITHER  # "$datetime", "$timerange": the wire's tags, read as such
+        if isinstance(sent, str) and any(0xD800 <= ord(ch) <= 0xDFFF for ch in sent):
+            continue
+        out.append((sent, label))
+    return out
+
+
+def http_calls() -> list:
+    calls: list = []
+    for param, values in WRITE_PARAMS.items():
+        for i, (value, label) in enumerate(wire_cases(values)):
+            body = {"text": GOOD_TEXT, "user_id": "u", "force": True, param: value}
+            calls.append((f"write.{param}[{i}]", label, "write", body))
+            many = {"texts": [GOOD_TEXT, "Second good memory about Orion."], "user_id": "u", "force": True}
+            if param != "text":
+                calls.append((f"write_many.{param}[{i}]", label, "write_many", {**many, param: value}))
+    for param, values in RECALL_PARAMS.items():
+        if param == "where":
+            continue
+        for i, (value, label) in enumerate(wire_cases(values)):
+            if param == "time_range" and isinstance(value, list) and label == BAD and len(value) == 2 and all(
+                    isinstance(v, str) or v is None for v in value) and value != ["2026-03-10", "2026-03-01"]:
+                label = EITHER  # on the wire a pair is a list
+            body = {"query": "Orion receipts", "user_id": "u", param: value}
+            calls.append((f"recall.{param}[{i}]", label, "recall", body))
+    for i, (value, label) in enumerate([({"$timerange": [1, 2]}, BAD), ({"$timerange": None}, BAD),
+                                        ({"$timerange": [{"$datetime": "soon"}, None]}, BAD),
+                                        ({"$timerange": [{"$datetime": "2026-03-02T00:00:00+00:00"},
+                                                         {"$datetime": "2026-03-01T00:00:00+00:00"}]}, BAD),
+                                        ({"$datetime": "2026-03-01T00:00:00+00:00"}, BAD), ({"$date": 5}, BAD),
+                                        ({"$timerange": [None, {"$datetime": "2026-03-01T00:00:00+00:00"}]}, GOOD)]):
+        calls.append((f"recall.tagged_range[{i}]", label, "recall", {"query": "Orion", "user_id": "u",
+                                                                       "time_range": value}))
+        calls.append((f"write.tagged_timestamp[{i}]", BAD if "$timerange" in value or "$date" in value else
+                      GOOD if i == 4 else BAD, "write", {"text": GOOD_TEXT, "user_id": "u", "force": True,
+                                                          "timestamp": value}))
+    for i, (value, label) in enumerate(wire_cases(MEMORY_IDS)):
+        calls.append((f"get.memory_id[{i}]", label, "get", {"memory_id": value, "user_id": "u"}))
+        calls.append((f"forget.memory_id[{i}]", label, "forget", {"memory_id": value, "user_id": "u"}))
+        calls.append((f"release.memory_id[{i}]", label, "release", {"memory_id": value, "user_id": "u"}))
+    for i, (value, label) in enumerate(wire_cases(FLAGS)):
+        calls.append((f"forget.dry_run[{i}]", label if value is not False else GOOD, "forget",
+                      {"about": "nothing like it at all", "dry_run": value, "user_id": "u"}))
+        calls.append((f"memories.include_inactive[{i}]", label, "memories", {"include_inactive": value,
+                                                                             "user_id": "u"}))
+        calls.append((f"consolidate.dry_run[{i}]", label if value is not False else GOOD, "consolidate",
+                      {"dry_run": value, "user_id": "u"}))
+        calls.append((f"export.vectors[{i}]", label, "export", {"vectors": value, "users": ["u"]}))
+        calls.append((f"export.include_archive[{i}]", label, "export", {"include_archive": value, "users": ["u"]}))
+        calls.append((f"consent.given[{i}]", label, "recall_log_consent", {"given": value, "user_id": "c"}))
+    for i, (value, label) in enumerate(wire_cases(HOSTILE_IDS)):
+        for op in ("memories", "unreadable", "consolidate", "recall_log"):
+            calls.append((f"{op}.user_id[{i}]", label, op, {"user_id": value}))
+    for i, (value, label) in enumerate(wire_cases(METADATA) + [(None, BAD)]):
+        if value in ({}, None) and label == GOOD:
+            continue
+        calls.append((f"find.metadata[{i}]", label, "find", {"metadata": value, "user_id": "u"}))
+    for i, (value, label) in enumerate([("alice", BAD), ([1], BAD), (["*"], BAD), (5, BAD), ([None], BAD),
+                                        ({"u": 1}, BAD), (None, GOOD), (["u"], GOOD)]):
+        calls.append((f"stats.users[{i}]", label, "stats", {"users": value}))
+        calls.append((f"export.users[{i}]", label, "export", {"users": value}))
+    header = json.dumps({"format": "hindsight-export", "version": 1, "vectors": False})
+    for i, (value, label) in enumerate([("one string", BAD), (None, BAD), (5, BAD), ([1, 2], BAD),
+                                        ([header, "not json"], BAD), ([header, '{"record": 5}'], BAD), ([], BAD)]):
+        calls.append((f"import.lines[{i}]", label, "import_jsonl", {"lines": value}))
+    for name, body in (("unknown-arg", {"text": GOOD_TEXT, "user_id": "u", "colour": "blue"}),
+                       ("no-text", {"user_id": "u"}), ("no-user", {"text": GOOD_TEXT}),
+                       ("texts-str", {"texts": "abc", "user_id": "u"})):
+        calls.append((f"write.{name}", BAD, "write_many" if "texts" in body else "write", body))
+    return calls
+
+
+def test_the_http_api(clock, tmp_path):
+    from starlette.testclient import TestClient
+
+    from hindsight_core.remote.recall_log import RecallLog
+    from hindsight_core.remote.service import Access, build_app
+
+    from .hostile import Spy
+
+    tally = Tally("http")
+    port = 8765
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder(), clock=clock) as memory:
+        memory.write(GOOD_TEXT, user_id="u", force=True)
+        spy = Spy(memory)
+        app = build_app(spy, port=port, access=Access(), log=RecallLog(clock=clock))
+        with TestClient(app, base_url=f"http://127.0.0.1:{port}", raise_server_exceptions=False) as client:
+            def send(name: str, label: str, operation: str, body: object, raw: bytes | None = None) -> None:
+                before = len(spy.escaped)
+                content = raw if raw is not None else json.dumps(body).encode()
+                answer = client.post(f"/api/v1/{operation}", content=content,
+                                     headers={"content-type": "application/json"})
+                if len(spy.escaped) > before:
+                    tally.score(name, label, "traceback", spy.escaped[-1])
+                elif answer.status_code >= 500:
+                    tally.score(name, label, "traceback", f"{answer.status_code}: {answer.text[:160]}")
+                elif answer.status_code == 200:
+                    tally.score(name, label, "accepted", answer.text[:100])
+                else:
+                    try:
+                        message = answer.json()["error"]["message"]
+                    except (ValueError, KeyError, TypeError):
+                        message = ""
+                    tally.score(name, label, "refused" if message.strip() else "traceback",
+                                f"{answer.status_code}: {message or answer.text[:100]}")
+
+            for name, label, operation, body in http_calls():
+                send(name, label, operation, body)
+            for name, raw in (("not-json", b"{nope"), ("array", b"[1, 2]"), ("deep", b"[" * 100_000 + b"]" * 100_000),
+                              ("not-utf8", b"\xff\xfe{}"), ("string", b'"write"'), ("nan", b"NaN")):
+                send(f"body.{name}", BAD, "write", None, raw)
+            send("no-such-operation", BAD, "drop_everything", {})
+
+            json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+                                                st.text(max_size=10)),
+                                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                                          st.text(max_size=6), inner, max_size=3), max_leaves=6)
+            fields = {"write": ("text", "timestamp", "metadata", "confidence", "entities", "event_type"),
+                      "recall": ("query", "k", "time_range", "layers", "event_types"),
+                      "find": ("metadata",), "forget": ("about", "memory_id"), "stats": ("users",)}
+
+            @settings(FAST, max_examples=200)
+            @given(st.sampled_from(sorted(fields)), st.data())
+            def arbitrary_body(operation, data):
+                names = fields[operation]
+                chosen = data.draw(st.lists(st.sampled_from(names), unique=True, min_size=1, max_size=len(names)))
+                body = {"user_id": "r", **{name: data.draw(json_value) for name in chosen}}
+                if operation == "forget":
+                    body["dry_run"] = True
+                send(f"random {operation} {short(body, 80)}", EITHER, operation, body)
+
+            arbitrary_body()
+    finish(tally)
+
+
+def test_the_suite_makes_at_least_1500_calls():
+    if len(TALLIES) < 4:
+        pytest.skip("run the whole file: the total is over the four faces")
+    total = sum(t.calls for t in TALLIES.values())
+    print("\n" + "\n".join(t.line() for t in TALLIES.values()) + f"\nall    calls {total:>5}")
+    assert total >= 1500
