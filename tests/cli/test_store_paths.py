@@ -14,7 +14,7 @@ GOOD = "I keep the Orion receipts in the blue folder."
 
 @pytest.mark.parametrize("command", [("recall", "-u", "alice", "receipts"), ("stats",), ("stats", "--json"),
                                      ("export", "-"), ("forget", "-u", "alice", "--about", "receipts"),
-                                     ("archive", "--dry-run"), ("migrate", "--abort")])
+                                     ("archive", "--dry-run"), ("migrate", "--abort"), ("ui", "--port", "0")])
 def test_a_read_only_command_on_a_folder_without_a_store_refuses_and_creates_nothing(hs, tmp_path, command):
     typo = tmp_path / "stroe"
     result = hs("--store", str(typo), *command, ok=False)
