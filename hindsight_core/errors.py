@@ -10,6 +10,7 @@
      ├── EmbedderMismatchError
      ├── StoreInUseError
      ├── StoreUnavailableError
+     ├── ExportError
      └── EvaluatorError
 
 Backend errors (Qdrant, sentence-transformers, tiktoken) are translated into
@@ -60,6 +61,10 @@ class StoreInUseError(HindsightError):
 
 class StoreUnavailableError(HindsightError):
     """The storage backend (Qdrant server, Redis) cannot be reached."""
+
+
+class ExportError(HindsightError):
+    """An export could not be written where it was asked to go (a full disk, a closed or binary file)."""
 
 
 class EvaluatorError(HindsightError):

@@ -41,6 +41,10 @@ from .write.preparing import WriteResult
 from .write.validation import (
     check_event_types,
     check_flag,
+    check_flag_or_none,
+    check_layers,
+    check_metadata,
+    check_predicate,
     check_visible,
     time_window,
 )
@@ -118,6 +122,7 @@ class Hindsight(FacadeBase):
         record); None uses the config.
         """
         user = self._user(user_id)
+        merge_duplicates = check_flag_or_none(merge_duplicates, "merge_duplicates")
         prepared = preparing.prepare_batch(
             texts, user_id=user, config=self.config, audit=self.audit, gate=self.gate, now=self.now,
             embedding_model=self.embedder.name, window=self.session_window, common=common,
@@ -166,9 +171,11 @@ class Hindsight(FacadeBase):
         limits = self.config.limits
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
             raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
-        clean = validate_text(query, max_bytes=limits.max_text_bytes, what="query")
+        clean = check_visible(validate_text(query, max_bytes=limits.max_text_bytes, what="query"), "query")
+        reinforce, where = check_flag(reinforce, "reinforce"), check_predicate(where)
         now = self.now()
-        scope = recall_plan.scope_for(layers=layers, event_types=check_event_types(event_types), session_id=session_id,
+        scope = recall_plan.scope_for(layers=check_layers(layers), event_types=check_event_types(event_types),
+                                      session_id=session_id,
                        agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
         cfg = self.config.recall
@@ -230,6 +237,7 @@ class Hindsight(FacadeBase):
                  ) -> list[MemoryRecord]:
         """Every memory of one user (of one of its agents, with `agent_id`: the engine filters), oldest first."""
         user = self._user(user_id)
+        include_inactive = check_flag(include_inactive, "include_inactive")
         agent = validate_id(agent_id, what="agent_id", required=False)
         if not self._open(user, create=False):
             return []
@@ -243,8 +251,11 @@ class Hindsight(FacadeBase):
         Top-level scalar entries are matched by the engine's index; nested ones
         are then checked on the few records it returns.
         """
-        if not isinstance(metadata, Mapping):
-            raise InvalidInputError("metadata must be a mapping")
+        if metadata is None:
+            raise InvalidInputError("metadata is required: the entries to look for, e.g. {'channel': 'chat'}; "
+                                    "memories() lists them all")
+        limits = self.config.limits
+        metadata = check_metadata(metadata, max_depth=limits.max_metadata_depth, max_bytes=limits.max_metadata_bytes)
         user = self._user(user_id)
         if not self._open(user, create=False):
             return []
@@ -377,6 +388,7 @@ class Hindsight(FacadeBase):
         `report.errors` (and `report.ok` is False); such a group is left untouched.
         """
         user = self._user(user_id)
+        dry_run = check_flag(dry_run, "dry_run")
         with self._locked(user):
             if not self._open(user, create=False):
                 return ConsolidationReport(user_id=user, dry_run=dry_run)

@@ -8,6 +8,8 @@ import click
 
 from ..errors import HindsightError, TextTooLargeError
 
+#: where a command notes, in click's shared `meta`, the store it created, for `Group` to say so once it succeeded
+CREATED = "hindsight.created_store"
 #: what a size-limit message adds on the command line: the flag (and its variable) that raises the limit
 LIMIT_HINT = "On the command line: --max-text-bytes N (or HINDSIGHT_MAX_TEXT_BYTES)."
 
@@ -22,7 +24,11 @@ class Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            created = ctx.meta.get(CREATED)
+            if created is not None:
+                click.echo(f"hindsight: created a new store at {created}", err=True)
+            return result
         except TextTooLargeError as exc:
             raise click.ClickException(f"{one_line(exc)} {LIMIT_HINT}") from exc
         except HindsightError as exc:

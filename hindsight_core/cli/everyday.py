@@ -27,7 +27,7 @@ from .settings import Settings
 def remember(settings: Settings, text: str | None, user_id: str, session_id: str | None, source: str,
              event_type: str | None, force: bool) -> None:
     text = read_text(text, "text")
-    with settings.open_memory() as memory:
+    with settings.open_memory(create=True) as memory:
         result = memory.write(text, user_id=user_id, session_id=session_id, source=source, event_type=event_type,
                               force=force)
     if result.record is None:
@@ -51,16 +51,12 @@ def remember(settings: Settings, text: str | None, user_id: str, session_id: str
 def recall(settings: Settings, query: str | None, user_id: str, k: int, time_range: str | None,
            reinforce: bool, as_json: bool) -> None:
     query = read_text(query, "query")
+    _check_query(settings, query, time_range)
     with settings.open_memory() as memory:
         if not memory.holds_store or memory.memories(user_id=user_id):
             results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
                                     reinforce=reinforce)
-        else:  # an embedded store with nothing to search: check the input as recall would, load no model
-            from ..language.text import validate_text
-            from ..language.timerange import resolve_time_range
-
-            validate_text(query, max_bytes=memory.config.limits.max_text_bytes, what="query")
-            resolve_time_range(time_range, memory.now())
+        else:  # an embedded store with nothing to search for this user (the input is checked): load no model
             results = []
     if as_json:
         from ..store.payload import record_to_dict
@@ -80,6 +76,17 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
         click.echo(lead + textwrap.shorten(r.memory.summary, max(20, width - len(lead)), placeholder="..."))
         click.echo(textwrap.fill(f"id {r.memory.id}; {r.explanation}", width, initial_indent=" " * 4,
                                  subsequent_indent=" " * 6))
+
+
+def _check_query(settings: Settings, query: str, time_range: str | None) -> None:
+    """The query and time range checked as recall checks them, before any store is opened or model loaded."""
+    from datetime import datetime, timezone
+
+    from ..language.text import validate_text
+    from ..write.validation import check_visible, time_window
+
+    check_visible(validate_text(query, max_bytes=settings.config().limits.max_text_bytes, what="query"), "query")
+    time_window(time_range, datetime.now(timezone.utc))
 
 
 @click.command(help="Forget memories for good: one by --id, all --about a topic, or --everything.")

@@ -76,7 +76,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
     except ImportError as exc:
         optional_extra(exc, "mcp", "mcp")
 
-    memory = settings.open_memory()  # a client of `hindsight serve` when one holds the store
+    memory = settings.open_memory(create=True)  # a client of `hindsight serve` when one holds the store
     try:
         if memory.holds_store:  # the model is loaded here: now, not on the first request
             memory.embedder.load()
@@ -164,7 +164,7 @@ def serve_command(settings: Settings, host: str, port: int, token: str | None, t
                            write_source=write_source, recall_log=recall_log, recall_log_entries=recall_log_entries,
                            recall_log_days=recall_log_days)
     try:
-        run_serve(lambda: settings.open_memory(direct=True), options,
+        run_serve(lambda: settings.open_memory(direct=True, create=True), options,
                   store_folder=None if settings.qdrant_url else settings.store_path,
                   say=lambda line: click.echo(line, err=True))
     except OSError as exc:

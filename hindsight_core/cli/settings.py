@@ -12,6 +12,7 @@ import click
 import numpy as np
 
 from ..config import HindsightConfig, Limits
+from .edge import CREATED
 
 #: the hashing `FakeEmbedder` from hindsight_core.testing: instant, not semantic; for tests and trials
 FAKE_MODEL = "fake-hash-embedder"
@@ -153,8 +154,28 @@ class Settings:
 
         return read_record(self.store_path)
 
-    def open_store(self, *, purpose: str | None = None) -> Any:
-        """The store itself. `purpose`: the command, named in the error when a server holds the store."""
+    def store_exists(self) -> bool:
+        """Whether the embedded store's folder holds a store (its FORMAT file or users; or a 0.1 store, which
+        opening explains), so a mistyped --store is told apart from an empty store."""
+        from ..store.edge_files import is_legacy_store
+
+        folder = self.store_path
+        return folder.is_dir() and ((folder / "FORMAT").is_file() or (folder / "users").is_dir()
+                                    or is_legacy_store(folder))
+
+    def require_store(self) -> None:
+        """Refuse a read-only command on a folder that holds no store (it would answer as if the store were empty)."""
+        if self.qdrant_url or self.store_exists() or self.server() is not None:
+            return
+        from ..errors import StoreUnavailableError
+
+        raise StoreUnavailableError(
+            f"there is no hindsight store at {self.store_path}; check --store (or HINDSIGHT_STORE, HINDSIGHT_HOME). "
+            "Only `hindsight remember` and `hindsight import` create a store")
+
+    def open_store(self, *, purpose: str | None = None, create: bool = False) -> Any:
+        """The store itself. `purpose`: the command, named in the error when a server holds the store.
+        `create`: make the store if the folder holds none (and say so); otherwise a missing store is refused."""
         from ..errors import StoreInUseError
         from ..store import EdgeStore, ServerStore
 
@@ -165,10 +186,18 @@ class Settings:
             raise StoreInUseError(f"`hindsight serve` (pid {running.pid}, {running.url}) holds the store at "
                                   f"{self.store_path}; {purpose} needs the store to itself: stop the server "
                                   f"(Ctrl-C, or `kill {running.pid}`), run this command, then start it again")
+        existed = self.store_exists()
+        if not create and not existed:
+            self.require_store()
         try:
-            return EdgeStore(self.store_path)
+            store = EdgeStore(self.store_path)
         except StoreInUseError as exc:
             raise self._held(exc, purpose) from None
+        if not existed:  # said once the command succeeded (`edge.Group`), so a refused write says only why
+            context = click.get_current_context(silent=True)
+            if context is not None:
+                context.meta[CREATED] = self.store_path
+        return store
 
     def _held(self, exc: Exception, purpose: str | None) -> Exception:
         """The error for a store another process holds: which process, and what to run instead."""
@@ -203,10 +232,11 @@ class Settings:
         """The named (default: configured, else the store's) model, lazily; `store` tells its dimension."""
         return LazyEmbedder(model or self.model_for(store), known_dimension=_registered_dimension(store))
 
-    def open_memory(self, *, direct: bool = False) -> Any:
+    def open_memory(self, *, direct: bool = False, create: bool = False) -> Any:
         """A `MemoryAPI`: a `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
 
-        `direct`: always the store itself (the server opens it so).
+        `direct`: always the store itself (the server opens it so). `create`: a command that writes may make the
+        store (`open_store`); a read-only one is refused on a folder that holds none.
         """
         from ..memory import Hindsight
 
@@ -216,7 +246,7 @@ class Settings:
                 from ..remote.client import HindsightClient
 
                 return HindsightClient(running.url, token=running.token, caller="cli")
-        store = self.open_store()
+        store = self.open_store(create=create)
         memory = Hindsight(store=store, embedder=self.embedder(store=store), config=self.config())
         _replay_journal(memory)
         return memory

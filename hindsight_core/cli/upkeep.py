@@ -65,37 +65,59 @@ def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: 
         click.echo(f"  {label}  {'#' * round(30 * count / top):<30} {count}")
 
 
-@click.command(name="export", help="Write memories as JSON Lines (to FILE, or stdout with -), vectors included.")
-@click.argument("file", type=click.File("w", encoding="utf-8"), default="-")
+@click.command(name="export", help="Write memories as JSON Lines (to FILE, or stdout with -), vectors included. "
+                                    "FILE appears only once the whole export is written.")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str), default="-")
 @users_option
 @click.option("--vectors/--no-vectors", default=True, show_default=True,
               help="Include embeddings. Without them, import re-embeds every memory.")
 @click.option("--archive/--no-archive", "include_archive", default=True, show_default=True,
               help="Include archived memories.")
 @pass_settings
-def export_command(settings: Settings, file: Any, users: tuple[str, ...], vectors: bool,
+def export_command(settings: Settings, file: str, users: tuple[str, ...], vectors: bool,
                    include_archive: bool) -> None:
     from .. import maintenance
     from ..clock import system_clock
+    from ..maintenance.transfer import atomic_text_file
 
     running = settings.server()
-    if running is not None:
-        from ..remote.client import HindsightClient
+    through = f" (through `hindsight serve` at {running.url})" if running is not None else ""
+    if running is None:
+        settings.require_store()  # before FILE is touched: a mistyped --store must not leave an empty export
+    with _destination(file, atomic_text_file) as out:
+        if running is not None:
+            from ..remote.client import HindsightClient
 
-        with HindsightClient(running.url, token=running.token, caller="cli") as client:
-            summary = client.export_jsonl(file, users=users or None, vectors=vectors, include_archive=include_archive)
-        click.echo(f"exported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived "
-                   f"of {counted(len(summary.users), 'user', 'users')} (through `hindsight serve` at {running.url})",
-                   err=True)
-        return
-    store = settings.open_store()
-    try:
-        summary = maintenance.export_jsonl(store, file, users=users or None, vectors=vectors,
-                                           include_archive=include_archive, now=system_clock())
-    finally:
-        store.close()
+            with HindsightClient(running.url, token=running.token, caller="cli") as client:
+                summary = client.export_jsonl(out, users=users or None, vectors=vectors,
+                                              include_archive=include_archive)
+        else:
+            store = settings.open_store()
+            try:
+                summary = maintenance.export_jsonl(store, out, users=users or None, vectors=vectors,
+                                                   include_archive=include_archive, now=system_clock())
+            finally:
+                store.close()
+    # said only once every line is written (and, for a file, renamed into place)
     click.echo(f"exported {counted(summary.memories, 'memory', 'memories')} and {summary.archived} archived of "
-               f"{counted(len(summary.users), 'user', 'users')}", err=True)
+               f"{counted(len(summary.users), 'user', 'users')}{through}", err=True)
+
+
+@contextlib.contextmanager
+def _destination(file: str, atomic: Callable[[str], Any]) -> Iterator[Any]:
+    """Standard output for `-` (a write error there is an `ExportError` too), else the file, written atomically."""
+    from ..errors import ExportError
+
+    if file != "-":
+        with atomic(file) as out:
+            yield out
+        return
+    out = click.get_text_stream("stdout")
+    try:
+        yield out
+        out.flush()
+    except OSError as exc:
+        raise ExportError(f"cannot write the export to standard output ({exc.strerror or exc})") from None
 
 
 def _counted_lines(file: Any, update: Callable[[int], None]) -> Iterable[str]:
@@ -133,7 +155,7 @@ def import_command(settings: Settings, file: Any) -> None:
                    f"of {counted(len(summary.users), 'user', 'users')}; {summary.reembedded} re-embedded "
                    f"(through `hindsight serve` at {running.url})")
         return
-    store = settings.open_store()
+    store = settings.open_store(create=True)
     embedder = settings.embedder(store=store)
     try:
         with progress(_input_size(file), "importing") as update:
@@ -158,7 +180,7 @@ def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool,
     from .. import maintenance
     from ..clock import system_clock
 
-    store = settings.open_store(purpose="migrate")
+    store = settings.open_store(purpose="migrate", create=legacy is not None)
     try:
         if legacy is not None:
             copied = maintenance.migrate_legacy(legacy, store)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..errors import HindsightError
-from ..language.text import validate_id
+from ..write.validation import check_users
 from ..store.base import MaintainableStore
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def maintainable(store: object) -> MaintainableStore:
 
 def _users(store: MaintainableStore, users: Iterable[str] | None) -> list[str]:
     """The users to work on, each with any change a crash left half-applied finished first."""
-    chosen = store.users() if users is None else [validate_id(u) for u in users]
+    chosen = store.users() if users is None else check_users(users)
     for user in chosen:
         store.recover(user)
     return chosen  # type: ignore[return-value]

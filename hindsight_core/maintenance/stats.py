@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 
 from ..clock import ensure_utc
-from ..language.text import validate_id
+from ..write.validation import check_users
 from ..store.base import ARCHIVE
 from ..types import Layer, Status
 
@@ -72,7 +72,7 @@ def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime
     statuses: Counter[str] = Counter({status.value: 0 for status in Status})
     retention: list[float] = []
     archived = 0
-    for user in (_users(store, users) if store is not None else [validate_id(u) for u in users or []]):
+    for user in (_users(store, users) if store is not None else check_users(users) or []):
         records = memory.memories(user_id=user)
         per_user[user] = len(records)
         for record in records:

@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import json
 import math
+import os
+import stat
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
 import numpy as np
 
 from ..clock import ensure_utc
 from ..embed.embedder import Embedder
-from ..errors import InvalidInputError
+from ..errors import ExportError, InvalidInputError
 from ..language.text import validate_id
 from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
 from ..store.payload import record_to_dict
 from ..types import MemoryRecord
-from ..write.validation import check_record
+from ..write.validation import check_flag, check_record
 
 if TYPE_CHECKING:
     pass
@@ -42,14 +49,88 @@ class TransferSummary:
 
 def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] | None = None,
                  vectors: bool = True, include_archive: bool = True, now: datetime | None = None) -> TransferSummary:
-    """Write every memory of the store (or of `users`) to `out` as JSON Lines; see the module docstring."""
+    """Write every memory of the store (or of `users`) to `out` as JSON Lines; see the module docstring.
+
+    A destination that cannot take it (a closed or binary file, a full disk) is an `ExportError`; to leave
+    no half-written file behind, write to `atomic_text_file(path)`.
+    """
     store = maintainable(store)
+    vectors, include_archive = check_flag(vectors, "vectors"), check_flag(include_archive, "include_archive")
+    check_text_output(out)
     header: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "vectors": vectors}
     if now is not None:
         header["exported_at"] = ensure_utc(now).isoformat()
+    chosen = _users(store, users)
+    try:
+        return _export(store, out, chosen, header, vectors=vectors, include_archive=include_archive)
+    except OSError as exc:
+        raise ExportError(f"cannot write the export ({exc.strerror or exc}); nothing usable was written: free "
+                          "some space or choose another destination, then export again") from None
+    except ValueError as exc:  # a file closed under us
+        raise ExportError(f"cannot write the export ({exc}); pass an open text file") from None
+
+
+def check_text_output(out: object) -> None:
+    """`out` must be an open text file (or any object with a `write(str)` method)."""
+    if isinstance(out, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(out, "mode", "")):
+        raise ExportError("the export is text: open the file in text mode, e.g. open(path, 'w', encoding='utf-8')")
+    if not callable(getattr(out, "write", None)):
+        hint = " (a path: open it first, e.g. with open(path, 'w', encoding='utf-8') as out)" \
+            if isinstance(out, (str, os.PathLike)) else ""
+        raise ExportError(f"out must be a text file open for writing{hint}, got {type(out).__name__}")
+    if getattr(out, "closed", False):
+        raise ExportError("out is closed; pass a text file open for writing")
+
+
+@contextlib.contextmanager
+def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A text file that appears at `path` only once everything was written (a temporary file in the same folder,
+    renamed on success, removed on failure), so a full disk leaves the old file, or none, never half of one.
+    A path that is not a regular file (a device, a pipe) is written in place. Errors are `ExportError`."""
+    target = Path(path)
+
+    def failed(exc: OSError) -> ExportError:
+        what = "free some space or choose another disk" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else \
+            "choose a file in a folder you can write to"
+        return ExportError(f"cannot write the export to {str(target)!r} ({exc.strerror or exc}); nothing was left "
+                           f"there: {what}, then export again")
+
+    try:
+        special = target.exists() and not stat.S_ISREG(target.stat().st_mode)
+        if special:
+            out = open(target, "w", encoding="utf-8")
+        else:
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
+                                                 dir=target.parent)
+            out = os.fdopen(handle, "w", encoding="utf-8")
+    except OSError as exc:
+        raise failed(exc) from None
+    try:
+        try:
+            yield out
+            out.flush()
+            if not special:
+                os.fsync(out.fileno())
+            out.close()
+        except BaseException:
+            with contextlib.suppress(OSError):
+                out.close()
+            raise
+        if not special:
+            os.replace(temporary, target)
+    except OSError as exc:
+        raise failed(exc) from None
+    finally:
+        if not special:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _export(store: MaintainableStore, out: TextIO, users: list[str], header: dict[str, Any], *, vectors: bool,
+            include_archive: bool) -> TransferSummary:
     out.write(json.dumps(header) + "\n")
     summary = TransferSummary()
-    for user in _users(store, users):
+    for user in users:
         for space in (MEMORIES, ARCHIVE) if include_archive else (MEMORIES,):
             for record, vector, extra in store.load_space(user, space):
                 line: dict[str, Any] = {"record": record_to_dict(record)}
@@ -63,6 +144,12 @@ def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] 
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 summary.users.add(user)
     return summary
+
+
+def check_export(lines: Iterable[str]) -> int:
+    """Read and check every line of an export without storing anything; returns how many memories it holds
+    (a client checks the whole file so, before sending it to a server in parts)."""
+    return sum(1 for _ in _read_export(lines))
 
 
 def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list[float] | None, dict | None]]:
@@ -113,46 +200,61 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
                  batch_size: int = 256) -> TransferSummary:
     """Load an export into the store; see the module docstring for when vectors are reused.
 
+    All or nothing: every line is read and checked, and every memory that needs it embedded, before the
+    first one is stored, so a bad line 302 (or a user embedded with another model) stores none of the file.
     Memories keep their ids, so importing the same file twice stores each memory once.
     A user who already has memories embedded with another model gets `EmbedderMismatchError`.
     """
-    store = maintainable(store)
-    summary = TransferSummary()
-    pending: dict[tuple[str, str], list[tuple[MemoryRecord, list[float] | None, dict | None]]] = {}
+    from ..errors import EmbedderMismatchError
 
-    def flush(user: str, space: str) -> None:
-        items = pending.pop((user, space), [])
-        if not items:
-            return
+    store = maintainable(store)
+    if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+        raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), got "
+                                f"{type(lines).__name__}" + (": open the file first" if isinstance(lines, str) else ""))
+    pending: dict[tuple[str, str], list[tuple[MemoryRecord, np.ndarray | None, dict | None]]] = {}
+    for _, record, vector, archived in _read_export(lines):  # the whole file, before anything is stored
+        key = (record.user_id, ARCHIVE if archived is not None else MEMORIES)
+        as_array = np.asarray(vector, dtype=np.float32) if vector is not None else None
+        pending.setdefault(key, []).append((record, as_array, archived))
+    for user in sorted({user for user, _ in pending}):
+        registered = store.registered_embedding(user)
+        if registered and (registered[0] != embedder.name or int(registered[1]) != embedder.dimension):
+            raise EmbedderMismatchError(
+                f"user {user!r} is embedded with {registered[0]} ({registered[1]} dimensions), not {embedder.name}; "
+                f"nothing was imported: import with that model, or run `hindsight migrate --to {embedder.name}` "
+                "first")
+    staged = [(key, _vectors_for(items, embedder)) for key, items in pending.items()]
+    summary = TransferSummary()
+    for (user, space), (records, vectors, archived, reembedded) in staged:
         store.open_user(user, embedding_model=embedder.name, dimension=embedder.dimension, create=True)
         store.ensure_space(user, MEMORIES, embedder.dimension)
-        records, vectors = [], np.zeros((len(items), embedder.dimension), dtype=np.float32)
-        stale = []
-        for i, (record, vector, _) in enumerate(items):
-            if vector is not None and record.embedding_model == embedder.name and len(vector) == embedder.dimension:
-                vectors[i] = vector
+        for start in range(0, len(records), batch_size):
+            part = slice(start, start + batch_size)
+            if space == MEMORIES:
+                store.commit(user, upserts=list(zip(records[part], vectors[part])))
             else:
-                record = record.evolve(embedding_model=embedder.name)
-                stale.append(i)
-            records.append(record)
-        if stale:
-            vectors[stale] = embed_passages(embedder, [records[i].raw_content for i in stale])
-            summary.reembedded += len(stale)
-        if space == MEMORIES:
-            store.commit(user, upserts=list(zip(records, vectors)))
-            summary.memories += len(records)
-        else:
-            store.put_space(user, ARCHIVE, records, vectors, [{"archived": archived or {}} for _, _, archived in items])
-            summary.archived += len(records)
+                store.put_space(user, ARCHIVE, records[part], vectors[part],
+                                [{"archived": a or {}} for a in archived[part]])
+        summary.memories += len(records) if space == MEMORIES else 0
+        summary.archived += len(records) if space == ARCHIVE else 0
+        summary.reembedded += reembedded
         summary.users.add(user)
-
-    for _, record, vector, archived in _read_export(lines):
-        key = (record.user_id, ARCHIVE if archived is not None else MEMORIES)
-        pending.setdefault(key, []).append((record, vector, archived))
-        if len(pending[key]) >= batch_size:
-            flush(*key)
-    for key in list(pending):
-        flush(*key)
     return summary
 
 
+def _vectors_for(items: list[tuple[MemoryRecord, np.ndarray | None, dict | None]], embedder: Embedder
+                 ) -> tuple[list[MemoryRecord], np.ndarray, list[dict | None], int]:
+    """The records with their vectors: the file's own when the model and size match, else embedded now."""
+    records, vectors = [], np.zeros((len(items), embedder.dimension), dtype=np.float32)
+    stale = []
+    for i, (record, vector, _) in enumerate(items):
+        if vector is not None and record.embedding_model == embedder.name and len(vector) == embedder.dimension:
+            vectors[i] = vector
+        else:
+            record = record.evolve(embedding_model=embedder.name)
+            stale.append(i)
+        records.append(record)
+    for start in range(0, len(stale), 256):
+        chunk = stale[start:start + 256]
+        vectors[chunk] = embed_passages(embedder, [records[i].raw_content for i in chunk])
+    return records, vectors, [archived for _, _, archived in items], len(stale)

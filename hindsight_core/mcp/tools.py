@@ -87,10 +87,32 @@ def write_source(value: Source | str) -> Source:
         raise InvalidInputError(f"write_source must be one of {[s.value for s in Source]}, got {value!r}") from None
 
 
+def refuse_unknown_arguments(server: MCPServer) -> None:
+    """Make `server` answer a call with an argument its tool does not take (a `user_id`, a `source`, a typo) with a
+    tool error naming the arguments it does take, instead of ignoring it: a model that asked for another user, or
+    to speak as the user, must not read a success as having got it."""
+    call_tool = server.call_tool
+
+    async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = server._tool_manager.get_tool(name)  # noqa: SLF001 - the tool's own argument schema
+        if tool is not None and isinstance(arguments, dict):
+            known = set(tool.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - known)
+            if unknown:
+                raise ToolError(f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments are "
+                                f"{', '.join(sorted(known)) or 'none'} (the user and the speaker are the server's "
+                                "to set, never a tool argument's)")
+        return await call_tool(name, arguments, context)
+
+    server.call_tool = checked  # type: ignore[method-assign]
+
+
 def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
                    source: Source | str = Source.AGENT) -> None:
-    """Add hindsight's tools to `server`, each acting for the scope's user only, writing as `source`."""
+    """Add hindsight's tools to `server`, each acting for the scope's user only, writing as `source`;
+    an argument a tool does not take is refused (`refuse_unknown_arguments`)."""
     speaker = write_source(source)
+    refuse_unknown_arguments(server)
 
     def user(ctx: Context) -> str:
         return current_user(scope, ctx)

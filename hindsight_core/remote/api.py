@@ -16,6 +16,8 @@ from typing import Any, Callable, Mapping
 from .. import maintenance
 from ..api import RECALL_OPTIONS, WRITE_OPTIONS
 from ..errors import InvalidInputError
+from ..language.text import validate_id
+from ..write.validation import check_users
 from . import wire
 from .recall_log import RecallLog
 
@@ -38,6 +40,8 @@ class Call:
     def user(self) -> str:
         """The user this call acts for: the argument, checked against a per-user token."""
         named = self.args.get("user_id")
+        if named is not None:
+            named = validate_id(named)  # checked here: some operations (the recall log) never reach the facade
         if self.who == EVERYONE:
             if named is None:
                 raise InvalidInputError("user_id is required")
@@ -139,9 +143,9 @@ class Operations:
         return self.memory.optimize(user_id=call.user())
 
     def _users(self, call: Call) -> list[str] | None:
-        users = call.args.get("users")
+        users = check_users(call.args.get("users"))
         if call.who == EVERYONE:
-            return list(users) if users else None
+            return users or None
         if users and set(users) != {call.who}:
             raise ForbiddenError(f"this token is {call.who!r}'s; it cannot reach other users' memories")
         return [call.who]
@@ -152,8 +156,8 @@ class Operations:
     def export(self, call: Call) -> Any:
         out = io.StringIO()
         summary = maintenance.export_jsonl(self.memory.store, out, users=self._users(call),
-                                           vectors=bool(call.args.get("vectors", True)),
-                                           include_archive=bool(call.args.get("include_archive", True)),
+                                           vectors=call.args.get("vectors", True),
+                                           include_archive=call.args.get("include_archive", True),
                                            now=self.memory.now())
         return {"jsonl": out.getvalue(), "summary": _summary(summary)}
 

@@ -302,7 +302,17 @@ class HindsightClient:
         return _summary_in(answer["summary"])
 
     def import_jsonl(self, lines: Iterable[str], *, batch: int = 500) -> TransferSummary:
-        """Load an export, `batch` lines per request; returns the summed counts."""
+        """Load an export, `batch` lines per request; returns the summed counts.
+
+        The whole file is read and checked here first, so a bad line stores none of it (the server checks each
+        part again)."""
+        from ..maintenance.transfer import check_export
+
+        if isinstance(lines, (str, bytes)):
+            raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), "
+                                    "not one string: open the file first")
+        lines = list(lines)
+        check_export(lines)
         total: dict[str, Any] = {"memories": 0, "archived": 0, "users": set(), "reembedded": 0}
         chunk: list[str] = []
 

@@ -13,7 +13,6 @@ fact, and the reasons say so). Nothing here touches storage or the embedder.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,12 +26,13 @@ from ..safety.audit import Action, AuditVerdict
 from ..safety.session_window import SessionWindow
 from ..types import GateDecision, Layer, MemoryRecord, Source, Status
 from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
+from . import validation
 from .validation import (
     check_confidence,
     check_entities,
     check_event_type,
     check_flag,
-    check_metadata_keys,
+    check_per_text,
     check_timestamp,
     check_visible,
 )
@@ -55,32 +55,10 @@ class WriteResult:
 
 
 def check_metadata(metadata: Mapping[str, Any] | None, config: HindsightConfig) -> dict[str, Any]:
-    """Metadata as plain JSON within the limits (string keys, bounded depth and size)."""
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise InvalidInputError("metadata must be a mapping of str to JSON values")
-    check_metadata_keys(metadata)
+    """Metadata as plain JSON within the configured limits (`validation.check_metadata`)."""
     limits = config.limits
-
-    def depth(value: Any, level: int) -> None:
-        if level > limits.max_metadata_depth:
-            raise InvalidInputError(f"metadata is nested deeper than {limits.max_metadata_depth} levels")
-        if isinstance(value, Mapping):
-            for v in value.values():
-                depth(v, level + 1)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                depth(v, level + 1)
-
-    depth(metadata, 1)
-    try:
-        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from None
-    if len(encoded.encode()) > limits.max_metadata_bytes:
-        raise InvalidInputError(f"metadata is larger than {limits.max_metadata_bytes} bytes")
-    return json.loads(encoded)
+    return validation.check_metadata(metadata, max_depth=limits.max_metadata_depth,
+                                     max_bytes=limits.max_metadata_bytes)
 
 
 def prepare(text: str, *, user_id: str, config: HindsightConfig, audit: Callable[[str, Source], AuditVerdict],
@@ -162,8 +140,7 @@ def prepare_batch(texts: Sequence[str], *, user_id: str, config: HindsightConfig
     if len(texts) > config.limits.max_batch:
         raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
     for name, values in per_text.items():
-        if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
-            raise InvalidInputError(f"{name} must be a list with one entry per text")
+        check_per_text(name, values, len(texts))
     base = {k: v for k, v in common.items() if k not in PER_TEXT.values()}
     single = {"timestamp": None, "source": Source.USER, "metadata": None, "context": None}
 

@@ -56,7 +56,8 @@ log = logging.getLogger("hindsight")
 MAX_ENTITIES, MAX_ENTITY_CHARS = 64, 256
 #: the deepest nesting any JSON hindsight reads (metadata, an import line) may have
 MAX_NESTING = 32
-#: characters that show nothing: zero-width spaces and joiners, bidi marks, the BOM, soft hyphen, tag characters
+#: characters that show nothing: zero-width spaces and joiners, bidi marks, the BOM, soft hyphen, fillers (tag
+#: characters and variation selectors are ranges, checked in `check_visible`)
 _INVISIBLE = frozenset("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f"
                        "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068"
                        "\u2069\u206a\u206b\u206c\u206d\u206e\u206f\u3164\ufeff\uffa0")
@@ -82,6 +83,9 @@ def check_entities(entities: object) -> list[str] | None:
                                     f"date of at most {MAX_ENTITY_CHARS} characters")
         if any(ord(ch) < 32 or 0x7f <= ord(ch) < 0xa0 for ch in entity):
             raise InvalidInputError(f"entities[{i}] holds control characters")
+        if not encodable(entity):
+            raise InvalidInputError(f"entities[{i}] holds a lone surrogate (half of a UTF-16 pair), which is not "
+                                    "text; decode the source with errors='replace' first")
         out.append(entity.strip())
     return out
 
@@ -118,7 +122,7 @@ def check_timestamp(timestamp: object, what: str = "timestamp") -> datetime | No
 def check_visible(text: str, what: str = "text") -> str:
     """`text`, unless it shows nothing once invisible characters are set aside (then `EmptyTextError`)."""
     if not any(not ch.isspace() and ch not in _INVISIBLE and not 0xe0000 <= ord(ch) <= 0xe007f
-               and not 0xfe00 <= ord(ch) <= 0xfe0f for ch in text):
+               and not 0xfe00 <= ord(ch) <= 0xfe0f and not 0xe0100 <= ord(ch) <= 0xe01ef for ch in text):
         raise EmptyTextError(f"{what} holds only invisible characters (zero-width spaces, joiners or marks); "
                              "there is nothing to remember")
     return text
@@ -191,14 +195,114 @@ def check_metadata_keys(value: object, path: str = "metadata") -> None:
             stack.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
 
 
+def encodable(text: str) -> bool:
+    """Whether `text` is valid Unicode (no lone surrogates), so it can be stored and sent as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_flag_or_none(value: object, name: str) -> bool | None:
+    """None (the configured default), or a real bool."""
+    return None if value is None else check_flag(value, name)
+
+
+def check_layers(layers: object) -> list[str] | None:
+    """None (every layer), or the layers as a list of names; a bare string or a mapping is refused."""
+    from ..types import Layer
+
+    if layers is None:
+        return None
+    known = [x.value for x in Layer]
+    if isinstance(layers, (str, bytes, Mapping)) or not isinstance(layers, Iterable):
+        hint = f" (did you mean layers=[{layers!r}]?)" if isinstance(layers, str) else ""
+        raise InvalidInputError(f"layers must be a list of layer names from {known}{hint}, "
+                                f"got {type(layers).__name__}")
+    out = []
+    for value in layers:
+        name = value.value if isinstance(value, Layer) else value
+        if not isinstance(name, str) or name not in known:
+            raise InvalidInputError(f"layers holds {value!r}; a layer is one of {known}")
+        out.append(name)
+    return out
+
+
+def check_predicate(where: object) -> Callable[..., bool] | None:
+    """None, or a callable taking one `MemoryRecord` (a string is not a filter expression)."""
+    if where is not None and not callable(where):
+        raise InvalidInputError(f"where must be a function of one memory record returning True or False, e.g. "
+                                f"where=lambda m: m.metadata.get('channel') == 'chat', got {type(where).__name__}")
+    return where  # type: ignore[return-value]
+
+
+def check_users(users: object) -> list[str] | None:
+    """None (every user), or a list of user ids, each checked; a bare string would be read letter by letter."""
+    from ..language.text import validate_id
+
+    if users is None:
+        return None
+    if isinstance(users, (str, bytes, Mapping)) or not isinstance(users, Iterable):
+        hint = f" (did you mean users=[{users!r}]?)" if isinstance(users, str) else ""
+        raise InvalidInputError(f"users must be a list of user ids{hint}, got {type(users).__name__}")
+    return [validate_id(user) for user in users]  # type: ignore[misc]
+
+
+def check_per_text(name: str, values: object, count: int) -> None:
+    """A `write_many` argument holding one entry per text: None, or a list (or tuple) of `count` entries."""
+    if values is not None and (not isinstance(values, (list, tuple)) or len(values) != count):
+        raise InvalidInputError(f"{name} must be a list with one entry per text ({count}), "
+                                f"got {type(values).__name__}" + (f" of {len(values)}" if isinstance(
+                                    values, (list, tuple)) else ""))
+
+
+def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: str = "metadata") -> dict:
+    """Metadata (or a metadata filter) as plain JSON: a mapping with string keys, finite numbers, valid text,
+    at most `max_depth` levels and `max_bytes` encoded; returns a plain copy."""
+    import json
+
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"{what} must be a mapping of str to JSON values, e.g. {{'channel': 'chat'}}, "
+                                f"got {type(metadata).__name__}")
+    check_metadata_keys(metadata, what)
+    stack: list[tuple[object, int]] = [(metadata, 1)]  # the mapping is level 1, its values level 2, ...
+    while stack:
+        item, level = stack.pop()
+        if level > max_depth:
+            raise InvalidInputError(f"{what} is nested deeper than {max_depth} levels")
+        if isinstance(item, Mapping):
+            stack.extend((inner, level + 1) for inner in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((inner, level + 1) for inner in item)
+    try:
+        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{what} must be plain JSON (strings, finite numbers, lists, mappings): {exc}") \
+            from None
+    except RecursionError:
+        raise InvalidInputError(f"{what} is nested too deeply to be plain JSON") from None
+    if not encodable(encoded):
+        raise InvalidInputError(f"{what} holds a lone surrogate (half of a UTF-16 pair), which is not text")
+    if len(encoded.encode()) > max_bytes:
+        raise InvalidInputError(f"{what} is larger than {max_bytes:,} bytes")
+    return json.loads(encoded)
+
+
 def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
     """`resolve_time_range`, with a range that overflows a datetime turned into a clear error."""
     try:
-        return resolve_time_range(spec, now)
+        window = resolve_time_range(spec, now)
     except OverflowError:
         raise InvalidInputError(
             f"time range {spec!r} reaches past the dates hindsight can hold (years 1 to 9999); "
             "use a shorter range, or None for an open end") from None
+    if window is not None and window.start is not None and window.end is not None and window.start >= window.end:
+        raise InvalidInputError(f"time range starts at {window.start.isoformat()}, not before its end "
+                                f"{window.end.isoformat()}; swap them")
+    return window
 
 
 def check_clock(clock: object) -> Callable[[], datetime]:
@@ -253,8 +357,19 @@ def _outside_problem(record: MemoryRecord, max_text_bytes: int) -> str | None:
         return "confirmations is below 1"
     for name in ("raw_content", "summary", "context"):
         value = getattr(record, name)
+        if value is not None and not isinstance(value, str):
+            return f"{name} is {type(value).__name__}, not text"
         if value is not None and len(value.encode("utf-8", errors="surrogatepass")) > max_text_bytes:
             return f"{name} is larger than {max_text_bytes:,} bytes (the limit for a write)"
+        if value is not None and not encodable(value):
+            return f"{name} holds a lone surrogate (half of a UTF-16 pair), which is not text"
+    from ..language.text import validate_id
+
+    for name in ("session_id", "agent_id"):
+        try:
+            validate_id(getattr(record, name), what=name, required=False)
+        except InvalidInputError as exc:
+            return str(exc)
     try:
         check_visible(record.raw_content, "raw_content")
         check_entities(record.entities)

@@ -71,6 +71,8 @@ def test_a_non_embedding_command_does_not_even_import_torch(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         from hindsight_core.cli import main
+        from hindsight_core.store import EdgeStore
+        EdgeStore({str(tmp_path / "store")!r}).close()  # an empty store: read-only commands refuse a missing one
         for args in (["stats"], ["export", "-"], ["recall", "-u", "alice", "reports"]):
             try:
                 main(["--home", {str(tmp_path)!r}, *args], standalone_mode=False)
@@ -165,4 +167,5 @@ def test_a_model_load_prints_no_progress_bar(tmp_path):
     env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HINDSIGHT_HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "remember", "-u", "alice", PREFERENCE],
                          capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=True)
-    assert out.stdout.startswith("stored ") and out.stderr == ""
+    assert out.stdout.startswith("stored ")
+    assert out.stderr.splitlines() == [f"hindsight: created a new store at {tmp_path / 'store'}"]  # and nothing else

@@ -62,6 +62,7 @@ def test_the_token_can_come_from_the_environment(tmp_path):
 
 
 def test_a_busy_port_is_one_line(tmp_path):
+    Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()).close()  # `ui` refuses a folder without a store
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
