@@ -4,13 +4,22 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
 
 - **Duplicates**: a new memory at least `duplicate_similarity` similar to an
   active one, or equal after normalisation, is merged into it (confirmations+1).
-- **Conflicts**: a new statement of the user's that sets the same single-valued
-  attribute as an older one (where they live, a favourite colour, landscape or
-  portrait; `cues.attributes`) to a different value supersedes it: the old one
-  keeps living with lower confidence and `superseded_by` set.
+- **Conflicts**: a new statement of the user's supersedes an older one (the old
+  one keeps living with lower confidence and `superseded_by` set) when
+  - it sets the same single-valued attribute (where they live, a favourite
+    colour, landscape or portrait; `cues.attributes`) to a different value
+    (`is_conflict`), or
+  - it says a value changed (`mood.marks_change`: "now", "switched", "no
+    longer", 改用, 不再, 现在), is about the same thing as the older statement
+    (close on the embedder's own scale, `is_change_of`), and names a value the
+    older one does not; `writing.plan_writes` applies this only to the closest
+    such statement (a rank, not a cut-off alone).
+  Neither fires on a question, a conditional or wish, quoted or reported speech,
+  or a statement about someone else (`mood.asserts`).
 - **Candidates for knowledge**: preferences, facts, corrections and requests with
-  a parameter that the user states, never questions, greetings or chit-chat,
-  and never an agent's or a tool's words (`consolidation_candidates`).
+  a parameter that the user asserts (`mood.asserts`), never questions, greetings,
+  hypotheticals, quotes, other people's news or chit-chat, and never an agent's
+  or a tool's words (`consolidation_candidates`).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from functools import lru_cache
 from typing import Callable, Sequence, TypeVar
 
 from ..config import SemanticConfig
+from ..language import mood
 from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
 from ..language.text import keyword_tokens
 from ..types import EventType, Layer, MemoryRecord, Source, Status
@@ -100,7 +110,69 @@ def attributes_of(record: MemoryRecord) -> set[str]:
 @_per_text
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
-    return bool(_QUESTION.search(strip_speaker(text)))
+    return bool(_QUESTION.search(strip_speaker(text))) or mood.asks(text)
+
+
+@_per_text
+def asserted(text: str) -> bool:
+    """The speaker asserts it of themselves (`mood.asserts`): no question, conditional, quote or someone else's news."""
+    return not is_question(text) and mood.asserts(strip_speaker(text))
+
+
+@_per_text
+def says_change(text: str) -> bool:
+    return mood.marks_change(strip_speaker(text))
+
+
+#: the statements a change of mind may replace: anything the user stated, except a task's outcome
+_CHANGEABLE = STANDING_TYPES | {EventType.DIALOGUE.value, EventType.EVENT.value}
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _script(text: str) -> str:
+    """"cjk" when at least a third of the text's letters are CJK characters, else "latin"."""
+    letters = sum(ch.isalpha() for ch in text) or 1
+    return "cjk" if len(_CJK_CHAR.findall(text)) * 3 >= letters else "latin"
+
+
+def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> float:
+    """The cosine from which two statements are about the same thing, for a change of mind.
+
+    Both are on the embedder's scale (`config.scaled_for_embedder`): `conflict_similarity`
+    for two texts in one script, `correction_similarity` across scripts (an English and a
+    Chinese sentence saying the same thing sit lower on every multilingual model measured:
+    `benchmarks/knowledge_calibration.py`).
+    """
+    if _script(new_text) == _script(old_text):
+        return cfg.conflict_similarity
+    return cfg.correction_similarity
+
+
+def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
+    """Whether `new` says that what `old` stated has changed, about any subject.
+
+    Both are the user's, by the same speaker, and asserted (`asserted`); `new`
+    carries a change marker (`mood.marks_change`: "switched to", "now", "no
+    longer", 改用, 换成, 不再, and no "still" / 仍然); the two are about the same
+    thing (`same_subject_floor`); and `new` names a value `old` does not (the old
+    value may be named too: "blue now, not red anymore"). `writing.plan_writes`
+    applies it to the closest such statement only.
+    """
+    if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
+        return False
+    if new.source is not Source.USER or old.source is not Source.USER:
+        return False
+    if new.event_type not in _CHANGEABLE or old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
+        return False
+    if speaker(new.raw_content) != speaker(old.raw_content):
+        return False
+    if not says_change(new.raw_content) or not asserted(new.raw_content) or not asserted(old.raw_content):
+        return False
+    if similarity < same_subject_floor(strip_speaker(new.raw_content), strip_speaker(old.raw_content), cfg):
+        return False
+    if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
+        return False
+    return bool(_value_words(new.raw_content) - _value_words(old.raw_content))
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
@@ -123,7 +195,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
         return False
     if new.event_type not in STANDING_TYPES or old.event_type not in STANDING_TYPES:  # events never supersede
         return False
-    if is_question(new.raw_content) or is_question(old.raw_content):
+    if not asserted(new.raw_content) or not asserted(old.raw_content):  # questions, ifs, quotes, others' news
         return False
     if speaker(new.raw_content) != speaker(old.raw_content):  # one person's words never replace another's
         return False
@@ -137,12 +209,14 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
         return False
     mine, theirs = _value_words(new.raw_content), _value_words(old.raw_content)
+    if says_change(new.raw_content):  # "blue now, not red anymore": the old value may be named again
+        return bool(mine - theirs)
     return bool(mine - theirs) and bool(theirs - mine)
 
 
 def _value_words(text: str) -> set[str]:
     """The words that can carry an attribute's value: content words, digits and the text's values."""
-    words = set(content_tokens(strip_speaker(text)))
+    words = set(content_tokens(mood.without_markers(strip_speaker(text))))
     for values in value_slots(text).values():
         words |= set(values)
     return words
@@ -154,16 +228,17 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
     Only what the user stated and can state again: a preference, a fact, a
     correction, a request with its parameter (`STANDING_TYPES`), said by the
     user (an agent's or a tool's words never become the user's knowledge),
-    active, not yet consolidated or superseded, and not a question. Greetings,
-    thanks, questions back and chit-chat never group.
+    active, not yet consolidated or superseded, and asserted (`asserted`: not a
+    question, a conditional or wish, quoted speech or news about someone else).
+    Greetings, thanks, questions back and chit-chat never group.
     """
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
             and not r.superseded_by and r.source is Source.USER and r.event_type in STANDING_TYPES
-            and not is_question(r.raw_content)]
+            and asserted(r.raw_content)]
 
 
 def may_group(record: MemoryRecord) -> bool:
-    """Whether an episode can be in a group at all: a candidate (`consolidation_candidates`) that sets an attribute
-    (`_group` groups by attribute). The after-write check looks for groups only around such episodes."""
-    return bool(consolidation_candidates([record])) and bool(attributes_of(record))
+    """Whether an episode can be in a group at all (`consolidation_candidates`). The after-write check looks for
+    groups only around such episodes."""
+    return bool(consolidation_candidates([record]))

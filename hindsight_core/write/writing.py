@@ -22,7 +22,8 @@ from ..safety.audit import AuditVerdict
 from ..store.base import Hit, MemoryStore, Scope
 from ..types import GateDecision, Layer, MemoryRecord, Status
 from .preparing import WriteResult
-from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate, normalise_for_duplicates
+from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
+                    normalise_for_duplicates, says_change)
 
 
 @dataclass
@@ -86,7 +87,7 @@ def record_floor(record: MemoryRecord, cfg: SemanticConfig) -> float:
     """The lowest cosine worth fetching for one new record: only a statement that sets an attribute can
     supersede (`semantic.attributes_of`); any other needs only its near-duplicates and the knowledge it
     may confirm, so the engine decodes far fewer neighbours for it."""
-    if cfg.detect_conflicts and attributes_of(record):
+    if cfg.detect_conflicts and (attributes_of(record) or says_change(record.raw_content)):
         return -1.0
     return min(cfg.duplicate_similarity, cfg.group_similarity)
 
@@ -125,8 +126,9 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
         plan._store(record, vector)
         earlier.stored(i)
         restates = bool(consolidation_candidates([record]))  # what the user states again, not a question or a tool
+        changed = _changed_by(record, neighbours, cfg) if cfg.detect_conflicts else set()
         for sim, old in neighbours:
-            if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
+            if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 plan._change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
                                         superseded_by=record.id))
                 plan.superseded.append(old.id)
@@ -137,6 +139,20 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
     plan.touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
                      if plan.outcome[i].layer is Layer.EPISODIC]
     return plan
+
+
+def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
+    """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace, only the closest
+    episode and the closest knowledge. Ties go to the newer statement, then to the id, so the choice never depends
+    on the engine's order."""
+    if not says_change(record.raw_content):
+        return set()
+    chosen: set[str] = set()
+    for layer in (Layer.EPISODIC, Layer.SEMANTIC):
+        eligible = [(sim, old) for sim, old in neighbours if old.layer is layer and is_change_of(record, old, sim, cfg)]
+        if eligible:
+            chosen.add(max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))[1].id)
+    return chosen
 
 
 class _EarlierInBatch:
@@ -182,6 +198,9 @@ class _EarlierInBatch:
         if self.cfg.detect_conflicts:
             for attribute in attributes_of(record):
                 chosen.update(self.by_attribute.get(attribute, ()))
+            if says_change(record.raw_content):  # a change of mind may replace any earlier statement close enough
+                floor = min(self.cfg.conflict_similarity, self.cfg.correction_similarity) - self._MARGIN
+                chosen.update(np.flatnonzero((row >= floor) & self.active[:i]).tolist())
         return sorted(chosen)
 
 
