@@ -149,7 +149,7 @@ _KINDS_WITH = {EventType.PREFERENCE.value: {EventType.PREFERENCE.value, EventTyp
                                             EventType.CORRECTION.value},
                EventType.REQUEST.value: {EventType.REQUEST.value, EventType.PREFERENCE.value},
                EventType.CORRECTION.value: {EventType.CORRECTION.value, EventType.PREFERENCE.value},
-               EventType.FACT.value: {EventType.FACT.value}}
+               EventType.FACT.value: {EventType.FACT.value, EventType.PREFERENCE.value, EventType.CORRECTION.value}}
 
 
 def qualifies(group: Group, cfg: SemanticConfig) -> bool:
@@ -228,5 +228,16 @@ def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarr
         group = _group(_near(int(leader), vectors, cfg), records)
         if member in group.members and qualifies(group, cfg) and \
                 (best is None or group.occurrences > best.occurrences):
+            best = group
+    return best
+
+
+def largest_group(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig) -> Group | None:
+    """The group with the most occurrences, qualifying or not (for saying why nothing formed)."""
+    best: Group | None = None
+    counts = np.asarray([(vectors @ v >= cfg.group_similarity).sum() for v in vectors])
+    for leader in np.argsort(-counts, kind="stable")[:32]:  # the most crowded leaders: a bounded look
+        group = _group(_near(int(leader), vectors, cfg), records)
+        if best is None or group.occurrences > best.occurrences:
             best = group
     return best

@@ -30,8 +30,8 @@ import numpy as np
 from ..config import DecayConfig, SemanticConfig
 from ..store.base import Hit, MemoryStore, Scope
 from ..types import Layer, MemoryRecord, Source
-from ..write.rules import consolidation_candidates, is_duplicate, may_group
-from .groups import Group, find_groups, group_around
+from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
+from .groups import Group, find_groups, group_around, largest_group
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -96,6 +96,8 @@ def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic:
         groups = _disjoint(groups)
     else:
         groups = find_groups(records, vectors, semantic)
+    if not groups:
+        out.report.why_nothing = _why_nothing(pool_records, records, vectors, semantic, around)
     for group in groups:
         members = [records[i] for i in group.members]
         entities = shared_entities(members)
@@ -111,6 +113,24 @@ def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic:
             continue
         out.groups.append((group, members, summary, entities))
     return out
+
+
+def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], vectors: np.ndarray,
+                 semantic: SemanticConfig, around: Sequence[str]) -> str:
+    """Why no knowledge formed: no episodes, none that may group (and why not), or no group large or long enough."""
+    if not pool:
+        return "no unconsolidated episodes" + (" near the new ones" if around else "")
+    if not records:
+        reasons = Counter(excluded_because(r) for r in pool)
+        return f"none of {len(pool)} episodes may become knowledge: " + \
+            ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda p: (-p[1], p[0])))
+    best = largest_group(records, vectors, semantic)
+    need = f"{semantic.min_episodes} times over {semantic.min_span_days:g} days"
+    if best is None or best.occurrences < 2:
+        return f"{len(records)} episodes may become knowledge, but none is said again in similar words (needs {need})"
+    return (f"{len(records)} episodes may become knowledge; the largest group of similar statements "
+            f"('{records[best.members[0]].summary[:60]}') was said {best.occurrences} times over "
+            f"{best.span_days:.1f} days (needs {need})")
 
 
 #: how many close semantic memories one summary is compared with by cosine (more means a fallback to all of them)
@@ -283,6 +303,8 @@ class ConsolidationReport:
     merged: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: when nothing formed, why: no episodes, none that may become knowledge (and why), or no group big enough
+    why_nothing: str = ""
 
     @property
     def ok(self) -> bool:
@@ -291,7 +313,8 @@ class ConsolidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
                 "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
-                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors)}
+                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors),
+                "why_nothing": self.why_nothing}
 
     def _repr_html_(self) -> str:
         head = "<tr><th>knowledge</th><th>type</th><th>episodes</th><th>id</th></tr>"
@@ -304,5 +327,6 @@ class ConsolidationReport:
     def __str__(self) -> str:
         verb = "would create" if self.dry_run else "created"
         status = "ok" if self.ok else f"FAILED ({len(self.errors)} errors: {'; '.join(self.errors)})"
+        why = f" ({self.why_nothing})" if self.why_nothing and not self.created and not self.merged else ""
         return f"{verb} {len(self.created)} semantic memories, merged {len(self.merged)}, " \
-               f"superseded {len(self.superseded)}: {status}"
+               f"superseded {len(self.superseded)}{why}: {status}"

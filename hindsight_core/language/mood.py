@@ -64,7 +64,7 @@ _SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+
 #: words that say a value changed: the new one holds from now on, the old one no longer
 CHANGE = re.compile(
     r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
-    r"mov(?:ed|ing) (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
+    r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
     r"used to|not \w+ any ?more|updated?)\b|"
     r"现在|如今|目前|以后|今后|从此|不再|已经不|改用|改成|改为|改到|改了|改在|换成|换了|换到|换用|搬到|搬去|搬家|"
     r"挪到|调到|转到|转用|变成|变了", re.I)

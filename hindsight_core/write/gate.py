@@ -157,17 +157,19 @@ _PARAMETER = _rx(
     r"用|按|以|成|给|到|横向|纵向|竖向|格式|双面|单面|彩色|黑白",
 )
 
-#: the speaker as the subject: "I ...", "we ...", "my/our ...", "我…", "我们…" (the statement is about them)
+#: the speaker as a clause's subject: "I ...", "..., I ...", "we ...", "my/our ...", and 我 / 我们 (not 我的, which
+#: may open someone else's news) in Chinese, where the topic often comes first ("冰水我不喝")
 _FIRST_PERSON_SUBJECT = re.compile(
-    r"^\s*(?:(?:and|but|so|well|oh|also|actually|honestly|yeah|yes|no)[, ]+)*(?:i|we|my|our|i'm|i've|we're|we've)\b|"
-    r"^\s*(?:我|我们|咱们)(?![？?])", re.I)
+    r"(?:^|[,;:.!]\s+)(?:(?:and|but|so|well|oh|also|actually|honestly|yeah|yes|no)[, ]+)*"
+    r"(?:i|we|my|our|i'm|i've|we're|we've)\b|"
+    r"我(?!的)|我们|咱们", re.I)
 
 
 def states_about_speaker(text: str) -> bool:
     """A declarative statement whose subject is the speaker ("I don't eat coriander", "我不吃香菜", "our app runs
     on MySQL"): not a question, a conditional, quoted speech or someone else's news (`mood.asserts`)."""
     body = strip_speaker(text)
-    return bool(_FIRST_PERSON_SUBJECT.match(body)) and asserts(body)
+    return bool(_FIRST_PERSON_SUBJECT.search(body)) and asserts(body)
 
 
 _WH_QUESTION = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why|do i|did i|am i)\b.*[?？]\s*$|"

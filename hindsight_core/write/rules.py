@@ -238,6 +238,31 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
             and asserted(r.raw_content)]
 
 
+def excluded_because(record: MemoryRecord) -> str:
+    """Why an episode is not a candidate for knowledge (the first reason), or "a candidate"."""
+    if record.layer is not Layer.EPISODIC:
+        return "knowledge already"
+    if record.status is not Status.ACTIVE:
+        return "quarantined or archived"
+    if record.consolidated_into:
+        return "already in knowledge"
+    if record.superseded_by:
+        return "superseded"
+    if record.source is not Source.USER:
+        return f"{record.source.value} text"
+    if record.event_type not in STANDING_TYPES:
+        return f"{record.event_type.replace('_', ' ')} entries"
+    if is_question(record.raw_content):
+        return "questions"
+    why = mood.why_not(strip_speaker(record.raw_content))
+    return _PLURAL.get(why, why) if why else "a candidate"
+
+
+_PLURAL = {"a question": "questions", "quoted or reported speech": "quotes or reported speech",
+           "a conditional, a wish or a plan": "conditionals, wishes or plans",
+           "about someone else": "statements about someone else"}
+
+
 def may_group(record: MemoryRecord) -> bool:
     """Whether an episode can be in a group at all (`consolidation_candidates`). The after-write check looks for
     groups only around such episodes."""
