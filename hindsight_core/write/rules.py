@@ -140,8 +140,9 @@ def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> flo
 
     Both are on the embedder's scale (`config.scaled_for_embedder`): `conflict_similarity`
     for two texts in one script, `correction_similarity` across scripts (an English and a
-    Chinese sentence saying the same thing sit lower on every multilingual model measured:
-    `benchmarks/knowledge_calibration.py`).
+    Chinese sentence saying the same thing sit lower: with multilingual-e5-small,
+    "我不吃香菜" is at 0.98 from "香菜我是不吃的" and at 0.87 from "I don't eat coriander").
+    The rank (`writing._changed_by`: only the closest statement) does the rest.
     """
     if _script(new_text) == _script(old_text):
         return cfg.conflict_similarity
