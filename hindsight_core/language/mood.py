@@ -66,7 +66,7 @@ CHANGE = re.compile(
     r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
     r"used to|not \w+ any ?more|updated?)\b|"
-    r"现在|如今|目前|以后|今后|从此|不再|已经不|改用|改成|改为|改到|改了|改在|换成|换了|换到|换用|搬到|搬去|搬家|"
+    r"现在|如今|目前|以后|今后|从此|不再|已经不|改用|改成|改为|改到|改在|换成|换了|换到|换用|搬到|搬去|搬家|"
     r"挪到|调到|转到|转用|变成|变了", re.I)
 #: words that say a value did not change: such a statement confirms, it never replaces
 CONTINUITY = re.compile(r"\b(?:still|as always|as usual|same as (?:before|always))\b|仍然|仍旧|依然|还是|照旧|一直", re.I)

@@ -23,7 +23,7 @@ from ..store.base import Hit, MemoryStore, Scope
 from ..types import GateDecision, Layer, MemoryRecord, Status
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                    normalise_for_duplicates, says_change)
+                    MIN_BACKGROUND, normalise_for_duplicates, says_change, stands_out)
 
 
 @dataclass
@@ -143,15 +143,20 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
 
 def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
     """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace, only the closest
-    episode and the closest knowledge. Ties go to the newer statement, then to the id, so the choice never depends
-    on the engine's order."""
+    episode and the closest knowledge, each only if it stands out from the new statement's other neighbours
+    (`rules.stands_out`). Ties go to the newer statement, then to the id, so the choice never depends on the
+    engine's order."""
     if not says_change(record.raw_content):
         return set()
     chosen: set[str] = set()
+    background = len(neighbours) > MIN_BACKGROUND
     for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-        eligible = [(sim, old) for sim, old in neighbours if old.layer is layer and is_change_of(record, old, sim, cfg)]
+        eligible = [(sim, old) for sim, old in neighbours
+                    if old.layer is layer and is_change_of(record, old, sim, cfg, background=background)]
         if eligible:
-            chosen.add(max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))[1].id)
+            sim, old = max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))
+            if stands_out(sim, [s for s, other in neighbours if other.id != old.id][:NEIGHBOURS - 1]):
+                chosen.add(old.id)
     return chosen
 
 
@@ -198,9 +203,8 @@ class _EarlierInBatch:
         if self.cfg.detect_conflicts:
             for attribute in attributes_of(record):
                 chosen.update(self.by_attribute.get(attribute, ()))
-            if says_change(record.raw_content):  # a change of mind may replace any earlier statement close enough
-                floor = min(self.cfg.conflict_similarity, self.cfg.correction_similarity) - self._MARGIN
-                chosen.update(np.flatnonzero((row >= floor) & self.active[:i]).tolist())
+            if says_change(record.raw_content):  # a change of mind is read against every earlier statement
+                chosen.update(np.flatnonzero(self.active[:i]).tolist())
         return sorted(chosen)
 
 

@@ -16,7 +16,7 @@ from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
-from hindsight_core.write.rules import consolidation_candidates, is_change_of, is_conflict, is_duplicate
+from hindsight_core.write.rules import consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -72,9 +72,12 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
         outcome.append(record)
         changed = set()  # a change of mind replaces the closest statement it may replace, per layer
         for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-            eligible = [(sim, old) for sim, old in near if old.layer is layer and is_change_of(record, old, sim, cfg)]
+            eligible = [(sim, old) for sim, old in near
+                        if old.layer is layer and is_change_of(record, old, sim, cfg, background=len(near) > 5)]
             if cfg.detect_conflicts and eligible:
-                changed.add(max(eligible, key=lambda p: (round(p[0], 6), p[1].timestamp, p[1].id))[1].id)
+                sim, best = max(eligible, key=lambda p: (round(p[0], 6), p[1].timestamp, p[1].id))
+                if stands_out(sim, [s for s, other in near if other.id != best.id][:19]):
+                    changed.add(best.id)
         for sim, old in near:
             if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4), superseded_by=record.id))
