@@ -269,16 +269,23 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
 
     A group is its leader's neighbourhood and must contain a new episode, so the
     leader is a neighbour of a new episode, and the members are its neighbours.
+    The first hop takes the 64 nearest whatever their cosine, so that the pool
+    also holds the background a member must stand out from (in a large store that
+    background is the nearer part of the user's statements: the check after a write
+    is stricter than `consolidate()` over everything, never looser).
     At most `LEADERS` leaders are tried (the closest), so a large batch of
     writes asks the engine a bounded number of questions.
     """
-    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
-                             min_score=semantic.group_similarity, scope=_EPISODES)
+    # the nearest episodes whatever their cosine: the close ones can join a group, and the rest are the background
+    # a member must stand out from (`groups._near`)
+    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64, min_score=-1.0, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}
-    if len(pool) <= len(around):  # no episode near the new ones: no group to complete
+    close = {h.record.id for hits in first for h in hits if h.score >= semantic.group_similarity}
+    if len(close) <= len(around):  # no episode near the new ones: no group to complete
         return []
     fresh = {r.id for r, _ in around}
-    leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)[:LEADERS]
+    leaders = sorted((h for h in pool.values() if h.record.id not in fresh and h.record.id in close),
+                     key=lambda h: (-h.score, h.seq))[:LEADERS]
     if leaders:
         for hits in store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
                                      min_score=semantic.group_similarity, scope=_EPISODES):
