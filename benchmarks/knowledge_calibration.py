@@ -20,7 +20,12 @@ multilingual.jsonl: a user), and reports per data set and script:
   could form around;
 - the same cosines for paraphrases written for this script (the same statement
   said differently, in English, in Chinese and across the two) and for changes of
-  mind (an old statement and its replacement): the share at or above each threshold.
+  mind (an old statement and its replacement): the share at or above each threshold;
+- the rank test both rules use (`write.rules.stands_out`, `STANDS_OUT` standard
+  deviations above a statement's cosines to the person's other statements), at
+  2.5, 3 and 3.5: how many real statements would lead a group of five (four
+  neighbours at the floor that stand out), and how many of the sets of five
+  paraphrases in `PLANTED`, planted in each person's statements, would.
 
 Data are read in place and nothing of them is written out except counts and
 cosine percentiles.
@@ -80,6 +85,52 @@ CHANGES = [
 ]
 
 
+#: sets of five ways to say one thing, planted into each person's statements (written for this script)
+PLANTED = [
+    ["I don't drink cold water, only warm.", "No cold water for me, I only drink it warm.",
+     "I only drink warm water, never cold.", "I stick to warm water; cold water is not for me.",
+     "Warm water only for me, I don't drink it cold."],
+    ["Print the sales report in landscape, please.", "Landscape orientation again for this invoice printout.",
+     "Please print the quarterly summary in landscape.", "Print the budget in landscape, thanks.",
+     "Landscape for the team report printout, please."],
+    ["I'm vegetarian.", "I don't eat meat at all.", "Being vegetarian, I skip the meat dishes.",
+     "No meat for me, I'm a vegetarian.", "I follow a vegetarian diet."],
+    ["我不喝冰水，只喝温水", "冰水我不喝的，我只喝温水", "我只喝温水，从来不喝冰水", "我一般只喝温水，冰水不喝", "温水就好，我不喝冰水"],
+    ["我不吃香菜", "香菜我是不吃的", "我从来不吃香菜", "别给我放香菜，我不吃", "我不吃香菜的"],
+]
+LEVELS = (2.5, 3.0, 3.5)
+
+
+def _leads_five(row: np.ndarray, leader: int, members, floor: float, level: float) -> bool:
+    others = np.delete(row, leader)
+    spread = max(float(others.std()), 1e-6)
+    return sum(bool(row[j] >= floor and row[j] - others.mean() >= level * spread)
+               for j in members if j != leader) >= 4
+
+
+def rank_test(people: dict[str, list[str]], embedder, cfg, gate) -> dict:
+    out = {str(level): {"real_leaders": 0, "real_statements": 0, "planted_found": 0, "planted": 0} for level in LEVELS}
+    planted_vectors = [np.asarray(embedder.embed(group), dtype=np.float32) for group in PLANTED]
+    for texts in people.values():
+        kept = _candidates(texts, gate)
+        if len(kept) < 10:
+            continue
+        vectors = np.asarray(embedder.embed(kept), dtype=np.float32)
+        sims = vectors @ vectors.T
+        for level in LEVELS:
+            entry = out[str(level)]
+            entry["real_statements"] += len(kept)
+            entry["real_leaders"] += sum(bool(_leads_five(sims[i], i, range(len(kept)), cfg.group_similarity, level)
+                                              ) for i in range(len(kept)))
+            for group in planted_vectors:
+                both = np.vstack([vectors, group])
+                n = len(vectors)
+                entry["planted"] += 1
+                entry["planted_found"] += int(any(_leads_five(both @ both[i], i, range(n, n + 5), cfg.group_similarity,
+                                                          level) for i in range(n, n + 5)))
+    return out
+
+
 def _candidates(texts: list[str], gate: RuleBasedGate) -> list[str]:
     out = []
     for text in texts:
@@ -133,12 +184,12 @@ def measure(people: dict[str, list[str]], embedder, cfg, gate) -> dict:
         for i, text in enumerate(kept):
             best = float(sims[i].max())
             nearest[_script(text)].append(best)
-            above["group"] += best >= cfg.group_similarity
-            above["conflict"] += best >= cfg.conflict_similarity
+            above["group"] += int(best >= cfg.group_similarity)
+            above["conflict"] += int(best >= cfg.conflict_similarity)
             near = np.flatnonzero(sims[i] >= cfg.group_similarity)
             if len(near) >= 4:
                 members = _mutual(i, np.concatenate([[i], near]).astype(np.int64), vectors)
-                above["group_of_five"] += len(members) >= 5
+                above["group_of_five"] += int(len(members) >= 5)
     out = {"statements": statements, "candidates": candidates}
     for script, values in nearest.items():
         if values:
@@ -186,6 +237,12 @@ def main() -> None:
             result["sets"][f"madial-{lang}"] = measure(_people_madial(args.madial, lang), embedder, cfg, gate)
     if args.multilingual.exists():
         result["sets"]["multilingual"] = measure(_people_multilingual(args.multilingual), embedder, cfg, gate)
+    every: dict[str, list[str]] = {}
+    if args.locomo.exists():
+        every.update(_people_locomo(args.locomo, args.limit))
+    if args.multilingual.exists():
+        every.update({f"multilingual:{k}": v for k, v in _people_multilingual(args.multilingual).items()})
+    result["rank_test"] = rank_test(every, embedder, cfg, gate)
     result["paraphrases"] = pairs(PARAPHRASES, embedder, cfg)
     result["changes"] = pairs(CHANGES, embedder, cfg)
     embedder.save()

@@ -13,9 +13,9 @@ attributes decides. A leader episode gathers the episodes that
 - count it among their own nearest candidates (`_mutual`: the leader is within
   the member's closest `len(group) + MUTUAL_SLACK`), so a generic sentence that
   is close to everything gathers nothing it is not the nearest of;
-- say it the same way: the leader's kind, the same speaker, the same polarity
-  ("I eat meat" never joins "I don't eat meat"), no exclusive value or pinned
-  value (a time, a number) the leader contradicts.
+- say it the same way: the same speaker, not the leader's
+  words negated ("I eat meat" never joins "I don't eat meat", `_contradicts`), no
+  exclusive value or pinned value (a time, an amount) the leader contradicts.
 
 Which episodes may group at all is decided before (`write.rules.consolidation_candidates`:
 the user's own asserted statements, never questions, conditionals, quotes or
@@ -38,9 +38,9 @@ import numpy as np
 from ..config import SemanticConfig
 from ..language.cues import CHANGE_MARKER_TOKENS, exclusive_clash, exclusive_terms, polarity, value_slots
 from ..language.text import keyword_tokens
-from ..types import EventType, MemoryRecord
+from ..types import MemoryRecord
 from ..write.gate import speaker, strip_speaker
-from ..write.rules import MIN_BACKGROUND, STANDS_OUT, attributes_of
+from ..write.rules import MIN_BACKGROUND, STANDS_OUT, attributes_of, content_tokens
 
 #: CJK characters too common to say what a group is about ("我", "的", "了" ...)
 _CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
@@ -77,7 +77,7 @@ def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
     first: dict[str, int] = {}
     for record in records:
         for token in sorted(_topic_tokens(record.raw_content), key=lambda t: (record.raw_content.lower().find(t), t)):
-            counts[token] += 1
+            counts[token] += max(1, record.confirmations)  # a merged repeat was said again
             first.setdefault(token, len(first))
     best = min(((-c, first[t], t) for t, c in counts.items() if c >= 2), default=None)
     return best[2] if best else None
@@ -103,17 +103,15 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
     """The members of `indices` that state the same thing as the leader (the first).
 
-    They are of the leader's kind (a request with requests, a preference with
-    preferences or requests), said by the same speaker, with the leader's
-    polarity, and name no exclusive value (landscape against 纵向) or pinned
+    They are said by the same speaker (any standing kind: a fact, a preference,
+    a correction or a request can say the same thing), do not negate the
+    leader's words (`_contradicts`), and name no exclusive value (landscape against 纵向) or pinned
     value (9:00 against 9:30) the leader contradicts.
     """
     leader = records[int(indices[0])]
-    kinds = _KINDS_WITH.get(leader.event_type, {leader.event_type})
     who = speaker(leader.raw_content)
-    sign = _polarity(leader.raw_content)
-    kept = [int(i) for i in indices if records[i].event_type in kinds and speaker(records[i].raw_content) == who
-            and _polarity(records[i].raw_content) == sign
+    kept = [int(i) for i in indices if speaker(records[i].raw_content) == who
+            and not _contradicts(leader.raw_content, records[i].raw_content)
             and exclusive_clash(leader.raw_content, records[i].raw_content) is None
             and not _values_clash(leader.raw_content, records[i].raw_content)]
     members = [records[i] for i in kept]
@@ -124,8 +122,12 @@ def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
     return Group(tuple(kept), sum(r.confirmations for r in members), _span_days(members), topic)
 
 
-def _polarity(text: str) -> int:
-    return polarity(strip_speaker(text))
+def _contradicts(a: str, b: str) -> bool:
+    """The same words with the opposite sign ("I eat meat" / "I don't eat meat"): the same content words, one
+    negated where the other is not. Paraphrases that negate differently ("I'm vegetarian" / "No meat for me, I'm
+    vegetarian") use other words and still group."""
+    a, b = strip_speaker(a), strip_speaker(b)
+    return polarity(a) != polarity(b) and content_tokens(a) == content_tokens(b)
 
 
 #: the pinned values that make two statements say different things; a bare number often names the object of a
@@ -147,14 +149,6 @@ def _topic_name(attribute: str, members: Sequence[MemoryRecord]) -> str:
         if values:
             return min(sorted(set(values)), key=lambda v: -values.count(v))
     return attribute
-
-
-#: which kinds of episode state the same thing as a leader of each kind
-_KINDS_WITH = {EventType.PREFERENCE.value: {EventType.PREFERENCE.value, EventType.REQUEST.value,
-                                            EventType.CORRECTION.value},
-               EventType.REQUEST.value: {EventType.REQUEST.value, EventType.PREFERENCE.value},
-               EventType.CORRECTION.value: {EventType.CORRECTION.value, EventType.PREFERENCE.value},
-               EventType.FACT.value: {EventType.FACT.value, EventType.PREFERENCE.value, EventType.CORRECTION.value}}
 
 
 def qualifies(group: Group, cfg: SemanticConfig) -> bool:
@@ -211,9 +205,10 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
     n = len(records)
     if n == 0:
         return []
+    said = np.asarray([max(1, r.confirmations) for r in records], dtype=np.int64)  # a merged repeat counts again
     counts = np.zeros(n, dtype=np.int64)
     for start in range(0, n, block):
-        counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity).sum(axis=1)
+        counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity) @ said
     taken = np.zeros(n, dtype=bool)
     groups = []
     for leader in np.argsort(-counts, kind="stable"):

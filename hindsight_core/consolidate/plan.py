@@ -281,9 +281,9 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
     first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64, min_score=-1.0, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}
     close = {h.record.id for hits in first for h in hits if h.score >= semantic.group_similarity}
-    if len(close) <= len(around):  # no episode near the new ones: no group to complete
-        return []
     fresh = {r.id for r, _ in around}
+    if not close - fresh and sum(max(1, r.confirmations) for r, _ in around) < semantic.min_episodes:
+        return []  # no episode near the new ones, and they were not said often enough alone: no group to complete
     leaders = sorted((h for h in pool.values() if h.record.id not in fresh and h.record.id in close),
                      key=lambda h: (-h.score, h.seq))[:LEADERS]
     if leaders:

@@ -157,11 +157,12 @@ _PARAMETER = _rx(
     r"用|按|以|成|给|到|横向|纵向|竖向|格式|双面|单面|彩色|黑白",
 )
 
-#: the speaker as a clause's subject: "I ...", "..., I ...", "we ...", "my/our ...", and 我 / 我们 (not 我的, which
+#: the speaker as a clause's subject: "I ..." (anywhere: "As a vegetarian I avoid meat"), "we ...", "my/our ...",
+#: and 我 / 我们 (not 我的, which
 #: may open someone else's news) in Chinese, where the topic often comes first ("冰水我不喝")
 _FIRST_PERSON_SUBJECT = re.compile(
     r"(?:^|[,;:.!]\s+)(?:(?:and|but|so|well|oh|also|actually|honestly|yeah|yes|no)[, ]+)*"
-    r"(?:i|we|my|our|i'm|i've|we're|we've)\b|"
+    r"(?:i|we|my|our|i'm|i've|we're|we've)\b|(?-i:\bI\b)|"
     r"我(?!的)|我们|咱们", re.I)
 
 

@@ -82,8 +82,6 @@ def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticC
 #: event types that state something about the user that can repeat (and so become knowledge) or change
 STANDING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.value, EventType.FACT.value,
                             EventType.REQUEST.value})
-_QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|where|when|how|why|do|does|did|is|are|can|"
-                       r"could|would|will|should|have|has)\b", re.I)
 
 
 #: kinds of statement in which naming an exclusive value sets it ("print it in landscape"); elsewhere the same
@@ -112,7 +110,7 @@ def attributes_of(record: MemoryRecord) -> set[str]:
 @_per_text
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
-    return bool(_QUESTION.search(strip_speaker(text))) or mood.asks(text)
+    return mood.asks(text)
 
 
 @_per_text

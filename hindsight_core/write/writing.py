@@ -118,6 +118,12 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                  last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
             plan._change(merged)
+            # a repeat of an episode that is already knowledge confirms that knowledge too
+            known = next((old for _, old in neighbours if twin.consolidated_into and old.id == twin.consolidated_into),
+                         None)
+            if known is not None:
+                plan._change(known.evolve(confirmations=known.confirmations + 1,
+                                          last_confirmed=max(record.timestamp, known.last_confirmed or known.timestamp)))
             plan.merged.append(twin.id)
             plan.merged_inputs.add(i)
             plan._hold(merged)

@@ -175,3 +175,24 @@ def test_a_change_across_languages_of_a_single_valued_attribute(memory, clock):
     _say(memory, clock, HISTORY)
     new = memory.write("I moved to Xiamen now.", user_id="u").record
     assert memory.get(old.id, user_id="u").superseded_by == new.id
+
+
+def test_the_same_words_said_on_five_days_become_knowledge_after_the_write(clock, real_embedder):
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:  # defaults: after each write
+        for _ in range(6):
+            memory.write("我不喝冰水", user_id="u")
+            clock.advance(days=1)
+        knowledge = [m for m in memory.memories(user_id="u") if m.layer is Layer.SEMANTIC]
+    assert len(knowledge) == 1 and "说过5次" in knowledge[0].summary, knowledge  # formed on the fifth day
+    assert knowledge[0].confirmations == 6  # and confirmed on the sixth
+
+
+def test_paraphrases_of_different_kinds_and_signs_group_but_a_negation_does_not(memory, clock):
+    said = _say(memory, clock, ["I'm lactose intolerant.", "No milk for me, I'm lactose intolerant.",
+                                "As someone lactose intolerant I avoid dairy.", "Dairy upsets me, I'm lactose intolerant.",
+                                "I've been lactose intolerant since childhood."])
+    knowledge = memory.consolidate(user_id="u").created
+    assert len(knowledge) == 1 and set(knowledge[0].derived_from) == set(said)
+    from hindsight_core.consolidate.groups import _contradicts
+    assert _contradicts("I drink milk every morning.", "I don't drink milk every morning.")
+    assert not _contradicts("I'm lactose intolerant.", "No milk for me, I'm lactose intolerant.")

@@ -64,6 +64,10 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             held = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
             change(held)
+            known = next((old for _, old in near if twin.consolidated_into and old.id == twin.consolidated_into), None)
+            if known is not None:
+                change(known.evolve(confirmations=known.confirmations + 1,
+                                    last_confirmed=max(record.timestamp, known.last_confirmed or known.timestamp)))
             merged.append(twin.id)
             merged_inputs.add(i)
             outcome.append(held)
