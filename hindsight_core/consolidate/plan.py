@@ -63,6 +63,11 @@ class ConsolidationPlan:
         return [(r.id, link_fields(r)) for r in self.updates]
 
 
+#: up to this many unconsolidated episodes, the check after a write reads them all (the background a group's members
+#: must stand out from); above it, the new episodes' neighbourhood (a narrower background: see `neighbourhood`)
+FULL_BACKGROUND = 4096
+
+
 def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
                around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> tuple[list[Hit], list[str]]:
     """(the episodes that may be grouped, with vectors; the ids of the new ones the groups must hold).
@@ -77,7 +82,12 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
     around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
     if not around:
         return [], []
-    return neighbourhood(store, user, around, semantic), [r.id for r, _ in around]
+    pool = neighbourhood(store, user, around, semantic)
+    if pool and store.count(user, _EPISODES) <= FULL_BACKGROUND:
+        # a member must stand out from the user's other statements (`groups._near`): the nearest ones alone are a
+        # narrow background that lets chit-chat stand out, so a user's whole history is read while it is small
+        pool = list(store.scan(user, _EPISODES, with_vectors=True))
+    return pool, [r.id for r, _ in around]
 
 
 def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic: SemanticConfig,

@@ -198,7 +198,9 @@ def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: S
         return False
     if new.source is not Source.USER or old.source is not Source.USER:
         return False
-    if new.event_type not in _CHANGEABLE or old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
+    if new.event_type not in _CHANGEABLE - {EventType.REQUEST.value}:  # "Run the tests now" is an order, not news
+        return False
+    if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
         return False
     if speaker(new.raw_content) != speaker(old.raw_content):
         return False
