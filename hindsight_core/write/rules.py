@@ -36,7 +36,7 @@ from ..language import mood
 from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
 from ..language.text import keyword_tokens
 from ..types import EventType, Layer, MemoryRecord, Source, Status
-from .gate import speaker, states_about_speaker, strip_speaker
+from .gate import REQUEST, speaker, states_about_speaker, strip_speaker
 
 _T = TypeVar("_T")
 
@@ -200,7 +200,7 @@ def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: S
         return False
     if new.event_type not in _CHANGEABLE:
         return False
-    if new.event_type == EventType.REQUEST.value and not states_about_speaker(new.raw_content):
+    if REQUEST.search(strip_speaker(new.raw_content)) and not states_about_speaker(new.raw_content):
         return False  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
     if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
         return False
