@@ -31,8 +31,8 @@ from ..config import DecayConfig, SemanticConfig
 from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
-from ..write.rules import consolidation_candidates, is_duplicate, may_group
-from .groups import Group, find_groups, group_around
+from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
+from .groups import Group, find_groups, group_around, largest_group
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -64,6 +64,11 @@ class ConsolidationPlan:
         return [(r.id, link_fields(r)) for r in self.updates]
 
 
+#: up to this many unconsolidated episodes, the check after a write reads them all (the background a group's members
+#: must stand out from); above it, the new episodes' neighbourhood (a narrower background: see `neighbourhood`)
+FULL_BACKGROUND = 4096
+
+
 def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
                around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> tuple[list[Hit], list[str]]:
     """(the episodes that may be grouped, with vectors; the ids of the new ones the groups must hold).
@@ -78,7 +83,12 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
     around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
     if not around:
         return [], []
-    return neighbourhood(store, user, around, semantic), [r.id for r, _ in around]
+    pool = neighbourhood(store, user, around, semantic)
+    if pool and store.count(user, _EPISODES) <= FULL_BACKGROUND:
+        # a member must stand out from the user's other statements (`groups._near`): the nearest ones alone are a
+        # narrow background that lets chit-chat stand out, so a user's whole history is read while it is small
+        pool = list(store.scan(user, _EPISODES, with_vectors=True))
+    return pool, [r.id for r, _ in around]
 
 
 def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic: SemanticConfig,
@@ -97,6 +107,8 @@ def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic:
         groups = _disjoint(groups)
     else:
         groups = find_groups(records, vectors, semantic)
+    if not groups:
+        out.report.why_nothing = _why_nothing(pool_records, records, vectors, semantic, around)
     for group in groups:
         members = [records[i] for i in group.members]
         entities = shared_entities(members)
@@ -112,6 +124,24 @@ def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic:
             continue
         out.groups.append((group, members, summary, entities))
     return out
+
+
+def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], vectors: np.ndarray,
+                 semantic: SemanticConfig, around: Sequence[str]) -> str:
+    """Why no knowledge formed: no episodes, none that may group (and why not), or no group large or long enough."""
+    if not pool:
+        return "no unconsolidated episodes" + (" near the new ones" if around else "")
+    if not records:
+        reasons = Counter(excluded_because(r) for r in pool)
+        return f"none of {len(pool)} episodes may become knowledge: " + \
+            ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda p: (-p[1], p[0])))
+    best = largest_group(records, vectors, semantic)
+    need = f"{semantic.min_episodes} times over {semantic.min_span_days:g} days"
+    if best is None or best.occurrences < 2:
+        return f"{len(records)} episodes may become knowledge, but none is said again in similar words (needs {need})"
+    return (f"{len(records)} episodes may become knowledge; the largest group of similar statements "
+            f"('{records[best.members[0]].summary[:60]}') was said {best.occurrences} times over "
+            f"{best.span_days:.1f} days (needs {need})")
 
 
 #: how many close semantic memories one summary is compared with by cosine (more means a fallback to all of them)
@@ -250,16 +280,23 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
 
     A group is its leader's neighbourhood and must contain a new episode, so the
     leader is a neighbour of a new episode, and the members are its neighbours.
+    The first hop takes the 64 nearest whatever their cosine, so that the pool
+    also holds the background a member must stand out from (in a large store that
+    background is the nearer part of the user's statements: the check after a write
+    is stricter than `consolidate()` over everything, never looser).
     At most `LEADERS` leaders are tried (the closest), so a large batch of
     writes asks the engine a bounded number of questions.
     """
-    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64,
-                             min_score=semantic.group_similarity, scope=_EPISODES)
+    # the nearest episodes whatever their cosine: the close ones can join a group, and the rest are the background
+    # a member must stand out from (`groups._near`)
+    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64, min_score=-1.0, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}
-    if len(pool) <= len(around):  # no episode near the new ones: no group to complete
-        return []
+    close = {h.record.id for hits in first for h in hits if h.score >= semantic.group_similarity}
     fresh = {r.id for r, _ in around}
-    leaders = sorted((h for h in pool.values() if h.record.id not in fresh), key=lambda h: -h.score)[:LEADERS]
+    if not close - fresh and sum(max(1, r.confirmations) for r, _ in around) < semantic.min_episodes:
+        return []  # no episode near the new ones, and they were not said often enough alone: no group to complete
+    leaders = sorted((h for h in pool.values() if h.record.id not in fresh and h.record.id in close),
+                     key=lambda h: (-h.score, h.seq))[:LEADERS]
     if leaders:
         for hits in store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
                                      min_score=semantic.group_similarity, scope=_EPISODES):
@@ -284,6 +321,8 @@ class ConsolidationReport:
     merged: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: when nothing formed, why: no episodes, none that may become knowledge (and why), or no group big enough
+    why_nothing: str = ""
 
     @property
     def ok(self) -> bool:
@@ -292,7 +331,8 @@ class ConsolidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
                 "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
-                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors)}
+                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors),
+                "why_nothing": self.why_nothing}
 
     def _repr_html_(self) -> str:
         head = "<tr><th>knowledge</th><th>type</th><th>episodes</th><th>id</th></tr>"
@@ -305,5 +345,6 @@ class ConsolidationReport:
     def __str__(self) -> str:
         verb = "would create" if self.dry_run else "created"
         status = "ok" if self.ok else f"FAILED ({len(self.errors)} errors: {'; '.join(self.errors)})"
+        why = f" ({self.why_nothing})" if self.why_nothing and not self.created and not self.merged else ""
         return f"{verb} {len(self.created)} semantic memories, merged {len(self.merged)}, " \
-               f"superseded {len(self.superseded)}: {status}"
+               f"superseded {len(self.superseded)}{why}: {status}"

@@ -3,8 +3,8 @@
 `extractive_summary(records, vectors)` says what a group of repeated episodes
 shows, how often and over which days:
 
-    Prefers printing reports in A4 landscape (5 times, 2026-03-18 to 03-22)
-    偏好：用A4纸横向打印报告（5次，2026-03-18 至 03-22）
+    Prefers printing reports in A4 landscape (said 5 times, 2026-03-18 to 03-22)
+    偏好：用A4纸横向打印报告（说过5次，2026-03-18 至 03-22）
 
 The rules:
 
@@ -101,9 +101,9 @@ def _key(word: str) -> str:
 
 
 def occurrences(records: Sequence[MemoryRecord]) -> str:
-    """"5 times, 2026-03-18 to 03-22": how often and when, the second date's year left out if the same."""
+    """"said 5 times, 2026-03-18 to 03-22": how often and when, the second date's year left out if the same."""
     count = sum(max(1, r.confirmations) for r in records)
-    return f"{count} times, {_span(records, 'to')}"
+    return f"said {count} times, {_span(records, 'to')}"
 
 
 def _span(records: Sequence[MemoryRecord], joiner: str) -> str:
@@ -224,7 +224,7 @@ def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> 
         prefix = "偏好：" if 2 * (kinds[EventType.REQUEST.value] + kinds[EventType.PREFERENCE.value]) >= len(records) \
             else ""
         count = sum(max(1, r.confirmations) for r in records)
-        return f"{prefix}{clause}（{count}次，{_span(records, '至')}）"
+        return f"{prefix}{clause}（说过{count}次，{_span(records, '至')}）"
     cleaned = [_POLITE_EN.sub("", _POLITE_EN.sub("", t)).strip(" ,.") or t for t in texts]
     shared, _ = _shared(cleaned)
     if 2 * wishes >= len(records):

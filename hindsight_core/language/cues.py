@@ -77,9 +77,9 @@ EXCLUSIVE_VALUES: tuple[dict[str, frozenset[str]], ...] = tuple(
     ))
 #: every spelling of each group, for code that only needs to know a word is an exclusive value
 EXCLUSIVE_TERMS: tuple[frozenset[str], ...] = tuple(frozenset().union(*g.values()) for g in EXCLUSIVE_VALUES)
-# a sentence opening "No," or "不对，" marks a correction, not a negated statement
+# a sentence opening "No," or "不对，" marks a correction, not a negated statement ("No cold water for me" is one)
 _LEADING_INTERJECTION = re.compile(
-    r"(?:^|(?<=[.!?。！？]))\s*(?:(?:no|nope|not quite|not really)\b[,.!:]?|(?:不对|不是的|错了)[，,。！!]?)", re.I)
+    r"(?:^|(?<=[.!?。！？]))\s*(?:(?:no|nope|not quite|not really)\b[,.!:]|(?:不对|不是的|错了)[，,。！!]?)", re.I)
 
 
 def zh_number(token: str) -> int | None:

@@ -32,6 +32,7 @@ from typing import Callable, Protocol
 
 from ..language.cues import attributes, exclusive_terms
 from ..language.entities import extract_entities
+from ..language.mood import asserts
 from ..language.text import STOP_WORDS
 from ..types import EventType, GateDecision, Source
 
@@ -156,6 +157,22 @@ _PARAMETER = _rx(
     r"用|按|以|成|给|到|横向|纵向|竖向|格式|双面|单面|彩色|黑白",
 )
 
+#: the speaker as a clause's subject: "I ..." (anywhere: "As a vegetarian I avoid meat"), "we ...", "my/our ...",
+#: and 我 / 我们 (not 我的, which
+#: may open someone else's news) in Chinese, where the topic often comes first ("冰水我不喝")
+_FIRST_PERSON_SUBJECT = re.compile(
+    r"(?:^|[,;:.!]\s+)(?:(?:and|but|so|well|oh|also|actually|honestly|yeah|yes|no)[, ]+)*"
+    r"(?:i|we|my|our|i'm|i've|we're|we've)\b|(?-i:\bI\b)|"
+    r"我(?!的)|我们|咱们", re.I)
+
+
+def states_about_speaker(text: str) -> bool:
+    """A declarative statement whose subject is the speaker ("I don't eat coriander", "我不吃香菜", "our app runs
+    on MySQL"): not a question, a conditional, quoted speech or someone else's news (`mood.asserts`)."""
+    body = strip_speaker(text)
+    return bool(_FIRST_PERSON_SUBJECT.search(body)) and asserts(body)
+
+
 _WH_QUESTION = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why|do i|did i|am i)\b.*[?？]\s*$|"
                           r"(?:什么|哪|谁|几|怎么|为什么|吗|呢)[^。！!]*[?？]?\s*$", re.I | re.S)
 _WH_START = re.compile(r"^\s*(?:what|which|who|whom|where|when|how|why)\b|^\s*(?:什么|哪|谁|为什么|怎么)", re.I)
@@ -253,7 +270,8 @@ class RuleBasedGate:
     2. skip a turn with fewer than `min_content_tokens` content words
        (`content_words`: greetings, thanks, "ok", "haha", emoji);
     3. keep a correction, a preference, a request with a parameter, a task
-       result or a personal fact, as that kind (first match in this order;
+       result or a personal fact (a statement whose subject is the speaker,
+       `states_about_speaker`, counts as one), as that kind (first match in this order;
        questions state no preference, correction or fact); the first three
        only when the user said it: from anyone else they are kept as data
        (a task result or fact if one matched too, else a fact);
@@ -283,7 +301,7 @@ class RuleBasedGate:
             signals.append((EventType.REQUEST, "a request with a parameter"))
         if TASK_RESULT.search(body):
             signals.append((EventType.TASK_RESULT, "a task result"))
-        if (FACT.search(body) or sets_attribute(body)) and not asks:
+        if (FACT.search(body) or sets_attribute(body) or states_about_speaker(body)) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(body)
         named = (f"entities: {', '.join(entities[:5])}",) if entities else ()

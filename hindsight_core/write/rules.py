@@ -4,13 +4,22 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
 
 - **Duplicates**: a new memory at least `duplicate_similarity` similar to an
   active one, or equal after normalisation, is merged into it (confirmations+1).
-- **Conflicts**: a new statement of the user's that sets the same single-valued
-  attribute as an older one (where they live, a favourite colour, landscape or
-  portrait; `cues.attributes`) to a different value supersedes it: the old one
-  keeps living with lower confidence and `superseded_by` set.
+- **Conflicts**: a new statement of the user's supersedes an older one (the old
+  one keeps living with lower confidence and `superseded_by` set) when
+  - it sets the same single-valued attribute (where they live, a favourite
+    colour, landscape or portrait; `cues.attributes`) to a different value
+    (`is_conflict`), or
+  - it says a value changed (`mood.marks_change`: "now", "switched", "no
+    longer", 改用, 不再, 现在), is about the same thing as the older statement
+    (close on the embedder's own scale, `is_change_of`), and names a value the
+    older one does not; `writing.plan_writes` applies this only to the closest
+    such statement (a rank, not a cut-off alone).
+  Neither fires on a question, a conditional or wish, quoted or reported speech,
+  or a statement about someone else (`mood.asserts`).
 - **Candidates for knowledge**: preferences, facts, corrections and requests with
-  a parameter that the user states, never questions, greetings or chit-chat,
-  and never an agent's or a tool's words (`consolidation_candidates`).
+  a parameter that the user asserts (`mood.asserts`), never questions, greetings,
+  hypotheticals, quotes, other people's news or chit-chat, and never an agent's
+  or a tool's words (`consolidation_candidates`).
 """
 
 from __future__ import annotations
@@ -20,11 +29,14 @@ import unicodedata
 from functools import lru_cache
 from typing import Callable, Sequence, TypeVar
 
+import numpy as np
+
 from ..config import SemanticConfig
+from ..language import mood
 from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
 from ..language.text import keyword_tokens
 from ..types import EventType, Layer, MemoryRecord, Source, Status
-from .gate import speaker, strip_speaker
+from .gate import REQUEST, speaker, states_about_speaker, strip_speaker
 
 _T = TypeVar("_T")
 
@@ -70,8 +82,6 @@ def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticC
 #: event types that state something about the user that can repeat (and so become knowledge) or change
 STANDING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.value, EventType.FACT.value,
                             EventType.REQUEST.value})
-_QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*$|^\s*(?:what|which|who|whom|where|when|how|why|do|does|did|is|are|can|"
-                       r"could|would|will|should|have|has)\b", re.I)
 
 
 #: kinds of statement in which naming an exclusive value sets it ("print it in landscape"); elsewhere the same
@@ -100,7 +110,111 @@ def attributes_of(record: MemoryRecord) -> set[str]:
 @_per_text
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
-    return bool(_QUESTION.search(strip_speaker(text)))
+    return mood.asks(text)
+
+
+@_per_text
+def asserted(text: str) -> bool:
+    """The speaker asserts it of themselves (`mood.asserts`): no question, conditional, quote or someone else's news."""
+    return not is_question(text) and mood.asserts(strip_speaker(text))
+
+
+@_per_text
+def says_change(text: str) -> bool:
+    return mood.marks_change(strip_speaker(text))
+
+
+#: the statements a change of mind may replace: anything the user stated, except a task's outcome
+_CHANGEABLE = STANDING_TYPES | {EventType.DIALOGUE.value, EventType.EVENT.value}
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _script(text: str) -> str:
+    """"cjk" when at least a third of the text's letters are CJK characters, else "latin"."""
+    letters = sum(ch.isalpha() for ch in text) or 1
+    return "cjk" if len(_CJK_CHAR.findall(text)) * 3 >= letters else "latin"
+
+
+def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> float:
+    """The cosine from which two statements are about the same thing, for a change of mind.
+
+    Both are on the embedder's scale (`config.scaled_for_embedder`): `conflict_similarity`
+    for two texts in one script, `correction_similarity` across scripts (an English and a
+    Chinese sentence saying the same thing sit lower: with multilingual-e5-small,
+    "我不吃香菜" is at 0.98 from "香菜我是不吃的" and at 0.87 from "I don't eat coriander").
+    The rank (`writing._changed_by`: only the closest statement, standing out from the
+    user's other statements) does the rest; without enough other statements to say what
+    stands out (`background=False`), the two must also share a topic word (`shares_topic`).
+    """
+    return cfg.conflict_similarity if _script(new_text) == _script(old_text) else cfg.correction_similarity
+
+
+#: CJK characters too common to name a subject
+_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+
+
+@_per_text
+def topic_words(text: str) -> frozenset[str]:
+    """Words that can name what a statement is about: content tokens without change markers, numbers, or single
+    or common CJK characters ("backend", "周报", "commute")."""
+    return frozenset(t for t in content_tokens(mood.without_markers(strip_speaker(text)))
+                     if not t.isdigit() and not (_CJK_CHAR.match(t) and (len(t) < 2 or set(t) & _CJK_FUNCTION)))
+
+
+def shares_topic(a: str, b: str) -> bool:
+    return bool(topic_words(a) & topic_words(b))
+
+
+#: how far (in standard deviations) the statement a change replaces must stand out from the new statement's other
+#: neighbours; measured with multilingual-e5-small on benchmarks/data/multilingual.jsonl (zh, en, mixed): changes of
+#: mind planted in each user's history stand out by 2.6-19 (most above 3.5), the closest earlier statement of the
+#: set's own change-worded sentences ("换了新的手机套餐") by 1.4-3.0 (`benchmarks/knowledge_calibration.py`)
+STANDS_OUT = 3.0
+#: fewer other neighbours than this say nothing about the background: the floor alone decides
+MIN_BACKGROUND = 5
+
+
+def stands_out(similarity: float, others: Sequence[float]) -> bool:
+    """Whether `similarity` stands out from the user's own background (`others`: the new statement's cosines to
+    the rest of its nearest memories): a rank on the user's scale, whatever the language or embedder."""
+    if len(others) < MIN_BACKGROUND:
+        return True
+    spread = float(np.std(others))
+    return (similarity - float(np.mean(others))) >= STANDS_OUT * max(spread, 1e-6)
+
+
+def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
+                 background: bool = True) -> bool:
+    """Whether `new` says that what `old` stated has changed, about any subject.
+
+    Both are the user's, by the same speaker, and asserted (`asserted`); `new`
+    carries a change marker (`mood.marks_change`: "switched to", "now", "no
+    longer", 改用, 换成, 不再, and no "still" / 仍然); the two are about the same
+    thing (`same_subject_floor`); and `new` names a value `old` does not (the old
+    value may be named too: "blue now, not red anymore"). `writing.plan_writes`
+    applies it to the closest such statement only.
+    """
+    if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
+        return False
+    if new.source is not Source.USER or old.source is not Source.USER:
+        return False
+    if new.event_type not in _CHANGEABLE:
+        return False
+    if REQUEST.search(strip_speaker(new.raw_content)) and not states_about_speaker(new.raw_content):
+        return False  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
+    if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
+        return False
+    if speaker(new.raw_content) != speaker(old.raw_content):
+        return False
+    if not says_change(new.raw_content) or not asserted(new.raw_content) or not asserted(old.raw_content):
+        return False
+    if similarity < same_subject_floor(strip_speaker(new.raw_content), strip_speaker(old.raw_content), cfg):
+        return False
+    if not background and not shares_topic(new.raw_content, old.raw_content):
+        return False
+    if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
+        return False
+    return bool(_value_words(new.raw_content) - _value_words(old.raw_content))
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
@@ -123,7 +237,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
         return False
     if new.event_type not in STANDING_TYPES or old.event_type not in STANDING_TYPES:  # events never supersede
         return False
-    if is_question(new.raw_content) or is_question(old.raw_content):
+    if not asserted(new.raw_content) or not asserted(old.raw_content):  # questions, ifs, quotes, others' news
         return False
     if speaker(new.raw_content) != speaker(old.raw_content):  # one person's words never replace another's
         return False
@@ -137,12 +251,14 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
         return False
     mine, theirs = _value_words(new.raw_content), _value_words(old.raw_content)
+    if says_change(new.raw_content):  # "blue now, not red anymore": the old value may be named again
+        return bool(mine - theirs)
     return bool(mine - theirs) and bool(theirs - mine)
 
 
 def _value_words(text: str) -> set[str]:
     """The words that can carry an attribute's value: content words, digits and the text's values."""
-    words = set(content_tokens(strip_speaker(text)))
+    words = set(content_tokens(mood.without_markers(strip_speaker(text))))
     for values in value_slots(text).values():
         words |= set(values)
     return words
@@ -154,16 +270,42 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
     Only what the user stated and can state again: a preference, a fact, a
     correction, a request with its parameter (`STANDING_TYPES`), said by the
     user (an agent's or a tool's words never become the user's knowledge),
-    active, not yet consolidated or superseded, and not a question. Greetings,
-    thanks, questions back and chit-chat never group.
+    active, not yet consolidated or superseded, and asserted (`asserted`: not a
+    question, a conditional or wish, quoted speech or news about someone else).
+    Greetings, thanks, questions back and chit-chat never group.
     """
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
             and not r.superseded_by and r.source is Source.USER and r.event_type in STANDING_TYPES
-            and not is_question(r.raw_content)]
+            and asserted(r.raw_content)]
+
+
+def excluded_because(record: MemoryRecord) -> str:
+    """Why an episode is not a candidate for knowledge (the first reason), or "a candidate"."""
+    if record.layer is not Layer.EPISODIC:
+        return "knowledge already"
+    if record.status is not Status.ACTIVE:
+        return "quarantined or archived"
+    if record.consolidated_into:
+        return "already in knowledge"
+    if record.superseded_by:
+        return "superseded"
+    if record.source is not Source.USER:
+        return f"{record.source.value} text"
+    if record.event_type not in STANDING_TYPES:
+        return f"{record.event_type.replace('_', ' ')} entries"
+    if is_question(record.raw_content):
+        return "questions"
+    why = mood.why_not(strip_speaker(record.raw_content))
+    return _PLURAL.get(why, why) if why else "a candidate"
+
+
+_PLURAL = {"a question": "questions", "quoted or reported speech": "quotes or reported speech",
+           "a conditional, a wish or a plan": "conditionals, wishes or plans",
+           "about someone else": "statements about someone else"}
 
 
 def may_group(record: MemoryRecord) -> bool:
-    """Whether an episode can be in a group at all: a candidate (`consolidation_candidates`) that sets an attribute
-    (`_group` groups by attribute). The after-write check looks for groups only around such episodes."""
-    return bool(consolidation_candidates([record])) and bool(attributes_of(record))
+    """Whether an episode can be in a group at all (`consolidation_candidates`). The after-write check looks for
+    groups only around such episodes."""
+    return bool(consolidation_candidates([record]))

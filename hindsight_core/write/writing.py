@@ -23,7 +23,8 @@ from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
 from ..types import GateDecision, Layer, MemoryRecord, Status
 from .preparing import WriteResult
-from .rules import attributes_of, consolidation_candidates, is_conflict, is_duplicate, normalise_for_duplicates
+from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
+                    MIN_BACKGROUND, normalise_for_duplicates, says_change, stands_out)
 
 
 @dataclass
@@ -87,7 +88,7 @@ def record_floor(record: MemoryRecord, cfg: SemanticConfig) -> float:
     """The lowest cosine worth fetching for one new record: only a statement that sets an attribute can
     supersede (`semantic.attributes_of`); any other needs only its near-duplicates and the knowledge it
     may confirm, so the engine decodes far fewer neighbours for it."""
-    if cfg.detect_conflicts and attributes_of(record):
+    if cfg.detect_conflicts and (attributes_of(record) or says_change(record.raw_content)):
         return -1.0
     return min(cfg.duplicate_similarity, cfg.group_similarity)
 
@@ -118,6 +119,12 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                  last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
             plan._change(merged)
+            # a repeat of an episode that is already knowledge confirms that knowledge too
+            known = next((old for _, old in neighbours if twin.consolidated_into and old.id == twin.consolidated_into),
+                         None)
+            if known is not None:
+                plan._change(known.evolve(confirmations=known.confirmations + 1,
+                                          last_confirmed=max(record.timestamp, known.last_confirmed or known.timestamp)))
             plan.merged.append(twin.id)
             plan.merged_inputs.add(i)
             plan._hold(merged)
@@ -126,8 +133,9 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
         plan._store(record, vector)
         earlier.stored(i)
         restates = bool(consolidation_candidates([record]))  # what the user states again, not a question or a tool
+        changed = _changed_by(record, neighbours, cfg) if cfg.detect_conflicts else set()
         for sim, old in neighbours:
-            if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
+            if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 plan._change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
                                         superseded_by=record.id))
                 plan.superseded.append(old.id)
@@ -138,6 +146,25 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
     plan.touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
                      if plan.outcome[i].layer is Layer.EPISODIC]
     return plan
+
+
+def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
+    """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace, only the closest
+    episode and the closest knowledge, each only if it stands out from the new statement's other neighbours
+    (`rules.stands_out`). Ties go to the newer statement, then to the id, so the choice never depends on the
+    engine's order."""
+    if not says_change(record.raw_content):
+        return set()
+    chosen: set[str] = set()
+    background = len(neighbours) > MIN_BACKGROUND
+    for layer in (Layer.EPISODIC, Layer.SEMANTIC):
+        eligible = [(sim, old) for sim, old in neighbours
+                    if old.layer is layer and is_change_of(record, old, sim, cfg, background=background)]
+        if eligible:
+            sim, old = max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))
+            if stands_out(sim, [s for s, other in neighbours if other.id != old.id][:NEIGHBOURS - 1]):
+                chosen.add(old.id)
+    return chosen
 
 
 class _EarlierInBatch:
@@ -183,6 +210,8 @@ class _EarlierInBatch:
         if self.cfg.detect_conflicts:
             for attribute in attributes_of(record):
                 chosen.update(self.by_attribute.get(attribute, ()))
+            if says_change(record.raw_content):  # a change of mind is read against every earlier statement
+                chosen.update(np.flatnonzero(self.active[:i]).tolist())
         return sorted(chosen)
 
 

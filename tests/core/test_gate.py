@@ -132,7 +132,7 @@ def test_requests_with_a_parameter_are_stored_as_requests(text):
 
 @pytest.mark.parametrize("text, kind", [
     ("Print it.", "dialogue"),                              # a request, but no parameter to learn
-    ("I printed it in landscape yesterday.", "dialogue"),   # a statement about a print, not a request
+    ("I printed it in landscape yesterday.", "fact"),       # a statement about the speaker, not a request
     ("How should I print the new report?", "dialogue"),     # a question with content
     ("From now on, portrait please.", "preference"),        # a standing rule outranks the request shape
 ])

@@ -102,9 +102,9 @@ def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang,
         report = memory.consolidate(user_id="alice")
         assert report.ok and len(report.created) == 1, report
         knowledge = report.created[0]
-        expected = {"en": "Prefers printing in landscape (sales report, quarterly summary; 5 times, "
+        expected = {"en": "Prefers printing in landscape (sales report, quarterly summary; said 5 times, "
                           "2026-03-15 to 03-19)",
-                    "zh": "偏好：把销售报告横向打印（5次，2026-03-15 至 03-19）"}[lang]
+                    "zh": "偏好：把销售报告横向打印（说过5次，2026-03-15 至 03-19）"}[lang]
         assert knowledge.summary == expected
         top = memory.recall(scenario["question"], user_id="alice", k=3, reinforce=False)
         assert top[0].memory.id == knowledge.id

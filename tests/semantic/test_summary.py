@@ -25,26 +25,26 @@ def group(texts, every_days=1.0, confirmations=None):
     (["Print the sales report in landscape, please.", "Landscape orientation again for this invoice printout.",
       "Please print the quarterly summary in landscape.", "Print the sales report in landscape, please.",
       "Landscape orientation again for this invoice printout."],
-     "Prefers printing in landscape (sales report, quarterly summary; 5 times, 2026-03-18 to 03-22)"),
+     "Prefers printing in landscape (sales report, quarterly summary; said 5 times, 2026-03-18 to 03-22)"),
     (["Print this report on A4 in landscape.", "Please print the sales report in landscape on A4.",
       "Print the budget report on A4, landscape please.", "Print the team report in A4 landscape.",
       "A4 landscape for this printout too, please."],
-     "Prefers printing reports on A4 in landscape (5 times, 2026-03-18 to 03-22)"),
+     "Prefers printing reports on A4 in landscape (said 5 times, 2026-03-18 to 03-22)"),
     (["Send the minutes to Maria.", "Please send the draft to Maria.", "Send it to Maria again.",
       "Could you send the slides to Maria?", "Send the invoice to Maria, thanks."],
-     "Prefers sending to Maria (minutes, draft, slides; 5 times, 2026-03-18 to 03-22)"),
+     "Prefers sending to Maria (minutes, draft, slides; said 5 times, 2026-03-18 to 03-22)"),
     (["I prefer window seats on long flights.", "I really prefer a window seat when I fly long-haul.",
       "I prefer the window seat on long flights.", "Window seat again, I prefer it on long flights.",
       "I prefer window seats on long flights, as always."],
-     "Prefers window seats on long flights (5 times, 2026-03-18 to 03-22)"),
+     "Prefers window seats on long flights (said 5 times, 2026-03-18 to 03-22)"),
     (["请用A4纸横向打印这份报告", "报告还是横向打印，A4纸", "麻烦把报告用A4横向打印一下", "用A4纸横向打印报告，谢谢",
       "这份报告也用A4横向打印吧"],
-     "偏好：报告用A4横向打印（5次，2026-03-18 至 03-22）"),
+     "偏好：报告用A4横向打印（说过5次，2026-03-18 至 03-22）"),
     (["用Python写", "请用Python写这个脚本", "还是用Python写吧", "用Python写解析器", "这个也用Python写"],
-     "偏好：用Python写（5次，2026-03-18 至 03-22）"),
+     "偏好：用Python写（说过5次，2026-03-18 至 03-22）"),
     (["We went hiking at Mount Tam on Saturday.", "Hiking at Mount Tam again this weekend.",
       "Another Mount Tam hike today.", "Mount Tam hike with the kids.", "We hiked Mount Tam again."],
-     "We hiked Mount Tam (5 times, 2026-03-18 to 03-22)"),  # not a wish: what was said, counted
+     "We hiked Mount Tam (said 5 times, 2026-03-18 to 03-22)"),  # not a wish: what was said, counted
 ])
 def test_summaries(texts, expected):
     records, vectors = group(texts)
@@ -53,11 +53,11 @@ def test_summaries(texts, expected):
 
 def test_occurrences_count_confirmations_and_shorten_the_span():
     records, _ = group(["a", "b", "c"], every_days=2, confirmations=[1, 3, 1])
-    assert occurrences(records) == "5 times, 2026-03-18 to 03-22"
+    assert occurrences(records) == "said 5 times, 2026-03-18 to 03-22"
     same_day, _ = group(["a", "b"], every_days=0.1)
-    assert occurrences(same_day) == "2 times, 2026-03-18"
+    assert occurrences(same_day) == "said 2 times, 2026-03-18"
     across_years = [r.evolve(timestamp=r.timestamp + timedelta(days=400 * i)) for i, r in enumerate(same_day)]
-    assert occurrences(across_years) == "2 times, 2026-03-18 to 2027-04-22"
+    assert occurrences(across_years) == "said 2 times, 2026-03-18 to 2027-04-22"
 
 
 def test_the_summary_keeps_the_groups_entities_for_validation():

@@ -16,7 +16,7 @@ from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
-from hindsight_core.write.rules import consolidation_candidates, is_conflict, is_duplicate
+from hindsight_core.write.rules import consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -27,6 +27,7 @@ STATEMENTS = [
     "Please print my reports in landscape.", "my phone number is 555-0101", "My phone number is 555-0199.",
     "Caroline: I moved to Denver last week.", "Melanie: I moved to Osaka.", "We had ramen with Priya on Friday.",
     "What colour do I like?", "I prefer tea in the morning.", "I prefer coffee in the morning.",
+    "We switched the app to Postgres.", "Our app runs on MySQL.", "公司改用钉钉了", "公司用企业微信",
 ]
 
 
@@ -63,14 +64,26 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             held = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
             change(held)
+            known = next((old for _, old in near if twin.consolidated_into and old.id == twin.consolidated_into), None)
+            if known is not None:
+                change(known.evolve(confirmations=known.confirmations + 1,
+                                    last_confirmed=max(record.timestamp, known.last_confirmed or known.timestamp)))
             merged.append(twin.id)
             merged_inputs.add(i)
             outcome.append(held)
             continue
         upserts.append([record, vector])
         outcome.append(record)
+        changed = set()  # a change of mind replaces the closest statement it may replace, per layer
+        for layer in (Layer.EPISODIC, Layer.SEMANTIC):
+            eligible = [(sim, old) for sim, old in near
+                        if old.layer is layer and is_change_of(record, old, sim, cfg, background=len(near) > 5)]
+            if cfg.detect_conflicts and eligible:
+                sim, best = max(eligible, key=lambda p: (round(p[0], 6), p[1].timestamp, p[1].id))
+                if stands_out(sim, [s for s, other in near if other.id != best.id][:19]):
+                    changed.add(best.id)
         for sim, old in near:
-            if cfg.detect_conflicts and is_conflict(record, old, sim, cfg):
+            if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4), superseded_by=record.id))
                 superseded.append(old.id)
             elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by \

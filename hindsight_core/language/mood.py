@@ -1,0 +1,134 @@
+"""The mood of a statement: whether it asserts something of its speaker, read from grammar, not from topic words.
+
+Knowledge and changes of mind are drawn only from what the speaker asserts about
+themselves (or about things that are theirs: "our app", "the standup", "公司").
+Four structural readings say when a sentence does not, each a small closed set of
+grammatical words in English and Chinese, never a list of topics:
+
+- `asks`: a question (a final "?" / "？", an opening auxiliary or wh-word, a final
+  吗 / 呢, an A-not-A form such as 是不是 / 有没有);
+- `supposes`: a conditional or an unrealised case ("if", "unless", "suppose",
+  "would have", "might", "maybe", "planning to"; 如果, 要是, 假如, 万一, …的话,
+  可能, 也许, 打算);
+- `quotes`: quoted or reported speech (a span in quote marks, "said:", "told me
+  that", 说：, 开玩笑说, 听说, 据说);
+- `about_someone_else`: the subject is another person (he, she, they, "my sister",
+  a colleague; 他, 她, 我妈, 同事): third-person pronouns and the closed class of
+  kinship and social-role nouns.
+
+`asserts(text)` is True when none of them holds; `why_not(text)` names the first
+that does, for reports. `marks_change` and `marks_continuity` read the closed set
+of words that say a value changed ("now", "anymore", "switched", "instead", 改,
+换, 不再, 现在) or did not ("still", 仍然, 还是).
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUOTE_PAIRS = re.compile(r"\"[^\"]{3,}\"|“[^”]{3,}”|「[^」]{2,}」|『[^』]{2,}』|‘[^’]{3,}’|'[^']{6,}'(?=\W|$)")
+_REPORTED = re.compile(
+    r"\b(?:said|says|say|told (?:me|us|him|her|them)|tells (?:me|us)|asked|asks|joked|jokes|joking|wrote|writes|"
+    r"texted|tweeted|quoted|claims?|claimed|replied|yelled|shouted|whispered)\b\s*(?:[:,，：]|that\b|[\"“‘'])|"
+    r"(?:说|讲|问|道|写|喊|开玩笑说|开玩笑)\s*[：:，,]?\s*[\"“「『‘]|(?:说|讲|道|问)[：:]|开玩笑|听说|据说|传言",
+    re.I)
+_QUESTION_MARK = re.compile(r"[?？]\s*[\"”」』)）]*\s*$")
+#: an opening that asks: an auxiliary before its subject ("do you", "is it", "can I"), or a wh-word before an
+#: auxiliary or a subject ("what is", "where do", "who"); "When printing, I …" opens a clause, not a question
+_QUESTION_OPENING = re.compile(
+    r"^\s*(?:(?:do|does|did|is|are|was|were|am|can|could|would|will|shall|should|have|has|had|may|might|isn't|"
+    r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't)\s+(?:i|you|we|they|he|she|it|there|this|that|my|"
+    r"your|our|the|a|an|any|anyone|anybody|someone)\b|(?:who|whom|whose)\b|"
+    r"(?:what|which|where|when|how|why)(?:\s+\w+)?\s+(?:is|are|was|were|am|do|does|did|can|could|would|will|should|"
+    r"have|has|had|'s|'re|i|you|we|they|he|she|it)\b|(?:what|how) about\b)", re.I)
+_ZH_QUESTION = re.compile(r"[吗呢嘛][\s。！!]*$|(?:是不是|有没有|要不要|能不能|会不会|可不可以|对不对|好不好|行不行|"
+                          r"为什么|怎么样|怎么办|什么时候|哪里|哪儿|多少)")
+_SUPPOSES = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|imagining|assuming|in case|what if|whether|were i|had i|"
+    r"would have|could have|might have|should have|would've|could've|might've|'d have|"
+    r"might|maybe|perhaps|possibly|probably|someday|one day|wish|wishes|hope|hopes|hoping|"
+    r"(?:thinking|thought|dreaming|dream) (?:about|of)|considering|consider|plan(?:ning|s)? to|"
+    r"going to|gonna|would love to|'d love to)\b|"
+    r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|计划|但愿|"
+    r"梦想|要不(?!要)|将来|有朝一日|哪天", re.I)
+_OTHER_PERSON_NOUNS = (
+    r"mother|mom|mum|mommy|father|dad|daddy|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
+    r"boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|child|children|baby|friends?|bff|buddy|colleagues?|"
+    r"co-?workers?|boss|manager|neighbou?rs?|roommates?|flatmates?|cousins?|aunt|uncle|grandma|grandpa|"
+    r"grandmother|grandfather|grandparents?|niece|nephew|teacher|mentor|classmates?|teammates?|family")
+_OTHER_SUBJECT_EN = re.compile(
+    rf"^\s*(?:(?:and|but|so|well|oh|actually|also|then)[, ]+)*(?:he|she|they|he's|she's|they're|his|her|their|"
+    rf"(?:my|our|your|his|her|their|a|the) (?:\w+ )?(?:{_OTHER_PERSON_NOUNS}))(?:'s)?\b", re.I)
+_OTHER_SUBJECT_ZH = re.compile(
+    r"^\s*(?:他|她|他们|她们|人家|别人|对方|"
+    r"(?:我|我们|我的|你|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
+    r"男朋友|女朋友|男友|女友|儿子|女儿|孩子|朋友|同事|老板|领导|上司|经理|邻居|室友|舍友|表姐|表哥|表妹|表弟|堂哥|"
+    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人))")
+_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
+
+#: words that say a value changed: the new one holds from now on, the old one no longer
+CHANGE = re.compile(
+    r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
+    r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
+    r"used to|not \w+ any ?more|updated?)\b|"
+    r"现在|如今|目前|以后|今后|从此|不再|已经不|改用|改成|改为|改到|改在|换成|换了|换到|换用|搬到|搬去|搬家|"
+    r"挪到|调到|转到|转用|变成|变了", re.I)
+#: words that say a value did not change: such a statement confirms, it never replaces
+CONTINUITY = re.compile(r"\b(?:still|as always|as usual|same as (?:before|always))\b|仍然|仍旧|依然|还是|照旧|一直", re.I)
+
+
+def _body(text: str) -> str:
+    return _SPEAKER_LABEL.sub("", text, count=1).strip()
+
+
+def asks(text: str) -> bool:
+    """A question: it states nothing."""
+    body = _body(text)
+    return bool(_QUESTION_MARK.search(body) or _QUESTION_OPENING.match(body) or _ZH_QUESTION.search(body))
+
+
+def supposes(text: str) -> bool:
+    """A conditional, a wish, a plan or a possibility: something that does not hold (yet)."""
+    return bool(_SUPPOSES.search(_body(text)))
+
+
+def quotes(text: str) -> bool:
+    """Quoted or reported speech: someone's words repeated, not the speaker's assertion."""
+    body = _body(text)
+    return bool(_QUOTE_PAIRS.search(body) or _REPORTED.search(body))
+
+
+def about_someone_else(text: str) -> bool:
+    """The sentence's subject is another person (a third-person pronoun, a relative, a colleague)."""
+    body = _body(text)
+    return bool(_OTHER_SUBJECT_EN.match(body) or _OTHER_SUBJECT_ZH.match(body))
+
+
+def why_not(text: str) -> str | None:
+    """Why a text asserts nothing of its speaker ("a question", "a conditional or a wish", ...), or None."""
+    for check, reason in ((asks, "a question"), (quotes, "quoted or reported speech"),
+                          (supposes, "a conditional, a wish or a plan"),
+                          (about_someone_else, "about someone else")):
+        if check(text):
+            return reason
+    return None
+
+
+def asserts(text: str) -> bool:
+    """The speaker asserts something of themselves or of what is theirs (`why_not` is None)."""
+    return why_not(text) is None
+
+
+def marks_change(text: str) -> bool:
+    """The statement says a value changed ("now", "switched to", "不再", "改用") and not that it stayed."""
+    body = _body(text)
+    return bool(CHANGE.search(body)) and not CONTINUITY.search(body)
+
+
+def without_markers(text: str) -> str:
+    """The text with its change and continuity words blanked out: what is left names the values."""
+    return CONTINUITY.sub(" ", CHANGE.sub(" ", text))
+
+
+def marks_continuity(text: str) -> bool:
+    return bool(CONTINUITY.search(_body(text)))
