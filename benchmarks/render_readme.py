@@ -226,6 +226,33 @@ def tenants_section(report: dict, image_prefix: str) -> list[str]:
     return lines
 
 
+def knowledge_section(report: dict, image_prefix: str) -> list[str]:
+    """Knowledge decisions and questions on the set of changes and repetitions (`benchmarks/knowledge.py`)."""
+    systems = report["systems"]
+    mine = next(s for s in systems.values() if s["kind"] == "hindsight")
+    data = report["data"]["overall"]
+    lines = ["", "### Knowledge: repetitions and changes of mind", "",
+             f"`benchmarks/data/knowledge/`: {data['cases']} dated conversations written for it (English, Chinese "
+             f"and across the two), {data['group_decisions']} labelled group decisions ({data['group_negatives']} "
+             f"that must not become knowledge), {data['change_decisions']} labelled changes of mind "
+             f"({data['change_negatives']} that must not supersede), {data['questions']} questions. Written "
+             "through `TurnLog` as the adapters write, `consolidate()` a day after the last turn.", "",
+             "| decisions | made | right | precision | recall | negatives respected |", "|---|---:|---:|---:|---:|---:|"]
+    for label, key, made, right in (("knowledge formed from repetitions", "groups", "formed", "formed_right"),
+                                    ("changes of mind (supersessions)", "changes", "made", "made_right")):
+        row = mine[key]["overall"]
+        lines.append(f"| {label} | {row[made]} | {row[right]} | {_fmt(row['precision'])} | {_fmt(row['recall'])} | "
+                     f"{_fmt(row['negatives_respected'])} |")
+    lines += ["", "| questions | recall@5 | evidence whole in the block | new value first (current state) |",
+              "|---|---:|---:|---:|"]
+    for name, system in systems.items():
+        q = system["questions"]["overall"]
+        lines.append(f"| {name} | {_fmt(q['recall@5'])} | {_fmt(q.get('evidence_in_block@5'))} | "
+                     f"{_fmt(q.get('current_first@5'))} |")
+    lines += ["", f"Command: `{report['command']}` ({report['date'][:10]})."]
+    return lines
+
+
 def figures_section(results: Path) -> list[str]:
     """The README's smaller figures (CLI, model load, install size), each from its own script's JSON."""
     lines: list[str] = []
@@ -377,6 +404,7 @@ def render(results: Path, image_prefix: str = "benchmarks/results/") -> str:
                           ("madial.json", madial_section),
                           ("ablations.json", ablations_section),
                           ("multilingual.json", multilingual_section), ("speed.json", speed_section),
+                          ("knowledge.json", knowledge_section),
                           ("tenants.json", tenants_section),
                           ("adapter_overhead.json", adapter_section)):
         source = results / name
