@@ -195,7 +195,7 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
             min_similarity=cfg.min_similarity, multilingual_dense=False, priors=recall_plan.time_priors(query, now))
 
     requests = [request(q) for q in queries]
-    batches = [engine_batch(r, edge_filter(r.scope, store._id_digest("bench"))) for r in requests]
+    batches = [engine_batch(r, edge_filter(r.scope, "bench", store._id_digest("bench"))) for r in requests]
     shard = store._shard("bench", "memories")
     return {"engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), repeats)),
             "store_search": percentiles(timed(lambda i: store.search("bench", requests[i]), repeats)),
