@@ -167,7 +167,8 @@ CREDENTIAL = re.compile(
     r"mots? de passe|identifiants|jetons?|clés? (?:api|privées?|secrètes?)|codes? de (?:vérification|sécurité)|"
     r"contraseñas?|credenciales|claves?|códigos? de (?:verificación|seguridad)|"
     r"passw(?:ö|oe)rter|passwort|kennw(?:ö|o)rter?|kennwort|zugangsdaten|schlüssel|pins?)\b"
-    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息", _F)
+    r"|\b(?:log-?in|sign-?in|access|security|one-time) codes?\b"
+    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息|登录码|登录验证码", _F)
 TOOL = re.compile(
     r"\b(?:run|execute|invoke|call|trigger|use)\s+(?:the |this |a |an )?(?:\w+ ){0,2}(?:tool|function|command|script|"
     r"shell|terminal|api|plugin|endpoint|webhook|code|query|action)s?\b"
@@ -252,3 +253,40 @@ PROTECTIVE = re.compile(r"\b(?:never|don'?t|do not|not|no one|nobody|jamais|nunc
 LINK_RELAY = re.compile(r"\b(?:recommend|suggest|tell|point|direct|refer|send|redirect|steer)\w* (?:them|people|users?|"
                         r"customers?|anyone|everyone|callers?|clients?|the (?:user|customer|caller|client))\b"
                         rf"[^\n]{{0,80}}?{_DESTINATION}|(?:推荐|引导|告诉)[^。\n]{{0,30}}?(?:https?://|www\.|链接|网址)", _F)
+
+# -- claims about the user (issue 29): a preference, rule, consent or change asserted by someone else ------------
+#: the user as the subject of what is asserted ("the user's default payee is …", "用户希望 …")
+USER_SUBJECT = re.compile(r"\b(?:the |this |our )?(?:user|account ?(?:holder|owner)|end user)(?:'s|s'|s)?\b"
+                          r"|\b(?:l'utilisateur|el usuario|der (?:nutzer|benutzer))\b|用户|账户持有人|户主|机主", _F)
+#: someone the user deals with, as the subject ("customer preference: …"): counts with money, secrets or permissions only
+OTHER_SUBJECT = re.compile(r"\b(?:customers?|clients?|payees?|beneficiar(?:y|ies))(?:'s|s')?\b|客户|收款人", _F)
+#: the writer speaking in the first person: in a tool's output that is neither the user nor the agent
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|me|my|mine|je|j'ai|mon|ma|mes|yo|mi|mis|ich|mein|meine)\b|我(?!们)", _F)
+#: what makes it a standing claim: a wish, a preference, a rule, a default, consent, permission, or a change from now on
+CLAIM = re.compile(
+    r"\b(?:wants?|wish(?:es)?|prefers?|preferred|preferences?|rules?|standing|always|default|usual|"
+    r"consent(?:s|ed)?|agreed|agrees|(?:is|are) (?:fine|ok|okay|happy|comfortable) (?:with|for|that)|"
+    r"authori[sz](?:es|ed|ation)|allow(?:s|ed)|permit(?:s|ted)|approved|trusted|instructs?|instructed|"
+    r"from now on|going forward|henceforth|in future|future|from (?:today|next \w+)|(?:is|are) now|now (?:is|are)|"
+    r"(?:has |have )?(?:changed|moved|switched|updated)|on record|"
+    r"veut|préfère|toujours|désormais|quiere|prefiere|siempre|bevorzugt|immer|ab sofort)\b"
+    r"|希望|想要|偏好|喜好|默认|常用|规则|规定|同意|授权|允许|一律|以后|今后|从今|此后|总是|始终|换了|换成|改为|改成|"
+    r"更新为|已更新|变更为|指定|认可", _F)
+#: a permission handed to the agent: to act without asking, or authorised to act
+PERMISSION = re.compile(
+    r"\b(?:authori[sz]ed|allowed|permitted|cleared|entitled|consented|fine|okay|ok|happy)\b[^.\n]{0,30}?"
+    r"\b(?:me|you|the (?:assistant|agent|ai|bot|model)|assistants?|agents?)\b"
+    r"|\bwithout (?:asking|checking|confirm\w*|approval|permission|a confirmation)\b|\bno (?:need|confirmation) "
+    r"(?:to confirm|needed|required)\b"
+    r"|(?:授权|允许|同意)(?:助手|你|我|ai|机器人|模型)|无需(?:再)?(?:确认|询问|同意|审批)|不用(?:再)?(?:确认|问)|直接给", _F)
+#: the user's personal data handed to someone: what a consent claim gives away
+DISCLOSURE = re.compile(
+    r"\b(?:shar\w*|giv\w*|provid\w*|send\w*|disclos\w*|hand\w* over|forward\w*|releas\w*|pass\w* on)\b[^.\n]{0,40}?"
+    r"\b(?:passports?|id (?:numbers?|cards?)|social security|ssn|date of birth|home address|address(?:es)?|location|"
+    r"medical|health|bank details|card numbers?|recordings?|history|contacts)\b"
+    r"|(?:提供|分享|共享|发给|交给|告诉|透露|给)[^。\n]{0,20}?(?:身份证|护照|住址|地址|位置|病历|健康|银行卡|录音|通讯录)"
+    r"|(?:身份证|护照|住址|地址|位置|病历|健康|银行卡|录音|通讯录)[^。\n]{0,20}?(?:提供|分享|共享|发给|交给|透露)", _F)
+#: where a contact or a reply goes: an e-mail address, a link, a phone number
+CONTACT_POINT = re.compile(_DESTINATION + r"|\+?\d[\d ()-]{8,}\d", _F)
+#: a leading frame that relays what follows ("here is what the page says:", "网页上写着：", "from the result ->")
+FRAME = re.compile(r"^\W*(?P<frame>[^:：\n]{1,60}?)\s*(?:[:：]|->|=>|»)\s*[\"'“”‘’「『]?(?P<body>\S.*)$", _F | re.DOTALL)
