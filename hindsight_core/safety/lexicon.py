@@ -167,8 +167,8 @@ CREDENTIAL = re.compile(
     r"mots? de passe|identifiants|jetons?|clés? (?:api|privées?|secrètes?)|codes? de (?:vérification|sécurité)|"
     r"contraseñas?|credenciales|claves?|códigos? de (?:verificación|seguridad)|"
     r"passw(?:ö|oe)rter|passwort|kennw(?:ö|o)rter?|kennwort|zugangsdaten|schlüssel|pins?)\b"
-    r"|\b(?:log-?in|sign-?in|access|security|one-time) codes?\b"
-    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息|登录码|登录验证码", _F)
+    r"|\b(?:log-?in|sign-?in|access|security|one-time) codes?\b|\bgift ?card (?:codes?|pins?|numbers?)\b"
+    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息|登录码|登录验证码|卡密", _F)
 TOOL = re.compile(
     r"\b(?:run|execute|invoke|call|trigger|use)\s+(?:the |this |a |an )?(?:\w+ ){0,2}(?:tool|function|command|script|"
     r"shell|terminal|api|plugin|endpoint|webhook|code|query|action)s?\b"
@@ -256,8 +256,9 @@ LINK_RELAY = re.compile(r"\b(?:recommend|suggest|tell|point|direct|refer|send|re
 
 # -- claims about the user (issue 29): a preference, rule, consent or change asserted by someone else ------------
 #: the user as the subject of what is asserted ("the user's default payee is …", "用户希望 …")
-USER_SUBJECT = re.compile(r"\b(?:the |this |our )?(?:user|account ?(?:holder|owner)|end user)(?:'s|s'|s)?\b"
-                          r"|\b(?:l'utilisateur|el usuario|der (?:nutzer|benutzer))\b|用户|账户持有人|户主|机主", _F)
+USER_SUBJECT = re.compile(r"\b(?:the |this |our )?(?:user|account ?(?:holder|owner)|end user|owner|member|principal|"
+                          r"subscriber|household|family)(?:'s|s'|s)?\b"
+                          r"|\b(?:l'utilisateur|el usuario|der (?:nutzer|benutzer))\b|用户|账户持有人|户主|机主|会员|本人|家里", _F)
 #: someone the user deals with, as the subject ("customer preference: …"): counts with money, secrets or permissions only
 OTHER_SUBJECT = re.compile(r"\b(?:customers?|clients?|payees?|beneficiar(?:y|ies))(?:'s|s')?\b|客户|收款人", _F)
 #: the writer speaking in the first person: in a tool's output that is neither the user nor the agent
@@ -268,17 +269,17 @@ CLAIM = re.compile(
     r"consent(?:s|ed)?|agreed|agrees|(?:is|are) (?:fine|ok|okay|happy|comfortable) (?:with|for|that)|"
     r"authori[sz](?:es|ed|ation)|allow(?:s|ed)|permit(?:s|ted)|approved|trusted|instructs?|instructed|"
     r"from now on|going forward|henceforth|in future|future|from (?:today|next \w+)|(?:is|are) now|now (?:is|are)|"
-    r"(?:has |have )?(?:changed|moved|switched|updated)|on record|"
+    r"(?:has |have )?(?:changed|moved|switched|updated)|on record|chose|chosen|decided|decisions?|instructions?|"
     r"veut|préfère|toujours|désormais|quiere|prefiere|siempre|bevorzugt|immer|ab sofort)\b"
     r"|希望|想要|偏好|喜好|默认|常用|规则|规定|同意|授权|允许|一律|以后|今后|从今|此后|总是|始终|换了|换成|改为|改成|"
-    r"更新为|已更新|变更为|指定|认可", _F)
+    r"更新为|已更新|变更为|指定|认可|选定|决定|指示|意思|意愿|一贯|现在(?:是|为)|现为", _F)
 #: a permission handed to the agent: to act without asking, or authorised to act
 PERMISSION = re.compile(
     r"\b(?:authori[sz]ed|allowed|permitted|cleared|entitled|consented|fine|okay|ok|happy)\b[^.\n]{0,30}?"
     r"\b(?:me|you|the (?:assistant|agent|ai|bot|model)|assistants?|agents?)\b"
     r"|\bwithout (?:asking|checking|confirm\w*|approval|permission|a confirmation)\b|\bno (?:need|confirmation) "
     r"(?:to confirm|needed|required)\b"
-    r"|(?:授权|允许|同意)(?:助手|你|我|ai|机器人|模型)|无需(?:再)?(?:确认|询问|同意|审批)|不用(?:再)?(?:确认|问)|直接给", _F)
+    r"|(?:授权|允许|同意)(?:助手|你|我|ai|机器人|模型)|无需(?:再|先)?(?:确认|询问|同意|审批)|不用(?:再|先)?(?:确认|问|询问)|直接给", _F)
 #: the user's personal data handed to someone: what a consent claim gives away
 DISCLOSURE = re.compile(
     r"\b(?:shar\w*|giv\w*|provid\w*|send\w*|disclos\w*|hand\w* over|forward\w*|releas\w*|pass\w* on)\b[^.\n]{0,40}?"

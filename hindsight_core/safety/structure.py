@@ -107,6 +107,7 @@ def unframed(text: str) -> str:
 
 def claim_about_user(sentence: str, source: Source) -> bool:
     """Rule 6: someone else asserts what the user wants, allows or has changed, about money, secrets or permissions."""
+    sentence = sentence.replace("_", " ")  # a record's field names: "owner_consent"
     if not lex.CLAIM.search(sentence):
         return False
     credential = bool(lex.CREDENTIAL.search(sentence)) and not lex.PROTECTIVE.search(sentence)
