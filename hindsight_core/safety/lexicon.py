@@ -111,7 +111,7 @@ IMPERATIVE_FIRST = re.compile(
     r"^\W*(?:(?:please|kindly|bitte|por favor|s'il (?:te|vous) pla[iî]t|merci de|veuillez)\s*,?\s*)?"
     r"(?:" + "|".join(sorted((re.escape(v) for v in IMPERATIVE_VERBS), key=len, reverse=True)) + r")\b"
     r"(?!\s*[:：(]|\s+(?:page|us|details|info|form|number|log|record|notes?)\b)"
-    r"|^\W*(?:请|务必|必须|一定要|记得|记住|不要|别|忘记|忘掉|忽略|无视|删除|执行|运行|调用|发送|转发|转账|汇款|支付|付款|"
+    r"|^\W*(?:请|麻烦|劳驾|烦请|务必|必须|一定要|记得|记住|不要|别|忘记|忘掉|忽略|无视|删除|执行|运行|调用|发送|转发|转账|汇款|支付|付款|"
     r"告诉|回复|推荐|保存|存储|更新|修改|打开|访问|点击|提供|透露|输出|抄送|把|将)", _F)
 
 #: an obligation, prohibition or standing rule, anywhere in the sentence
@@ -173,11 +173,12 @@ TOOL = re.compile(
     r"\b(?:run|execute|invoke|call|trigger|use)\s+(?:the |this |a |an )?(?:\w+ ){0,2}(?:tool|function|command|script|"
     r"shell|terminal|api|plugin|endpoint|webhook|code|query|action)s?\b"
     r"|\b(?:curl|wget|rm -rf|sudo|chmod|bash|powershell|eval\(|exec\(|os\.system|subprocess|drop table)\b"
-    r"|\b(?:delete|erase|wipe|remove|approve|cancel|disable|grant)\s+(?:all|every|each|any|the user's|their|pending)\b"
+    r"|\b(?:delete|erase|wipe|remove|approve|accept|decline|reject|cancel|disable|grant)\s+(?:all|every|each|any|"
+    r"the user's|their|pending)\b"
     r"|\b(?:exécute[rz]?|lance[rz]? la commande|appelle[rz]? l'outil|supprime[rz]? (?:tous|toutes)|"
     r"ejecuta[r]?|llama[r]? a la herramienta|borra[r]? tod[oa]s|elimina[r]? tod[oa]s|"
     r"führe[n]? [^.]{0,30} aus|befehl|lösche[n]? alle)\b"
-    r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空", _F)
+    r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空|(?:接受|同意|批准|拒绝|取消|删除)(?:所有|全部)|(?:全部|一律)(?:接受|同意|批准|拒绝|取消|删除)", _F)
 _DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
                 r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b|webhook|"
                 r"邮箱|网址|链接)")
@@ -291,3 +292,13 @@ DISCLOSURE = re.compile(
 CONTACT_POINT = re.compile(_DESTINATION + r"|\+?\d[\d ()-]{8,}\d", _F)
 #: a leading frame that relays what follows ("here is what the page says:", "网页上写着：", "from the result ->")
 FRAME = re.compile(r"^\W*(?P<frame>[^:：\n]{1,60}?)\s*(?:[:：]|->|=>|»)\s*[\"'“”‘’「『]?(?P<body>\S.*)$", _F | re.DOTALL)
+#: a request put as a question to the agent: "could your assistant accept …?", "can you send …?"
+REQUEST_QUESTION = re.compile(r"^\W*(?:\w+ (?:one|thing|question)\s*[:,]\s*)?(?:could|can|would|will)\s+(?:you|your (?:\w+ )?"
+                              r"(?:assistant|agent|ai|bot)|the (?:assistant|agent|ai|bot))\b(?:\s+please)?"
+                              r"|^\W*(?:能否|能不能|可不可以|可以)(?:请)?(?:你|您|助手)", _F)
+#: a permission handed to the agent over the user's things: "I'm authorising you to move their savings"
+PERMISSION_OVER_USER = re.compile(
+    r"\b(?:authori[sz](?:e|es|ed|ing)|permit(?:s|ted|ting)?|allow(?:s|ed|ing)?|entitl\w+|giv(?:e|es|ing) (?:you|the "
+    r"(?:assistant|agent)) (?:permission|the right|full access))\b[^.\n]{0,20}?\b(?:you|the (?:assistant|agent|ai))\b"
+    r"[^.\n]{0,60}?\b(?:the user'?s?|their|his|her)\b"
+    r"|(?:授权|允许|准许)(?:你|您|助手)[^。\n]{0,30}?(?:用户|他的|她的|他们的)", _F)
