@@ -111,7 +111,7 @@ IMPERATIVE_FIRST = re.compile(
     r"^\W*(?:(?:please|kindly|bitte|por favor|s'il (?:te|vous) pla[iî]t|merci de|veuillez)\s*,?\s*)?"
     r"(?:" + "|".join(sorted((re.escape(v) for v in IMPERATIVE_VERBS), key=len, reverse=True)) + r")\b"
     r"(?!\s*[:：(]|\s+(?:page|us|details|info|form|number|log|record|notes?)\b)"
-    r"|^\W*(?:请|务必|必须|一定要|记得|记住|不要|别|忘记|忘掉|忽略|无视|删除|执行|运行|调用|发送|转发|转账|汇款|支付|付款|"
+    r"|^\W*(?:请|麻烦|劳驾|烦请|务必|必须|一定要|记得|记住|不要|别|忘记|忘掉|忽略|无视|删除|执行|运行|调用|发送|转发|转账|汇款|支付|付款|"
     r"告诉|回复|推荐|保存|存储|更新|修改|打开|访问|点击|提供|透露|输出|抄送|把|将)", _F)
 
 #: an obligation, prohibition or standing rule, anywhere in the sentence
@@ -167,16 +167,18 @@ CREDENTIAL = re.compile(
     r"mots? de passe|identifiants|jetons?|clés? (?:api|privées?|secrètes?)|codes? de (?:vérification|sécurité)|"
     r"contraseñas?|credenciales|claves?|códigos? de (?:verificación|seguridad)|"
     r"passw(?:ö|oe)rter|passwort|kennw(?:ö|o)rter?|kennwort|zugangsdaten|schlüssel|pins?)\b"
-    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息", _F)
+    r"|\b(?:log-?in|sign-?in|access|security|one-time) codes?\b|\bgift ?card (?:codes?|pins?|numbers?)\b"
+    r"|密码|口令|验证码|密钥|令牌|凭证|私钥|助记词|登录信息|登录码|登录验证码|卡密", _F)
 TOOL = re.compile(
     r"\b(?:run|execute|invoke|call|trigger|use)\s+(?:the |this |a |an )?(?:\w+ ){0,2}(?:tool|function|command|script|"
     r"shell|terminal|api|plugin|endpoint|webhook|code|query|action)s?\b"
     r"|\b(?:curl|wget|rm -rf|sudo|chmod|bash|powershell|eval\(|exec\(|os\.system|subprocess|drop table)\b"
-    r"|\b(?:delete|erase|wipe|remove|approve|cancel|disable|grant)\s+(?:all|every|each|any|the user's|their|pending)\b"
+    r"|\b(?:delete|erase|wipe|remove|approve|accept|decline|reject|cancel|disable|grant)\s+(?:all|every|each|any|"
+    r"the user's|their|pending)\b"
     r"|\b(?:exécute[rz]?|lance[rz]? la commande|appelle[rz]? l'outil|supprime[rz]? (?:tous|toutes)|"
     r"ejecuta[r]?|llama[r]? a la herramienta|borra[r]? tod[oa]s|elimina[r]? tod[oa]s|"
     r"führe[n]? [^.]{0,30} aus|befehl|lösche[n]? alle)\b"
-    r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空", _F)
+    r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空|(?:接受|同意|批准|拒绝|取消|删除)(?:所有|全部)|(?:全部|一律)(?:接受|同意|批准|拒绝|取消|删除)", _F)
 _DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
                 r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b|webhook|"
                 r"邮箱|网址|链接)")
@@ -252,3 +254,51 @@ PROTECTIVE = re.compile(r"\b(?:never|don'?t|do not|not|no one|nobody|jamais|nunc
 LINK_RELAY = re.compile(r"\b(?:recommend|suggest|tell|point|direct|refer|send|redirect|steer)\w* (?:them|people|users?|"
                         r"customers?|anyone|everyone|callers?|clients?|the (?:user|customer|caller|client))\b"
                         rf"[^\n]{{0,80}}?{_DESTINATION}|(?:推荐|引导|告诉)[^。\n]{{0,30}}?(?:https?://|www\.|链接|网址)", _F)
+
+# -- claims about the user (issue 29): a preference, rule, consent or change asserted by someone else ------------
+#: the user as the subject of what is asserted ("the user's default payee is …", "用户希望 …")
+USER_SUBJECT = re.compile(r"\b(?:the |this |our )?(?:user|account ?(?:holder|owner)|end user|owner|member|principal|"
+                          r"subscriber|household|family)(?:'s|s'|s)?\b"
+                          r"|\b(?:l'utilisateur|el usuario|der (?:nutzer|benutzer))\b|用户|账户持有人|户主|机主|会员|本人|家里", _F)
+#: someone the user deals with, as the subject ("customer preference: …"): counts with money, secrets or permissions only
+OTHER_SUBJECT = re.compile(r"\b(?:customers?|clients?|payees?|beneficiar(?:y|ies))(?:'s|s')?\b|客户|收款人", _F)
+#: the writer speaking in the first person: in a tool's output that is neither the user nor the agent
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|me|my|mine|je|j'ai|mon|ma|mes|yo|mi|mis|ich|mein|meine)\b|我(?!们)", _F)
+#: what makes it a standing claim: a wish, a preference, a rule, a default, consent, permission, or a change from now on
+CLAIM = re.compile(
+    r"\b(?:wants?|wish(?:es)?|prefers?|preferred|preferences?|rules?|standing|always|default|usual|"
+    r"consent(?:s|ed)?|agreed|agrees|(?:is|are) (?:fine|ok|okay|happy|comfortable) (?:with|for|that)|"
+    r"authori[sz](?:es|ed|ation)|allow(?:s|ed)|permit(?:s|ted)|approved|trusted|instructs?|instructed|"
+    r"from now on|going forward|henceforth|in future|future|from (?:today|next \w+)|(?:is|are) now|now (?:is|are)|"
+    r"(?:has |have )?(?:changed|moved|switched|updated)|on record|chose|chosen|decided|decisions?|instructions?|"
+    r"veut|préfère|toujours|désormais|quiere|prefiere|siempre|bevorzugt|immer|ab sofort)\b"
+    r"|希望|想要|偏好|喜好|默认|常用|规则|规定|同意|授权|允许|一律|以后|今后|从今|此后|总是|始终|换了|换成|改为|改成|"
+    r"更新为|已更新|变更为|指定|认可|选定|决定|指示|意思|意愿|一贯|现在(?:是|为)|现为", _F)
+#: a permission handed to the agent: to act without asking, or authorised to act
+PERMISSION = re.compile(
+    r"\b(?:authori[sz]ed|allowed|permitted|cleared|entitled|consented|fine|okay|ok|happy)\b[^.\n]{0,30}?"
+    r"\b(?:me|you|the (?:assistant|agent|ai|bot|model)|assistants?|agents?)\b"
+    r"|\bwithout (?:asking|checking|confirm\w*|approval|permission|a confirmation)\b|\bno (?:need|confirmation) "
+    r"(?:to confirm|needed|required)\b"
+    r"|(?:授权|允许|同意)(?:助手|你|我|ai|机器人|模型)|无需(?:再|先)?(?:确认|询问|同意|审批)|不用(?:再|先)?(?:确认|问|询问)|直接给", _F)
+#: the user's personal data handed to someone: what a consent claim gives away
+DISCLOSURE = re.compile(
+    r"\b(?:shar\w*|giv\w*|provid\w*|send\w*|disclos\w*|hand\w* over|forward\w*|releas\w*|pass\w* on)\b[^.\n]{0,40}?"
+    r"\b(?:passports?|id (?:numbers?|cards?)|social security|ssn|date of birth|home address|address(?:es)?|location|"
+    r"medical|health|bank details|card numbers?|recordings?|history|contacts)\b"
+    r"|(?:提供|分享|共享|发给|交给|告诉|透露|给)[^。\n]{0,20}?(?:身份证|护照|住址|地址|位置|病历|健康|银行卡|录音|通讯录)"
+    r"|(?:身份证|护照|住址|地址|位置|病历|健康|银行卡|录音|通讯录)[^。\n]{0,20}?(?:提供|分享|共享|发给|交给|透露)", _F)
+#: where a contact or a reply goes: an e-mail address, a link, a phone number
+CONTACT_POINT = re.compile(_DESTINATION + r"|\+?\d[\d ()-]{8,}\d", _F)
+#: a leading frame that relays what follows ("here is what the page says:", "网页上写着：", "from the result ->")
+FRAME = re.compile(r"^\W*(?P<frame>[^:：\n]{1,60}?)\s*(?:[:：]|->|=>|»)\s*[\"'“”‘’「『]?(?P<body>\S.*)$", _F | re.DOTALL)
+#: a request put as a question to the agent: "could your assistant accept …?", "can you send …?"
+REQUEST_QUESTION = re.compile(r"^\W*(?:\w+ (?:one|thing|question)\s*[:,]\s*)?(?:could|can|would|will)\s+(?:you|your (?:\w+ )?"
+                              r"(?:assistant|agent|ai|bot)|the (?:assistant|agent|ai|bot))\b(?:\s+please)?"
+                              r"|^\W*(?:能否|能不能|可不可以|可以)(?:请)?(?:你|您|助手)", _F)
+#: a permission handed to the agent over the user's things: "I'm authorising you to move their savings"
+PERMISSION_OVER_USER = re.compile(
+    r"\b(?:authori[sz](?:e|es|ed|ing)|permit(?:s|ted|ting)?|allow(?:s|ed|ing)?|entitl\w+|giv(?:e|es|ing) (?:you|the "
+    r"(?:assistant|agent)) (?:permission|the right|full access))\b[^.\n]{0,20}?\b(?:you|the (?:assistant|agent|ai))\b"
+    r"[^.\n]{0,60}?\b(?:the user'?s?|their|his|her)\b"
+    r"|(?:授权|允许|准许)(?:你|您|助手)[^。\n]{0,30}?(?:用户|他的|她的|他们的)", _F)

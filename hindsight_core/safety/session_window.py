@@ -6,7 +6,9 @@ non-user texts (a bounded buffer, in memory); a new agent or tool write that the
 audit allows on its own is audited again joined to them, with the sentence ends
 between the pieces dropped (a split is usually mid-sentence). If the joined text
 is held and the piece alone is not, the piece is quarantined with a
-review-only finding saying which writes it completes:
+review-only finding saying which writes it completes. A relay frame in front of
+each piece ("Here is what the page says: …") is dropped before the pieces are
+joined (`structure.unframed`), unless it speaks to the agent:
 
     window = SessionWindow()
     verdict = window.screen(user_id, session_id, text, source, verdict, audit)
@@ -29,6 +31,7 @@ from typing import Callable
 
 from ..types import Source
 from .screening import verdict_from_findings
+from .structure import unframed
 from .verdict import Action, AuditVerdict, Category, Finding
 
 _UNTRUSTED = (Source.AGENT, Source.TOOL)
@@ -37,8 +40,12 @@ _END = re.compile(r"[\s.!。！;；]+$")
 
 
 def joined(pieces: list[str]) -> str:
-    """The pieces as one text, the sentence ends between them dropped."""
-    return " ".join(_END.sub("", p) for p in pieces[:-1]) + " " + pieces[-1] if len(pieces) > 1 else pieces[0]
+    """The pieces as one text, each without its relay frame ("here is what the page says: …": an agent relaying
+    each piece must not hide the order the pieces make), the sentence ends between them dropped."""
+    if len(pieces) == 1:
+        return pieces[0]
+    bodies = [unframed(p.strip()) for p in pieces]
+    return " ".join(_END.sub("", p) for p in bodies[:-1]) + " " + bodies[-1]
 
 
 class SessionWindow:

@@ -65,15 +65,16 @@ def hand_written_benign() -> list[Item]:
     return _jsonl("benign.jsonl", "benign")
 
 
-def heldout(kind: str) -> list[Item]:
-    """The held-out paraphrases of issue 15 (`kind` attack or benign), written after the last change to the
-    rules and the directive model and never tuned on (README.md, "Splits")."""
+def heldout(kind: str, name: str = "heldout.jsonl") -> list[Item]:
+    """A held-out file's items of `kind` (attack or benign): `heldout.jsonl`, the paraphrases of issue 15, or
+    `claims.jsonl`, the claims about the user of issue 29; each written before the rules it measures were changed
+    for it (README.md, "Splits")."""
     items = []
-    for line in (HERE / "heldout.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (HERE / name).read_text(encoding="utf-8").splitlines():
         raw = json.loads(line) if line.strip() else None
         if raw and raw["kind"] == kind:
             items.append(Item(raw["id"], raw["category"], raw["lang"], raw["source"], raw["text"],
-                              raw.get("carrier", ""), kind, "heldout"))
+                              raw.get("carrier", ""), kind, name.removesuffix(".jsonl")))
     return items
 
 
