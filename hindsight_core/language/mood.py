@@ -64,7 +64,8 @@ _OTHER_SUBJECT_ZH = re.compile(
     r"(?:我|我们|我的|你|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
     r"男朋友|女朋友|男友|女友|儿子|女儿|孩子|朋友|同事|老板|领导|上司|经理|邻居|室友|舍友|表姐|表哥|表妹|表弟|堂哥|"
     r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人))")
-_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
+#: "Caroline: ..." in a transcript: the label names who spoke, it says nothing
+SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
 
 #: words that say a value changed: the new one holds from now on, the old one no longer
 CHANGE = re.compile(
@@ -78,7 +79,7 @@ CONTINUITY = re.compile(r"\b(?:still|as always|as usual|same as (?:before|always
 
 
 def _body(text: str) -> str:
-    return _SPEAKER_LABEL.sub("", text, count=1).strip()
+    return SPEAKER_LABEL.sub("", text, count=1).strip()
 
 
 def asks(text: str) -> bool:

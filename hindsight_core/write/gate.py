@@ -32,7 +32,7 @@ from typing import Callable, Protocol
 
 from ..language.cues import attributes, exclusive_terms
 from ..language.entities import extract_entities
-from ..language.mood import asserts
+from ..language.mood import SPEAKER_LABEL, asserts
 from ..language.text import STOP_WORDS
 from ..types import EventType, GateDecision, Source
 
@@ -122,8 +122,6 @@ _ZH_FILLER = re.compile(
     r"了|吧|呢|吗|的|啦|嘛|呗|呐")
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-# "Caroline: ..." in a transcript: the label names who spoke, it says nothing
-_SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
 
 _REQUEST_VERBS = (
     r"print|send|e-?mail|mail|write|use|make|format|save|export|convert|translate|book|schedule|set|put|draft|"
@@ -204,12 +202,12 @@ def as_data(kind: str, source: Source, *, stated: bool = True) -> str:
 
 def strip_speaker(text: str) -> str:
     """The text without a leading transcript label such as "Caroline: "."""
-    return _SPEAKER_LABEL.sub("", text, count=1)
+    return SPEAKER_LABEL.sub("", text, count=1)
 
 
 def speaker(text: str) -> str | None:
     """The leading transcript label ("Caroline" in "Caroline: I moved."), or None."""
-    match = _SPEAKER_LABEL.match(text)
+    match = SPEAKER_LABEL.match(text)
     return match.group(0).strip().rstrip(":：").strip() if match else None
 
 

@@ -111,3 +111,12 @@ def assert_nothing_left_journaled(out: subprocess.CompletedProcess, store: Path 
             assert journal.pending() == []
         finally:
             journal.close()
+
+
+def check_quick_start_stores_every_turn(snippet: Path, tmp_path: Path, on_disk: bool) -> None:
+    """A README quick start run as a script, no close(): the last turn, handed over as the process ends, is stored."""
+    store = tmp_path / "store" if on_disk else None
+    out = run_quick_start(snippet, store)
+    assert_nothing_left_journaled(out, store)
+    if store is not None:
+        assert any("A4 landscape" in text for text in cli_recall(store, "which paper format for reports"))

@@ -30,10 +30,6 @@ def test_the_readme_quick_start_is_this_snippet():
 @pytest.mark.parametrize("on_disk", [False, True], ids=["memory", "path"])
 def test_the_quick_start_exits_with_every_turn_stored(tmp_path, on_disk):
     """Run as a script, no close(): the last turn, handed over as the process ends, is stored on the way out."""
-    from tests.core.test_exit_flush import assert_nothing_left_journaled, cli_recall, run_quick_start
+    from tests.core.test_exit_flush import check_quick_start_stores_every_turn
 
-    store = tmp_path / "store" if on_disk else None
-    out = run_quick_start(SNIPPET, store)
-    assert_nothing_left_journaled(out, store)
-    if store is not None:
-        assert any("A4 landscape" in text for text in cli_recall(store, "which paper format for reports"))
+    check_quick_start_stores_every_turn(SNIPPET, tmp_path, on_disk)
