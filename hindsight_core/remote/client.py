@@ -372,11 +372,14 @@ class HindsightClient:
 
     async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
                       everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
-        # the listeners may wait for a write queue's writer thread: off the event loop
-        started = await asyncio.to_thread(self._forgets.starting, user_id, memory_id, about, everything, dry_run)
+        # listeners may wait for a write queue's writer thread: they run off the event loop (none: nothing waits)
+        async def announced(step: Callable[..., Any], *args: Any) -> Any:
+            return await asyncio.to_thread(step, *args) if self._forgets.heard else step(*args)
+
+        started = await announced(self._forgets.starting, user_id, memory_id, about, everything, dry_run)
         receipt = wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
                                                                              dry_run, for_good)))
-        return await asyncio.to_thread(self._forgets.done, started, receipt, about)
+        return await announced(self._forgets.done, started, receipt, about)
 
 
 def _summary_in(counts: Mapping[str, Any]) -> TransferSummary:

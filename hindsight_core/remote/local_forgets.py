@@ -33,6 +33,11 @@ class LocalForgets:
         self.before = ForgetListeners()
         self.after = ForgetListeners()
 
+    @property
+    def heard(self) -> bool:
+        """Whether anyone listens (without listeners, announcing costs only the checks)."""
+        return bool(len(self.before) or len(self.after))
+
     def on_forget(self, listener: ForgetListener) -> None:
         self.after.add(listener)
 
