@@ -107,3 +107,12 @@ def test_listeners_hear_the_clients_forgets_with_what_the_server_removed(client,
     with pytest.raises(InvalidInputError):
         client.forget(user_id=user)  # no target: the server refuses it, the listeners are not disturbed
     assert heard == []
+
+
+def test_the_langchain_middleware_over_a_client_never_brings_a_forgotten_pin_back(client):
+    """The issue's reproduction through the adapter: PIN, forget everything, one more turn in the same thread."""
+    from ..langchain.test_middleware import AFTER, pin_then_forget
+
+    records = pin_then_forget(client, {"everything": True})
+    assert AFTER in [r.raw_content for r in records]  # the next turn was stored ...
+    assert all("4921" not in r.raw_content + (r.context or "") for r in records)  # ... without the PIN as context
