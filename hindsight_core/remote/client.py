@@ -11,7 +11,9 @@ same `HindsightError` subclass. A server that does not answer is a
 
 Two differences, both from running elsewhere: `where` (a Python predicate)
 is applied here, to a few more results than `k` asked of the server; and
-`on_forget` listeners are not called (working memory lives beside the server).
+`on_forget` / `before_forget` listeners hear the forgets made through this
+client only (`hindsight_core.remote.local_forgets`): a forget made by another
+process reaches the server's listeners, not this process's.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ..recall.formatting import format_for_prompt
 from ..maintenance.transfer import TransferSummary
 from ..types import MemoryRecord, RecallResults, ScoredMemory
 from . import wire
+from .local_forgets import LocalForgets
 from .local_journal import ClientJournal, default_folder
 
 #: headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed ACK of the
@@ -101,6 +104,7 @@ class HindsightClient:
         self._config: Any = None
         self._model: str | None = None
         self._close_hooks: list[Callable[[], None]] = []
+        self._forgets = LocalForgets()
         self._async_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = \
             weakref.WeakKeyDictionary()
 
@@ -266,16 +270,23 @@ class HindsightClient:
     # -- forgetting and upkeep ------------------------------------------------------------------
     def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
                everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
-        return wire.receipt_in(self._call("forget", **_forget_args(user_id, memory_id, about, everything, dry_run,
-                                                                   for_good)))
+        """The server's forget, announced to this process's listeners first and after (a write queue settles)."""
+        started = self._forgets.starting(user_id, memory_id, about, everything, dry_run)
+        receipt = wire.receipt_in(self._call("forget", **_forget_args(user_id, memory_id, about, everything, dry_run,
+                                                                      for_good)))
+        return self._forgets.done(started, receipt, about)
 
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
         self._close_hooks.append(hook)
 
     def on_forget(self, listener: Any) -> None:
-        raise HindsightError("forget listeners run beside the store: attach working memory to the server's "
-                             "Hindsight, not to a client")
+        """Call `listener` after each forget made through this client (not one made by another process)."""
+        self._forgets.on_forget(listener)
+
+    def before_forget(self, listener: Callable[..., object]) -> None:
+        """Call `listener` when a forget through this client starts, before the request leaves."""
+        self._forgets.before_forget(listener)
 
     def compact(self) -> int:
         return int(self._call("compact"))
@@ -361,8 +372,14 @@ class HindsightClient:
 
     async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
                       everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
-        return wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
-                                                                          dry_run, for_good)))
+        # listeners may wait for a write queue's writer thread: they run off the event loop (none: nothing waits)
+        async def announced(step: Callable[..., Any], *args: Any) -> Any:
+            return await asyncio.to_thread(step, *args) if self._forgets.heard else step(*args)
+
+        started = await announced(self._forgets.starting, user_id, memory_id, about, everything, dry_run)
+        receipt = wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
+                                                                             dry_run, for_good)))
+        return await announced(self._forgets.done, started, receipt, about)
 
 
 def _summary_in(counts: Mapping[str, Any]) -> TransferSummary:

@@ -129,7 +129,7 @@ class TurnLog:
         self._lock = threading.Lock()
         try:
             memory.on_forget(WeakListener(self._forgotten))
-        except HindsightError:  # a client of `hindsight serve`: forgetting happens beside the server's store
+        except HindsightError:  # a memory that announces no forgets
             pass
 
     def _forgotten(self, event: Forgotten) -> int:

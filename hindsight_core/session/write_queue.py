@@ -58,6 +58,9 @@ a `HindsightClient`, in a private folder of this machine (its `queue_journal`,
 `hindsight_core.remote.local_journal`), replayed when a queue is next made for
 the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
 to keep the queue in memory only (then a crash loses what was not yet written).
+Over a client, the forget rules hold for forgets made through that client (it
+announces them, `hindsight_core.remote.local_forgets`), not for one made by
+another process.
 """
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ class WriteQueue:
         try:
             memory.on_forget(self._forgotten)
             memory.before_forget(self._forgetting)
-        except HindsightError:  # a client of `hindsight serve`: forgetting happens beside the server's store
+        except HindsightError:  # a memory that announces no forgets
             pass
 
     def _start(self) -> None:
