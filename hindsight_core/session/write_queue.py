@@ -55,11 +55,11 @@ The rules:
 
 The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
 a `HindsightClient`, in a private folder of this machine (its `queue_journal`,
-`hindsight_core.remote.local_journal`), replayed when a queue is next made for
+`remote/local_journal.py`), replayed when a queue is next made for
 the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
 to keep the queue in memory only (then a crash loses what was not yet written).
 Over a client, the forget rules hold for forgets made through that client (it
-announces them, `hindsight_core.remote.local_forgets`), not for one made by
+announces them, `remote/local_forgets.py`), not for one made by
 another process.
 """
 
