@@ -95,7 +95,8 @@ _CHILD = textwrap.dedent("""
     for n in range(40):
         text = f"Round {round_} fact {n}: the locker code is {1000 * round_ + n}."
         queue.submit([text], user_id="durable", session_id=f"r{round_}", force=True, merge_duplicates=False)
-        print("ACK", text, flush=True)
+        sys.stdout.write(f"ACK {text}\\n")  # one write: a kill never leaves half an acknowledgement
+        sys.stdout.flush()
     queue.flush()
     print("DONE", flush=True)
 """)
@@ -119,14 +120,16 @@ def test_sigkilled_client_processes_lose_no_acknowledged_write(tmp_path):
             for line in child.stdout:
                 if line.startswith("REPLAYING"):
                     replayed += int(line.split()[1])
-                elif line.startswith("ACK"):
+                elif line.startswith("ACK ") and line.endswith("\n"):
                     acknowledged.append(line[4:].rstrip("\n"))
                     seen += 1
                     if seen == kill_after:
                         break
             child.send_signal(signal.SIGKILL)
             rest, _ = child.communicate(timeout=60)  # what it printed before the kill landed
-            acknowledged += [line[4:] for line in rest.splitlines() if line.startswith("ACK")]
+            # only whole lines count: a kill may cut the last one (with PYTHONUNBUFFERED, print writes in pieces)
+            acknowledged += [line[4:].rstrip("\n") for line in rest.splitlines(keepends=True)
+                             if line.startswith("ACK ") and line.endswith("\n")]
         with HindsightClient(url, queue_journal=folder) as client:
             before = {m.raw_content for m in client.memories(user_id="durable")}
             write_queue(client).flush()  # the next start replays the last round's journal
