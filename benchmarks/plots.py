@@ -5,7 +5,7 @@
 Writes, for whichever JSON files exist: locomo_recall.png (recall@5 per
 category and system, with the LoCoMo paper's DRAGON figures), locomo_tokens.png
 (prompt tokens per question, log scale, beside the full history), speed.png
-(recall latency against store size) and locomo_ablations.png.
+(recall latency against store size).
 """
 
 from __future__ import annotations
@@ -89,26 +89,9 @@ def plot_speed(report: dict, out: Path) -> list[Path]:
     return [path]
 
 
-def plot_ablations(report: dict, out: Path) -> list[Path]:
-    plt = _pyplot()
-    variants = report["variants"]
-    fig, ax = plt.subplots(figsize=(8, 0.35 * len(variants) + 1.2))
-    names = list(variants)
-    ax.barh(names, [v["summary"]["overall"]["recall@5"] for v in variants.values()])
-    ax.invert_yaxis()
-    ax.set_xlabel("LoCoMo recall@5 overall (%)")
-    ax.set_title("hindsight: one change at a time")
-    fig.tight_layout()
-    path = out / "locomo_ablations.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path]
-
-
 def make_all(results: Path = RESULTS) -> list[Path]:
     made: list[Path] = []
-    for name, plot in (("locomo.json", plot_locomo), ("speed.json", plot_speed),
-                       ("locomo_ablations.json", plot_ablations)):
+    for name, plot in (("locomo.json", plot_locomo), ("speed.json", plot_speed)):
         source = results / name
         if source.exists():
             made += plot(json.loads(source.read_text()), results)

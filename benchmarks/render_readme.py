@@ -1,11 +1,13 @@
-"""Regenerate the README's benchmark section from the JSON results: never typed by hand.
+"""Regenerate the benchmark figures of the README and of docs/benchmarks.md from the JSON results.
 
-    python benchmarks/render_readme.py [--readme README.md] [--results benchmarks/results] [--stdout]
+    python benchmarks/render_readme.py [--readme README.md] [--docs docs/benchmarks.md]
+                                       [--results benchmarks/results] [--stdout]
 
-Replaces everything between the markers `<!-- bench:start -->` and
-`<!-- bench:end -->` in the README with tables built from locomo.json,
-speed.json and locomo_ablations.json (whichever exist), the machine, the date
-and the commands that produced them, and links to the PNG plots.
+Both files hold the markers `<!-- bench:start -->` and `<!-- bench:end -->`; everything between
+them is rewritten. The README gets a short summary (`render_summary`: one line per headline
+figure, with its command and a link to its table); docs/benchmarks.md gets every table
+(`render`), with the machine, the date and the command of each result file. A result file
+that does not exist leaves its lines out: no figure is typed by hand.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 CATS = ["single-hop", "multi-hop", "temporal", "open-domain", "adversarial"]
+DOCS_PAGE = "docs/benchmarks.md"  # where the README's summary links to, relative to the README
+#: commands recorded under a script's former name, shown as the command that runs the same code today
+RENAMED = {"python benchmarks/locomo_adapters.py": "python benchmarks/locomo_bench.py --protocol adapters"}
 
 
 class MarkersMissing(RuntimeError):
@@ -32,6 +37,15 @@ def _met(flag: bool) -> str:
     return "met" if flag else "**missed**"
 
 
+def _command(report: dict, default: str = "") -> str:
+    """The command a result file records, under the script name that runs it today."""
+    command = (report.get("command") or default).strip()
+    for old, new in RENAMED.items():
+        if command == old or command.startswith(old + " "):
+            command = new + command[len(old):]
+    return command
+
+
 def locomo_section(report: dict, image_prefix: str) -> list[str]:
     data, setup = report["data"], report["setup"]
     lines = [
@@ -41,7 +55,7 @@ def locomo_section(report: dict, image_prefix: str) -> list[str]:
         "recall stopped hiding and before the conversation policy (each turn written with `context=` by the "
         "benchmark itself, queries embedded as passages): they are not what hindsight does now. The rows of "
         "the plain baselines, LangChain, LlamaIndex and mem0 do not depend on hindsight's code. What users get "
-        "now is the adapters' protocol table below (`benchmarks/locomo_adapters.py`).",
+        "now is the adapters' protocol table below (`benchmarks/locomo_bench.py --protocol adapters`).",
         "",
         f"{data['conversations']} conversations, {data['turns']:,} turns, {data['questions']:,} questions "
         f"(LoCoMo, CC BY-NC 4.0, read from `{Path(data['path']).name}`, sha256 `{data['sha256'][:12]}…`). "
@@ -90,23 +104,6 @@ def locomo_section(report: dict, image_prefix: str) -> list[str]:
               f"![Prompt tokens per question]({image_prefix}locomo_tokens.png)", "",
               f"Command: `{report.get('command', 'python benchmarks/locomo_bench.py')}` "
               f"({report['machine']}, {report['date'][:10]})."]
-    return lines
-
-
-def ablation_section(report: dict, image_prefix: str) -> list[str]:
-    lines = ["", "#### What moves hindsight's LoCoMo recall",
-             "", "One change at a time (query vectors cached; Qdrant in memory). Rows run at different times "
-             "may have run on different versions of the core: compare rows of one run.", "",
-             "| variant | change | recall@5 | recall@10 | tokens | stored | " + " | ".join(CATS) + " | run (UTC) |",
-             "|---|---|---:|---:|---:|---:|" + "---:|" * len(CATS) + "---|"]
-    for name, v in report["variants"].items():
-        o = v["summary"]["overall"]
-        lines.append(f"| {name} | {v['what']} | {_fmt(o['recall@5'])} | {_fmt(o['recall@10'])} | {o['tokens']:,.0f} | "
-                     f"{v['stored']:,} / {v.get('offered', v.get('turns', 0)):,} | "
-                     + " | ".join(_fmt(v["summary"].get(c, {}).get("recall@5")) for c in CATS)
-                     + f" | {v.get('date', '–')[:16].replace('T', ' ')} |")
-    lines += ["", f"![Ablations]({image_prefix}locomo_ablations.png)", "",
-              "Command: `python benchmarks/locomo_ablations.py`" + f" ({report['machine']})."]
     return lines
 
 
@@ -311,7 +308,7 @@ def adapters_section(report: dict, image_prefix: str) -> list[str]:
         lines.append(f"| {name} | {_fmt(o['recall@5'])} | {_fmt(o['recall@10'])} | "
                      f"{_fmt(o.get('evidence_in_block@5'))} | {o['tokens']:,.0f} | "
                      + " | ".join(_fmt(s.get(c, {}).get("recall@5")) for c in CATS) + " |")
-    lines += ["", f"Command: `{report.get('command')}` ({report['date'][:10]})."]
+    lines += ["", f"Command: `{_command(report)}` ({report['date'][:10]})."]
     return lines
 
 
@@ -395,52 +392,186 @@ def ablations_section(report: dict, image_prefix: str) -> list[str]:
     return lines
 
 
-def render(results: Path, image_prefix: str = "benchmarks/results/") -> str:
-    parts = ["## Benchmarks", "",
+def poisoning_section(report: dict, image_prefix: str) -> list[str]:
+    """What reaches the prompt from poisoned writes (`benchmarks/poisoning.py`)."""
+    s, lofo, targets = report["summary"], report["leave_one_family_out"], report.get("targets", {})
+    worst = max(lofo["by_family"].items(), key=lambda item: (item[1]["success"], item[1]["n"]))
+    langs = "; ".join(f"{lang} {_fmt(100 * r['success'])}%" for lang, r in lofo.get("by_lang", {}).items())
+    split, locomo = report["split_instructions"], report["locomo_as_agent"]["all"]
+    bipia = {category: run["by_category"][category]["n"] for run in report["bipia_test_only"]
+             for category in run["by_category"]}
+    framed, bare = bipia.get("bipia_framed", "–"), bipia.get("bipia_bare", "–")
+    lines = ["", "### Poisoned writes", "",
+             "The write audit on this repository's corpus (`tests/data/poisoning/`), the BIPIA strings and every LoCoMo "
+             "turn written as an agent's text (read from `../shared/benchmarks/`). *Blocked*: "
+             f"{report.get('blocked_means', 'rejected or quarantined')}.", "",
+             "| set | texts | result |", "|---|---:|---|",
+             f"| leave-one-family-out: {len(lofo['by_family'])} attack families (EN+ZH, agent and tool text), each "
+             f"screened by an audit whose directive model was refitted without it | {lofo['attacks']} | "
+             f"**{_fmt(100 * lofo['attack_success'])}% reach the prompt** (target ≤ "
+             f"{_fmt(100 * targets.get('lofo_attack_success_max', 0.05), 0)}%); {langs}; worst family: "
+             f"{worst[0].replace('_', ' ')}, {worst[1]['reached']} of {worst[1]['n']} |",
+             f"| legitimate look-alikes kept, worst fold | {lofo['lookalikes']} | "
+             f"{_fmt(100 * lofo['lookalikes_kept_worst_fold'])}% (target ≥ "
+             f"{_fmt(100 * targets.get('lookalikes_kept_min', 0.98), 0)}%) |",
+             f"| all LoCoMo turns written as agent text, held for review | {locomo['n']:,} | "
+             f"{_fmt(100 * locomo['held_with_session_window_rate'], 2)}% (target ≤ "
+             f"{_fmt(100 * targets.get('locomo_agent_held_max', 0.01), 0)}%) |",
+             f"| one order split over 2–3 writes of one session | {split['n']} | {split['caught']} caught |",
+             f"| BIPIA attacks in attacker-framed carriers (nothing tuned on them) | {framed} | "
+             f"{_fmt(100 * s['bipia_framed_blocked'])}% blocked |",
+             f"| BIPIA attacks inserted bare (nothing tuned on them) | {bare} | "
+             f"{_fmt(100 * s['bipia_bare_blocked'])}% blocked |",
+             "", f"Command: `{_command(report)}` ({report['machine']}, {report['date'][:10]})."]
+    return lines
+
+
+SECTIONS = (("locomo.json", locomo_section), ("locomo_adapters.json", adapters_section),
+            ("madial.json", madial_section), ("ablations.json", ablations_section),
+            ("multilingual.json", multilingual_section), ("speed.json", speed_section),
+            ("knowledge.json", knowledge_section), ("tenants.json", tenants_section),
+            ("adapter_overhead.json", adapter_section), ("poisoning.json", poisoning_section))
+
+
+def _load(results: Path, name: str) -> dict | None:
+    source = results / name
+    return json.loads(source.read_text(encoding="utf-8")) if source.exists() else None
+
+
+def render(results: Path, image_prefix: str = "../benchmarks/results/", heading: str = "## The tables") -> str:
+    """Every table, for docs/benchmarks.md (`image_prefix` is where the plots are, seen from that page)."""
+    parts = [heading, "",
              "Generated by `python benchmarks/render_readme.py` from `benchmarks/results/*.json`; "
              "`make bench` reruns everything (see `benchmarks/README.md`). Timings are wall-clock on the machine "
              "named below, which other jobs shared: compare ratios within a run."]
-    for name, section in (("locomo.json", locomo_section), ("locomo_adapters.json", adapters_section),
-                          ("madial.json", madial_section),
-                          ("ablations.json", ablations_section),
-                          ("multilingual.json", multilingual_section), ("speed.json", speed_section),
-                          ("knowledge.json", knowledge_section),
-                          ("tenants.json", tenants_section),
-                          ("adapter_overhead.json", adapter_section)):
-        source = results / name
-        if source.exists():
-            parts += [""] + section(json.loads(source.read_text()), image_prefix)
+    for name, section in SECTIONS:
+        report = _load(results, name)
+        if report is not None:
+            parts += [""] + section(report, image_prefix)
     parts += figures_section(results)
     return "\n".join(parts) + "\n"
 
 
+def _anchor(title: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    kept = "".join(c for c in title.lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
+def summary_rows(results: Path) -> list[tuple[str, str, str, str]]:
+    """(what, figure, command, section title in docs/benchmarks.md), one per headline figure whose file exists."""
+    rows = []
+    adapters = _load(results, "locomo_adapters.json")
+    if adapters:
+        systems = adapters["systems"]
+        ours = next(s for s in systems.values() if s.get("kind") != "baseline")["summary"]["overall"]
+        best_name, best = max(((n, s["summary"]["overall"]) for n, s in systems.items() if s.get("kind") == "baseline"),
+                              key=lambda item: item[1]["recall@5"])
+        rows.append((f"LoCoMo recall@5, {adapters['data']['questions']:,} questions, written as the adapters write",
+                     f"{_fmt(ours['recall@5'])} at {ours['tokens']:,.0f} prompt tokens (best plain baseline, "
+                     f"{best_name}: {_fmt(best['recall@5'])} at {best['tokens']:,.0f})", _command(adapters),
+                     "LoCoMo through the adapters' protocol"))
+    madial = _load(results, "madial.json")
+    if madial:
+        cells = []
+        for arm, run in madial["arms"].items():
+            modes = run.get("modes", {})
+            if "last" in modes:
+                mine = next((r for n, r in modes["last"].items() if n.startswith("hindsight")), None)
+                best = max((r["recall@5"] for n, r in modes["last"].items() if not n.startswith("hindsight")), default=None)
+                if mine:
+                    cells.append(f"{arm} {_fmt(mine['recall@5'])} ({_fmt(best)})")
+        rows.append(("A year of one person's events (madial), recall@5 asked with the last message "
+                     "(best plain baseline)", "; ".join(cells), _command(madial),
+                     "A year of one person's events, asked in dialogue (madial)"))
+    multilingual = _load(results, "multilingual.json")
+    if multilingual:
+        name, run = next(((n, r) for n, r in multilingual["runs"].items() if "e5" in n and "default" in n),
+                         next(iter(multilingual["runs"].items())))
+        rows.append(("Recall across Chinese, English and mixed text", f"R@1 {_fmt(run['overall']['recall@1'])}, "
+                     f"R@5 {_fmt(run['overall']['recall@5'])} ({name})", _command(multilingual),
+                     "Recall in Chinese, English and mixed text"))
+    knowledge = _load(results, "knowledge.json")
+    if knowledge:
+        mine = next(s for s in knowledge["systems"].values() if s["kind"] == "hindsight")
+        g, c = mine["groups"]["overall"], mine["changes"]["overall"]
+        rows.append(("Knowledge from repetitions / changes of mind, precision and recall",
+                     f"{_fmt(g['precision'])} / {_fmt(g['recall'])}; {_fmt(c['precision'])} / {_fmt(c['recall'])}",
+                     _command(knowledge), "Knowledge: repetitions and changes of mind"))
+    poisoning = _load(results, "poisoning.json")
+    if poisoning:
+        lofo = poisoning["leave_one_family_out"]
+        rows.append(("Poisoned writes that reach the prompt (held-out attack families) / look-alikes kept",
+                     f"{_fmt(100 * lofo['attack_success'])}% / {_fmt(100 * lofo['lookalikes_kept_worst_fold'])}%",
+                     _command(poisoning), "Poisoned writes"))
+    speed = _load(results, "speed.json")
+    if speed:
+        big = max(speed["sizes"], key=lambda r: r["memories"])
+        best = (big.get("recall_indexed_excluded") or big["recall_exact_excluded"])["p50_ms"]
+        rows.append((f"Recall p50 at {big['memories']:,} memories of one user, query embedding excluded",
+                     f"{best:.2f} ms ({big['ratio_best_to_numpy_p50']}× a numpy dot product + top-k)",
+                     _command(speed), "Speed and scale"))
+    overhead = _load(results, "adapter_overhead.json")
+    if overhead and "quiet" in overhead["arms"]:
+        quiet = overhead["arms"]["quiet"]
+        rows.append(("What the LangChain middleware adds to a turn, p50 (quiet machine)",
+                     f"write {quiet['langchain']['write_hook']['p50_ms']:.1f} ms, recall "
+                     f"{quiet['langchain']['recall_hook']['p50_ms']:.1f} ms (the query embedding alone "
+                     f"{quiet['query_embedding']['p50_ms']:.1f} ms)", _command(overhead),
+                     "What memory adds to an agent turn"))
+    return rows
+
+
+def render_summary(results: Path, docs_page: str = DOCS_PAGE) -> str:
+    """The README's short benchmark section: headline figures, each with its command and a link to its table."""
+    lines = ["## Benchmarks", "",
+             f"Headline figures; every table, the machine and the date are in [{docs_page}]({docs_page}). "
+             "Generated by `python benchmarks/render_readme.py` from `benchmarks/results/*.json`; `make bench` "
+             "reruns them.", "",
+             "| what | figure | command |", "|---|---|---|"]
+    for what, figure, command, title in summary_rows(results):
+        lines.append(f"| [{what}]({docs_page}#{_anchor(title)}) | {figure} | `{command}` |")
+    return "\n".join(lines) + "\n"
+
+
 def replace_between_markers(text: str, section: str) -> str:
     if START not in text or END not in text or text.index(START) > text.index(END):
-        raise MarkersMissing(f"the README needs a line '{START}' followed later by a line '{END}'; the "
+        raise MarkersMissing(f"the file needs a line '{START}' followed later by a line '{END}'; the "
                              "benchmark section is written between them")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     return f"{head}{START}\n{section}{END}{tail}"
 
 
+def _rewrite(path: Path, section: str) -> bool:
+    try:
+        path.write_text(replace_between_markers(path.read_text(encoding="utf-8"), section), encoding="utf-8")
+    except MarkersMissing as exc:
+        print(f"error: {path}: {exc}", file=sys.stderr)
+        return False
+    print(f"updated {path}")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--readme", type=Path, default=HERE.parent / "README.md")
+    parser.add_argument("--docs", type=Path, default=None,
+                        help=f"the page with every table (default: {DOCS_PAGE} beside the README)")
     parser.add_argument("--results", type=Path, default=HERE / "results")
-    parser.add_argument("--stdout", action="store_true", help="print the section instead of editing the README")
+    parser.add_argument("--stdout", action="store_true", help="print both sections instead of editing the files")
     args = parser.parse_args(argv)
-    section = render(args.results)
+    docs = args.docs or args.readme.parent / DOCS_PAGE
+    summary, full = render_summary(args.results), render(args.results)
     if args.stdout:
-        print(section)
+        print(summary + "\n" + full)
         return 0
-    try:
-        args.readme.write_text(replace_between_markers(args.readme.read_text(encoding="utf-8"), section),
-                               encoding="utf-8")
-    except MarkersMissing as exc:
-        print(f"error: {args.readme}: {exc}", file=sys.stderr)
+    if not docs.exists():
+        print(f"error: {docs}: no such page; the tables are written there (--docs names another)", file=sys.stderr)
         return 1
-    print(f"updated {args.readme}")
-    return 0
+    ok = _rewrite(args.readme, summary)
+    ok = _rewrite(docs, full) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import locomo_ablations
 import locomo_bench
 import peers
 import plots
@@ -89,34 +88,38 @@ def test_speed_keeps_its_keys_and_measures_one_size(results):
     assert writes["zero_cost_defaults"]["batched_writes_per_s"] > 0
 
 
-def test_ablations_change_one_thing_at_a_time(results, real_embedder, tmp_path):
-    out = tmp_path / "ablations.json"
-    report = locomo_ablations.main([str(results["data"]), "--variants", "gate", "force", "--no-cache",
-                                    "--out", str(out)], embedder=real_embedder)
-    gate, force = report["variants"]["gate"], report["variants"]["force"]
-    assert gate["stored"] < gate["offered"] and force["stored"] == force["offered"] == 16
-    assert json.loads(out.read_text())["variants"].keys() == {"gate", "force"}
-    with pytest.raises(SystemExit):
-        locomo_ablations.main([str(results["data"]), "--variants", "no-such-variant"], embedder=real_embedder)
-
-
-def test_readme_section_is_rendered_between_the_markers(results, tmp_path):
-    readme = tmp_path / "README.md"
+def test_readme_and_docs_sections_are_rendered_between_the_markers(results, tmp_path):
+    readme, docs = tmp_path / "README.md", tmp_path / "docs" / "benchmarks.md"
+    docs.parent.mkdir()
     readme.write_text("# title\n\nintro\n\n<!-- bench:start -->\nold table\n<!-- bench:end -->\n\n## After\n")
+    docs.write_text("# Benchmarks\n\n<!-- bench:start -->\nold tables\n<!-- bench:end -->\n\n## Reading\n")
     assert render_readme.main(["--readme", str(readme), "--results", str(results["folder"])]) == 0
-    text = readme.read_text()
-    assert text.startswith("# title\n\nintro\n\n<!-- bench:start -->\n## Benchmarks") and text.endswith("## After\n")
-    assert "old table" not in text
+    summary, tables = readme.read_text(), docs.read_text()
+    assert summary.startswith("# title\n\nintro\n\n<!-- bench:start -->\n## Benchmarks")
+    assert summary.endswith("## After\n") and "old table" not in summary
+    # the README's summary: a headline figure with its command and a link to its table on the docs page
+    assert "(docs/benchmarks.md#speed-and-scale)" in summary and "`python benchmarks/speed.py" in summary
+    assert tables.startswith("# Benchmarks\n\n<!-- bench:start -->\n") and tables.endswith("## Reading\n")
+    assert "old tables" not in tables and "### Speed and scale" in tables
     for name in results["locomo"]["systems"]:
-        assert f"| {name} |" in text
-    assert "| 200 |" in text and "`write_many` ≥ 80% of the raw embedder" in text
+        assert f"| {name} |" in tables
+    assert "| 200 |" in tables and "`write_many` ≥ 80% of the raw embedder" in tables
     render_readme.main(["--readme", str(readme), "--results", str(results["folder"])])
-    assert readme.read_text() == text  # regenerating changes nothing
+    assert readme.read_text() == summary and docs.read_text() == tables  # regenerating changes nothing
+
+
+def test_a_missing_docs_page_is_an_error_that_names_it(results, tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- bench:start -->\n<!-- bench:end -->\n")
+    assert render_readme.main(["--readme", str(readme), "--results", str(results["folder"])]) == 1
+    assert "benchmarks.md" in capsys.readouterr().err
 
 
 def test_readme_without_markers_is_left_alone(results, tmp_path, capsys):
     readme = tmp_path / "README.md"
     readme.write_text("# no markers\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "benchmarks.md").write_text("<!-- bench:start -->\n<!-- bench:end -->\n")
     assert render_readme.main(["--readme", str(readme), "--results", str(results["folder"])]) == 1
     assert readme.read_text() == "# no markers\n" and "bench:start" in capsys.readouterr().err
 

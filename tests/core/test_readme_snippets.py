@@ -27,3 +27,12 @@ def test_working_memory_snippet_runs(capsys):
     assert context.tokens.total <= context.tokens.available
     assert namespace["messages"][-1]["content"] == "Run the integration tests now."
     assert any("eu-west-2" in m.raw_content for m in namespace["memory"].memories(user_id="alice"))
+
+
+def test_the_readme_is_short_and_opens_with_the_quick_starts():
+    """A newcomer from LangChain or LlamaIndex finds their quick start within the first 150 lines of at most 600."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 600
+    for heading in ("## Two commands", "## LangChain quick start", "## LlamaIndex quick start"):
+        assert lines.index(heading) < 150, heading
+    assert "make demo" in "\n".join(lines[:150]) and "make test" in "\n".join(lines[:150])

@@ -61,8 +61,8 @@ def test_mcp_from_langchain(tmp_path):
     assert "A4 landscape" in done.stdout
 
 
-def test_the_readme_shows_the_same_deep_agents_and_llamaindex_snippets():
+def test_the_readme_points_to_this_page_instead_of_repeating_its_snippets():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Deep Agents and LlamaIndex agents"):readme.index("## Notebooks")]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks == [snippet("Deep Agents"), snippet("LlamaIndex agents")]
+    section = readme[readme.index("## More frameworks"):readme.index("## Installing")]
+    assert "(docs/frameworks.md)" in section and "Deep Agents" in section and "FunctionAgent" in section
+    assert "```" not in section  # the snippets live on the page, where they are run

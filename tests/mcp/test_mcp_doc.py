@@ -1,4 +1,5 @@
-"""The README's MCP examples work as written: the Python HTTP client and the desktop host's config."""
+"""The MCP page's examples (docs/mcp.md, linked from the README) work as written: the Python HTTP client and the
+desktop host's config."""
 
 from __future__ import annotations
 
@@ -15,20 +16,20 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from ._process import HINDSIGHT, free_port, running, server_env  # noqa: E402
 
-README = Path(__file__).parents[2] / "README.md"
+PAGE = Path(__file__).parents[2] / "docs" / "mcp.md"
 TOKEN = "readme-token-5b1e9c3a7d2f4e60"
 
 
 def block(after: str, language: str) -> str:
     """The first fenced `language` block after the line starting with `after`."""
-    match = re.search(rf"^{re.escape(after)}.*?```{language}\n(.*?)```", README.read_text(encoding="utf-8"),
+    match = re.search(rf"^{re.escape(after)}.*?```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"),
                       re.S | re.M)
     assert match, f"no {language} block after {after!r}"
     return match.group(1)
 
 
 def test_the_python_http_client_snippet(tmp_path, monkeypatch, capsys):
-    code = block("### Python client over HTTP", "python")
+    code = block("## Python client over HTTP", "python")
     assert 'URL = "http://127.0.0.1:8080/mcp"' in code and "Authorization" in code
     port = free_port()
     argv = [*HINDSIGHT, "mcp", "--http", "--port", str(port), "--user-id", "alice", "--token", TOKEN]
