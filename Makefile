@@ -51,12 +51,10 @@ test: $(VENV)/.dev .venv-mcp-clients/.made
 	bash benchmarks/peers_venv.sh
 	touch $@
 
+# every run behind a figure of the README and docs/benchmarks.md (benchmarks/__main__.py: FIGURES), then the
+# plots and the rendered sections; hours on two cores. `python -m benchmarks all --dry-run` lists the runs.
 bench: $(VENV)/.dev .venv-peers/.mem0
-	HF_HUB_OFFLINE=1 $(PY) benchmarks/speed.py
-	HF_HUB_OFFLINE=1 $(PY) benchmarks/locomo_bench.py
-	HF_HUB_OFFLINE=1 $(PY) benchmarks/locomo_ablations.py
-	$(PY) benchmarks/plots.py
-	$(PY) benchmarks/render_readme.py
+	HF_HUB_OFFLINE=1 $(PY) -m benchmarks all
 
 clean:
 	rm -rf $(VENV) .venv-peers .venv-mcp-clients .pytest_cache

@@ -46,9 +46,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
+from harness import write_results  # noqa: E402
 import locomo_adapters  # noqa: E402
 import madial  # noqa: E402
 from embedcache import CACHE_DIR  # noqa: E402
@@ -292,10 +291,8 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
         vectors.save()
         print(f"  {name}: {entry.get('recall@5') if entry['status'] == 'ok' else entry['reason']}",
               file=sys.stderr, flush=True)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        write_results(args.out, report, __file__, argv)  # each variant as it finishes
+    report = write_results(args.out, report, __file__, argv)
     print_table(report)
     return report
 

@@ -11,17 +11,11 @@ Wall-clock on this machine: compare within one run.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hindsight_core.safety.audit import audit  # noqa: E402
 from hindsight_core.types import Source  # noqa: E402
+from harness import best_of, write_results  # noqa: E402
 
 CASES = {
     "repeated word": lambda n: ("ignore " * (n // 7)) + "</memories>",
@@ -33,12 +27,8 @@ CASES = {
 
 
 def timed(text: str, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        audit(text, Source.TOOL)
-        best = min(best, time.perf_counter() - start)
-    return best
+    """The fastest of `repeats` audits of `text`, in seconds."""
+    return best_of(lambda: audit(text, Source.TOOL), repeats)
 
 
 def main() -> None:
@@ -55,10 +45,7 @@ def main() -> None:
                "full_over_half": round(t_full / t_half, 2) if t_half else None}
         print(row, flush=True)
         rows.append(row)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"benchmark": "audit_speed", "cpus": os.cpu_count(),
-                                    "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                    "rows": rows}, indent=2) + "\n")
+    write_results(args.out, {"benchmark": "audit_speed", "rows": rows}, __file__)
     print(f"wrote {args.out}")
 
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+from harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,13 +74,8 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{name:>28}: {results[name]}", flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "load_average": round(os.getloadavg()[0], 1),
-              "command": "python benchmarks/cli_timings.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "runs": args.runs, "commands": results}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, {"load_average": round(os.getloadavg()[0], 1), "runs": args.runs,
+                                      "commands": results}, __file__, argv)
     print("wrote", args.out)
     return report
 

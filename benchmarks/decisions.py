@@ -27,15 +27,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
+from harness import write_results  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import Hindsight, Layer, Source  # noqa: E402
@@ -187,8 +184,7 @@ def main() -> None:
             result["locomo"][f"{kind}_labelled"] = {"decisions": len(rows), "labelled": len(labelled),
                                                     "correct": sum(labelled)}
     embedder.save()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    result = write_results(args.out, result, __file__)
     print(json.dumps(result["update_cases"]["scores"], indent=1))
     if "locomo" in result:
         print({k: v for k, v in result["locomo"].items() if k.endswith("labelled") or k == "turns"})

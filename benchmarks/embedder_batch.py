@@ -12,17 +12,10 @@ on both is `E5Embedder`'s default. Timings are wall-clock: compare within one ru
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from harness import write_results  # noqa: E402
 from load import cpu_hogs  # noqa: E402
 from synthetic import synthetic_memories  # noqa: E402
 
@@ -47,10 +40,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     texts = synthetic_memories(args.texts)
     E5Embedder().embed(texts[:4])  # load the model outside the timings
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "command": "python benchmarks/embedder_batch.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "texts": args.texts, "texts_per_s": {}}
+    report = {"texts": args.texts, "texts_per_s": {}}
     for arm in ("quiet", "loaded"):
         with cpu_hogs(arm == "loaded"):
             report["texts_per_s"][arm] = {str(b): rate(texts, b) for b in args.sizes}
@@ -58,8 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
     score = {b: min(report["texts_per_s"][arm][b] / max(report["texts_per_s"][arm].values())
                     for arm in ("quiet", "loaded")) for b in report["texts_per_s"]["quiet"]}
     report["fastest_on_both"] = int(max(score, key=score.get))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, report, __file__, argv)
     print("fastest on both:", report["fastest_on_both"], "; wrote", args.out)
     return report
 

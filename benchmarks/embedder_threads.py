@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+from harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARM = r"""
@@ -81,13 +80,11 @@ def main() -> None:
             row = {"arm": arm, "machine": beside, **run_arm(policy, args.texts, beside)}
             print(row, flush=True)
             rows.append(row)
-    result = {"benchmark": "embedder_threads", "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    result = {"benchmark": "embedder_threads",
               "machines": {"quiet": "nothing else running", "same": "a second process embedding beside it",
                            "cpu": "one CPU-bound process per core beside it"},
               "rows": rows}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_results(args.out, result, __file__)
     print(f"wrote {args.out}")
 
 

@@ -18,19 +18,12 @@ ratios within one run.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
-import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from harness import write_results  # noqa: E402
 from synthetic import synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight  # noqa: E402
@@ -78,16 +71,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "forget_compaction.json")
     args = parser.parse_args(argv)
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "command": "python benchmarks/forget_compaction.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "users": args.users, "rounds": args.rounds, "runs": []}
+    report = {"users": args.users, "rounds": args.rounds, "runs": []}
     for size in args.sizes:
         report["runs"].append(measure(size, args.users, args.rounds))
         print(report["runs"][-1], flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return write_results(args.out, report, __file__, argv)
 
 
 if __name__ == "__main__":

@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from hindsight_core import Hindsight  # noqa: E402
+from harness import write_results  # noqa: E402
 
 # (topic, fact in the topic's language, the same fact in the other language,
 #  (a turn naming the topic, an unrelated reply stored with that turn as its context))
@@ -84,10 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="benchmarks/results/forget_topics.json")
     args = parser.parse_args()
-    result = {"benchmark": "forget_topics", "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "python": platform.python_version(), "cases": len(CASES), **run()}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    result = write_results(Path(args.out), {"benchmark": "forget_topics", "cases": len(CASES), **run()}, __file__)
     print(json.dumps({k: result[k] for k in ("share_taken", "misses")}, ensure_ascii=False, indent=1))
 
 

@@ -11,15 +11,12 @@ the package indexes, so it takes minutes; the venvs are removed afterwards.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import shutil
 import subprocess
-import sys
 import tempfile
 import venv
-from datetime import datetime, timezone
 from pathlib import Path
+from harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_CPU = ["torch", "--index-url", "https://download.pytorch.org/whl/cpu"]
@@ -48,15 +45,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--extras", nargs="+", default=["base", "all"])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "install_size.json")
     args = parser.parse_args(argv)
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {platform.system()}, Python {platform.python_version()}",
-              "command": "python benchmarks/install_size.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "variants": {}}
+    report = {"variants": {}}
     for extra in args.extras:
         report["variants"][extra] = measure(extra)
         print(extra, report["variants"][extra], flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, report, __file__, argv)
     print("wrote", args.out)
     return report
 

@@ -1,8 +1,9 @@
 """LoCoMo written the way the adapters write: through the core's conversation policy, beside like-for-like baselines.
 
-    python benchmarks/locomo_adapters.py [PATH] [--limit N] [--max-questions N]
-                                         [--out benchmarks/results/locomo_adapters.json]
-    (or: python benchmarks/locomo_bench.py --protocol adapters ...)
+Run through `locomo_bench.py`, the one LoCoMo entry point:
+
+    python benchmarks/locomo_bench.py --protocol adapters [PATH] [--limit N] [--max-questions N]
+                                      [--out benchmarks/results/locomo_adapters.json]
 
 hindsight: one store per conversation (user_id = sample_id), every session
 offered in order, once, to `hindsight_core.session.turns.TurnLog(memory).offer([Turn(text,
@@ -37,23 +38,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import json
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR  # noqa: E402
+from harness import write_results  # noqa: E402
 from locomo import CATEGORIES, TEXT_FORMATS, Conversation, load_locomo, turn_text  # noqa: E402
 from metrics import evidence_in_block, question_row, squash, summarise  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
@@ -218,13 +217,6 @@ def prepare(path: Path, limit: int | None, text_format: str = "speaker", caption
     return conversations, texts, vectors
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "locomo_adapters.json")
-    return parser.parse_args(argv)
-
-
 def add_arguments(parser: argparse.ArgumentParser, *, shared: bool = False) -> None:
     """The options of this script (`shared`: those locomo_bench.py already has are left out)."""
     if not shared:
@@ -243,8 +235,6 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
     conversations, texts, vectors = prepare(args.path, args.limit, args.text_format, not args.no_caption,
                                             args.max_questions, vectors, cache)
     report: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.path), "sha256": hashlib.sha256(Path(args.path).read_bytes()).hexdigest(),
                  "conversations": len(conversations), "turns": sum(len(c.turns) for c in conversations),
                  "questions": sum(len(c.questions[:args.max_questions]) for c in conversations)},
@@ -259,8 +249,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
                                                  max_questions=args.max_questions, source_map=args.source_map)
     report["systems"].update(run_baselines(conversations, texts, vectors, max_questions=args.max_questions,
                                            systems=args.baselines))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, report, "locomo_bench.py")  # the entry point that runs this protocol
     print_table(report)
     return report
 
@@ -282,6 +271,3 @@ def print_table(report: dict[str, Any]) -> None:
     if ours:
         print(f"hindsight stored {ours['stored']}/{ours['offered']} offered turns as {ours['memories']} memories")
 
-
-if __name__ == "__main__":
-    run(parse_args())

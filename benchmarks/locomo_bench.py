@@ -40,8 +40,6 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
 from locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402

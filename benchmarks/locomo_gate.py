@@ -15,17 +15,15 @@ with every dropped evidence turn listed.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
+from harness import write_results  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 from locomo_bench import DEFAULT_DATA, evaluate, machine, set_torch_threads  # noqa: E402
 from systems import HindsightSystem  # noqa: E402
@@ -109,8 +107,7 @@ def run(args, embedder=None) -> dict[str, Any]:
         o = r["summary"]["overall"]
         print(f"{name:<28} R@5 {o['recall@5']:5.1f}  R@10 {o['recall@10']:5.1f}  stored {r['stored']}/{r['offered']}")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        report = write_results(args.out, report, __file__)
         print(f"wrote {args.out}")
     return report
 

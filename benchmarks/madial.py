@@ -57,10 +57,9 @@ from typing import Any, Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 from embedcache import CACHE_DIR  # noqa: E402
+from harness import write_results  # noqa: E402
 from metrics import evidence_in_block  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
@@ -367,8 +366,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
         report["arms"][arm] = run_arm(arm, asked[q_lang], memories[m_lang], vectors, recipe=recipe,
                                       modes=args.modes, protocol=args.protocol)
         vectors.save()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    report = write_results(args.out, report, __file__)
     print_table(report)
     return report
 

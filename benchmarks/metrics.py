@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from hindsight_core.recall.formatting import neutralise
 
+from harness import percentiles  # noqa: F401  (re-exported: metrics and timings summarised one way)
 from locomo import CATEGORIES
 
 
@@ -35,15 +36,6 @@ def any_hit_at_k(ranked: Sequence[Iterable[str]], evidence: Sequence[str], k: in
     if not evidence:
         return 1.0
     return 1.0 if covered(ranked, k) & set(evidence) else 0.0
-
-
-def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
-    """p50 and p95 in milliseconds (nearest-rank p95)."""
-    if not samples_ms:
-        return {"p50_ms": float("nan"), "p95_ms": float("nan")}
-    ordered = sorted(samples_ms)
-    return {"p50_ms": round(statistics.median(ordered), 3),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)}
 
 
 def question_row(category: int, ranked: Sequence[Iterable[str]], evidence: Sequence[str], tokens: int,

@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
+from harness import write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +41,6 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--model", default=None, help="default: hindsight's default model")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "model_load.json")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
     from hindsight_core.embed.embedder import DEFAULT_MODEL
 
     model = args.model or DEFAULT_MODEL
@@ -52,14 +50,9 @@ def main(argv: list[str] | None = None) -> dict:
         out = subprocess.run([sys.executable, "-c", _CHILD, model], env=env, capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(runs[-1], flush=True)
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "load_average": round(os.getloadavg()[0], 1),
-              "command": "python benchmarks/model_load.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "model": model, "runs": runs,
-              "median": {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, {"load_average": round(os.getloadavg()[0], 1), "model": model, "runs": runs,
+                                      "median": {k: round(statistics.median(r[k] for r in runs), 3)
+                                                 for k in runs[0]}}, __file__, argv)
     print("median", report["median"], "; wrote", args.out)
     return report
 

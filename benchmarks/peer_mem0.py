@@ -15,14 +15,12 @@ import argparse
 import json
 import logging
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo import load_locomo, turn_text  # noqa: E402
 from systems import block_tokens  # noqa: E402

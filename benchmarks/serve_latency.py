@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import socket
 import statistics
 import subprocess
@@ -31,14 +30,13 @@ import tempfile
 import threading
 import time
 import urllib.request
-from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.remote import HindsightClient  # noqa: E402
+from harness import percentiles, timed, write_results  # noqa: E402
 
 TOPICS = ["tea", "printing", "flights", "the garden", "my sister", "the budget", "running", "the staging server",
           "Python", "the dentist", "the car", "music", "Lisbon", "the quarterly report", "cooking", "the cat"]
@@ -56,22 +54,8 @@ def queries(n: int) -> list[str]:
     return [f"What did I say about {TOPICS[i % len(TOPICS)]}?" for i in range(n)]
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
-def timed(call, items) -> list[float]:
-    out = []
-    for item in items:
-        start = time.perf_counter()
-        call(item)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
 def summary(ms: list[float]) -> dict:
-    return {"p50_ms": round(statistics.median(ms), 2), "p95_ms": round(percentile(ms, 0.95), 2), "n": len(ms)}
+    return {**percentiles(ms, digits=2), "n": len(ms)}
 
 
 def free_port() -> int:
@@ -161,18 +145,14 @@ def main() -> None:
                 process.terminate()
                 process.wait(timeout=30)
     result = {
-        "benchmark": "serve_latency", "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "model": args.model, "memories": args.memories, "queries": args.queries,
+        "benchmark": "serve_latency", "model": args.model, "memories": args.memories, "queries": args.queries,
         "embedded_recall": summary(embedded), "client_recall": summary(through),
         "client_minus_embedded_p50_ms": round(statistics.median(through) - statistics.median(embedded), 2),
         "target": "client recall p50 <= embedded recall p50 + 3 ms",
         "throughput": loads,
     }
     result["target_met"] = result["client_minus_embedded_p50_ms"] <= 3.0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    result = write_results(args.out, result, __file__)
     print(json.dumps(result, indent=2))
 
 

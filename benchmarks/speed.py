@@ -26,26 +26,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from metrics import percentiles  # noqa: E402
+from harness import percentiles, stamped, timed, write_results  # noqa: E402
 from synthetic import QUERIES, synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight, HindsightConfig  # noqa: E402
@@ -125,15 +120,6 @@ def folder_bytes(folder: str | Path) -> int:
     return sum(p.stat().st_blocks * 512 for p in Path(folder).rglob("*") if p.is_file())
 
 
-def timed(fn, repeats: int) -> list[float]:
-    out = []
-    for i in range(repeats):
-        start = time.perf_counter()
-        fn(i)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
 def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
     """The store as users get it: the vector index built automatically in a child process while writes go on.
 
@@ -160,9 +146,9 @@ def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
             queries = [QUERIES[i % len(QUERIES)] + f" ({i})" for i in range(repeats)]
             memory.recall(queries[0], user_id="bench", reinforce=False)
             result["recall_excluded"] = percentiles(
-                timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats))
+                timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), range(repeats)))
             result["recall_excluded_reinforce"] = percentiles(
-                timed(lambda i: memory.recall(queries[i], user_id="bench"), repeats))
+                timed(lambda i: memory.recall(queries[i], user_id="bench"), range(repeats)))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return result
@@ -197,10 +183,10 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     requests = [request(q) for q in queries]
     batches = [engine_batch(r, edge_filter(r.scope, "bench", store._id_digest("bench"))) for r in requests]
     shard = store._shard("bench", "memories")
-    return {"engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), repeats)),
-            "store_search": percentiles(timed(lambda i: store.search("bench", requests[i]), repeats)),
+    return {"engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), range(repeats))),
+            "store_search": percentiles(timed(lambda i: store.search("bench", requests[i]), range(repeats))),
             "recall": percentiles(timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False),
-                                        repeats))}
+                                        range(repeats)))}
 
 
 def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True) -> dict:
@@ -228,7 +214,7 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
             top = np.argpartition(-scores, 5)[:5]
             return top[np.argsort(-scores[top])]
 
-        result["numpy_dot_topk"] = percentiles(timed(numpy_topk, repeats))
+        result["numpy_dot_topk"] = percentiles(timed(numpy_topk, range(repeats)))
         del matrix
         gc.collect()
         rss_before = rss_mb()
@@ -239,13 +225,13 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
             result["reopen_and_first_recall_s"] = round(time.perf_counter() - start, 3)
             result["rss_store_open_mb"] = rss_mb()
             result["rss_before_open_mb"] = rss_before
-            exact = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
+            exact = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), range(repeats))
             result["recall_exact_excluded"] = percentiles(exact)
             if build_index:
                 start = time.perf_counter()
                 memory.optimize(user_id="bench")
                 result["optimize_s"] = round(time.perf_counter() - start, 1)
-                indexed = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), repeats)
+                indexed = timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False), range(repeats))
                 result["recall_indexed_excluded"] = percentiles(indexed)
                 result["recall_breakdown_indexed"] = recall_breakdown(memory, queries, repeats)
                 result["rss_indexed_mb"] = rss_mb()
@@ -346,10 +332,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "command": "python benchmarks/speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "engine": "Qdrant Edge (qdrant-edge-py), one shard per user",
+    report = {"engine": "Qdrant Edge (qdrant-edge-py), one shard per user",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
                            "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
               "sizes": [], "auto_index": [],
@@ -362,9 +345,9 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
         print(f"store of {n:,} memories, index built automatically ...", flush=True)
         report["auto_index"].append(bench_auto_index(n, texts[:n], args.repeats))
     report["peak_rss_mb"] = peak_rss_mb()
+    report = stamped(report, __file__, argv)
     print_report(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    write_results(args.out, report, __file__, argv)
     print(f"\nwrote {args.out}")
     return report
 

@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from hindsight_core.safety.audit import normalise  # noqa: E402
 from hindsight_core.safety.directives import FEATURES, features  # noqa: E402

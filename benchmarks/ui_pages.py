@@ -14,13 +14,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import statistics
-import sys
 import time
 from datetime import timedelta
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import synthetic_memories  # noqa: E402
 

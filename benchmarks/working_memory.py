@@ -28,12 +28,9 @@ so questions do not change each other's results.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
 import statistics
-import sys
 import time
 from collections import defaultdict
 from datetime import timedelta
@@ -41,10 +38,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from embedcache import CachedEmbedder  # noqa: E402
+from harness import write_results  # noqa: E402
 from locomo import CATEGORIES, Conversation, load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import DecayConfig, FrozenClock, Hindsight, HindsightConfig  # noqa: E402
@@ -252,12 +248,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "data": str(args.data), "conversations": len(conversations), "questions_per_conversation": args.questions,
         "long_term_writes": "write gate" if args.via_gate else "write_many(force=True): every turn",
         "embedder": inner.name, "tokenizer": "cl100k_base", "message_overhead": MESSAGE_OVERHEAD,
-        "machine": f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cpus".strip(),
-        "python": platform.python_version(),
     })
     print_table(summary)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    summary = write_results(args.out, summary, __file__, argv)
     print(f"\nwrote {args.out}")
     return summary
 
