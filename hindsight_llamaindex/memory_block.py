@@ -177,9 +177,14 @@ class HindsightChatMemory(Memory):
     assistant message is put, the messages put up to it are offered to each `HindsightMemoryBlock`
     (the core's `TurnLog` offers each message once, whether it arrives here, at a read or when
     flushed out of the short-term history). Messages after the last answer wait for it.
+
+    `close()` (or `await aclose()`) closes the chat store it opened: LlamaIndex keeps the short-term history in
+    SQLite through aiosqlite, one connection and one worker thread per memory, which stay open until closed.
+    A chat store passed in (`chat_store=`, `async_engine=`) is its owner's to close.
     """
 
     _unanswered: list = PrivateAttr(default_factory=list)
+    _owns_store: bool = PrivateAttr(default=True)
 
     async def aput(self, message: ChatMessage) -> None:
         await super().aput(message)
@@ -212,13 +217,24 @@ class HindsightChatMemory(Memory):
     def _hindsight_blocks(self) -> list[HindsightMemoryBlock]:
         return [block for block in self.memory_blocks if isinstance(block, HindsightMemoryBlock)]
 
+    async def aclose(self) -> None:
+        """Close the SQLite connection (and its thread) of the chat store this memory opened; idempotent."""
+        engine = getattr(self.sql_store, "_async_engine", None) if self._owns_store else None
+        if engine is not None:
+            await engine.dispose()
+
+    def close(self) -> None:
+        """`aclose` for synchronous code (sync chat engines, scripts)."""
+        asyncio_run(self.aclose())
+
 
 def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None = None, k: int = 5,
                      agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock] | None = None,
                      **memory_options: Any) -> HindsightChatMemory:
     """A LlamaIndex `Memory` with a `HindsightMemoryBlock` installed, ready for any chat engine or agent.
 
-    It is a `HindsightChatMemory`, so a chat that is only written (`put`, never read) is stored too.
+    It is a `HindsightChatMemory`, so a chat that is only written (`put`, never read) is stored too; `close()` it
+    (or `await aclose()`) when the session ends, to close its short-term history's SQLite connection and thread.
 
     `memory_blocks` are added after the hindsight block; other keyword arguments
     (`token_limit`, `chat_store`, `insert_method`, ...) go to `Memory.from_defaults`.
@@ -226,5 +242,7 @@ def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None 
     validate_id(user_id)  # required here: a user id is what carries memories across sessions
     validate_id(session_id, what="session_id", required=False)
     block = HindsightMemoryBlock(memory=memory, user_id=user_id, k=k, agent_id=agent_id)
-    return HindsightChatMemory.from_defaults(session_id=session_id, memory_blocks=[block, *(memory_blocks or [])],
-                                **memory_options)
+    chat_memory = HindsightChatMemory.from_defaults(session_id=session_id,
+                                                    memory_blocks=[block, *(memory_blocks or [])], **memory_options)
+    chat_memory._owns_store = not ({"chat_store", "async_engine"} & set(memory_options))
+    return chat_memory

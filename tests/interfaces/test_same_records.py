@@ -49,6 +49,7 @@ def through_llamaindex(clock) -> list[tuple[str, str, str | None]]:
         for said, _ in CONVERSATION:
             engine.chat(said)
         chat_memory.get()  # the block offers the history it is shown: the last answer too
+        chat_memory.close()
         return stored(memory)
 
 

@@ -19,3 +19,26 @@ def no_network(monkeypatch):
         return real_connect(sock, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(autouse=True)
+def chat_memories_are_closed(monkeypatch):
+    """Close every chat memory a test opens (a `HindsightChatMemory`: its aiosqlite connection and worker thread).
+
+    One left to the garbage collector stops its thread with a future on whatever event loop is current, and once
+    pytest has closed that loop the thread fails with "Event loop is closed" at the end of a run.
+    """
+    from hindsight_llamaindex.memory_block import HindsightChatMemory
+
+    opened = []
+    make = HindsightChatMemory.from_defaults.__func__
+
+    def recorded(cls, *args, **kwargs):
+        opened.append(make(cls, *args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(HindsightChatMemory, "from_defaults", classmethod(recorded))
+    yield opened
+    for chat_memory in opened:
+        chat_memory.close()
+

@@ -256,3 +256,21 @@ def test_an_answer_echoing_a_forgotten_fact_is_not_stored_after_the_forget(memor
     assert sorted(r.raw_content for r in records) == ["Book me a table for two at the harbour restaurant on Friday.",
                                                       "Booked: Friday at 8 pm, a table for two."]
     assert all("4921" not in r.raw_content and "4921" not in (r.context or "") for r in records)
+
+
+def test_closing_a_chat_memory_closes_its_sqlite_connection_and_thread(fake_memory):
+    import threading
+
+    def sqlite_threads() -> set[threading.Thread]:
+        return {t for t in threading.enumerate() if "_connection_worker_thread" in t.name}
+
+    before = sqlite_threads()
+    chat = engine(fake_memory, MockLLMWithChatMemoryOfLastCall(max_tokens=3))
+    chat.chat("I always use metric units, never imperial.")
+    opened = sqlite_threads() - before
+    assert len(opened) == 1  # LlamaIndex's short-term history: one aiosqlite connection, one thread
+    chat._memory.close()
+    chat._memory.close()  # closing twice is harmless
+    for thread in opened:
+        thread.join(timeout=10)
+        assert not thread.is_alive()
