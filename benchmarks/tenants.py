@@ -10,7 +10,9 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
 `default` the default model). It reports:
 
 - `rss_mib`, `threads`, `open_files`: the process after the writes, and again after
-  the cold recalls (`*_after_recalls`);
+  the cold recalls (`*_after_recalls`); `rss_anon_mib` is the process's own memory (heap, the model,
+  the engine's in-memory structures), `rss_file_mib` the pages of mapped files (the engine's segments
+  and logs) the kernel counts while they are cached: it gives those back under memory pressure;
 - `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes);
 - `first_write_ms`: a new user's first write (one memory), p50/p95 over every user; `rest_batch_ms`: the
   user's other memories in one batch right after; `warm_write_ms`: one more memory for `--sample` users
@@ -51,7 +53,10 @@ def process_counts() -> dict:
     status = Path("/proc/self/status").read_text()
     rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
     threads = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
-    return {"rss_mib": round(rss / 1024, 1), "threads": threads, "open_files": len(os.listdir("/proc/self/fd"))}
+    kib = {line.split(":")[0]: int(line.split()[1]) for line in status.splitlines() if line.startswith("Rss")}
+    return {"rss_mib": round(rss / 1024, 1), "rss_anon_mib": round(kib.get("RssAnon", 0) / 1024, 1),
+            "rss_file_mib": round(kib.get("RssFile", 0) / 1024, 1), "threads": threads,
+            "open_files": len(os.listdir("/proc/self/fd"))}
 
 
 def pct(values: list[float]) -> dict:

@@ -109,7 +109,8 @@ class EdgeStore(EdgeUpkeep):
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
         # the shared shard's vector index is built in a child process once this many of its points are unindexed
-        self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard) if auto_index else None
+        self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard,
+                                     lambda name: self._open_shard(name, create=False)) if auto_index else None
         if store_format(root) < FORMAT:
             try:
                 migrate_to_shared(self)
