@@ -346,7 +346,8 @@ class Hindsight(FacadeBase):
                 working = 0
                 if not dry_run:
                     self.store.drop_user(user)
-                    self._opened.discard(user)
+                    with self._lock:
+                        self._opened.pop(user, None)
                     working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,

@@ -32,7 +32,7 @@ class EdgeUpkeep:
     _shards: Any
     _indexer: Any
     _keys: Any
-    _users: dict[str, dict[str, Any]]
+    _users: Any
     _reports: Any
     root: Any
     seal: bool
