@@ -25,7 +25,7 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
 - `index_builds`: the background vector-index builds that finished during the run.
 
 With `--serve`, the same users go through `hindsight serve` (a child process holding the store, with the
-same embedder, recall log off) and `--clients` client threads (`HindsightClient`, 16 by default), each
+same embedder, recall log off; results in `results/tenants_served.json`) and `--clients` client threads (`HindsightClient`, 16 by default), each
 writing and recalling for its share of the users: every call's errors are counted, and the server
 process's resident memory, threads and open files are read from /proc.
 
@@ -270,7 +270,8 @@ def main() -> None:
     parser.add_argument("--forget", type=int, default=5)
     parser.add_argument("--model", choices=["fake", "default"], default="fake")
     parser.add_argument("--label", default="shared-shards")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "tenants.json"))
+    parser.add_argument("--out", help="results file (default results/tenants.json, results/tenants_served.json "
+                        "with --serve)")
     parser.add_argument("--serve", action="store_true", help="through `hindsight serve` and --clients clients")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
@@ -292,7 +293,8 @@ def main() -> None:
             row = json.loads(out.stdout.strip().splitlines()[-1])
         print(json.dumps(row), flush=True)
         rows.append(row)
-    path = Path(args.out)
+    results_dir = Path(__file__).resolve().parent / "results"
+    path = Path(args.out or results_dir / ("tenants_served.json" if args.serve else "tenants.json"))
     results = json.loads(path.read_text()) if path.exists() else {}
     results[args.label] = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
