@@ -11,6 +11,16 @@ Each arm runs real framework turns with a fake model that answers at once:
     block's `_aget` (recall for the message, then the turns handed to the queue),
     and in the hand-over alone;
   - the query embedding alone (`embed_query` on a new text), the floor of any recall.
+With `--turn-cost`, it measures instead what `remember=True` costs a whole LangChain
+turn (`agent.invoke`, wall clock) against `remember=False`, with a person's pause
+between turns (`--pause`, 0.5 s) and back to back, both on a store that starts with
+the same conversation (user turns and the agent's answers, through the conversation
+policy) and, as a second baseline, `remember=False` on an empty store; arms
+interleaved, each twice. Beside each figure, where the turn's time went: the
+read-your-writes wait (`settle`), the recall (its query embedding and its retrieval
+check apart) and the hand-over (`after_agent`). The figures go under `turn_cost` in
+the results file; the other arms are kept.
+
 Between turns the queue is flushed outside the timings: a real model takes longer
 to answer than the embedding of the last turn, so a turn's recall does not wait
 for it (`settle` makes it wait when it must). Each message is new, so no query
@@ -132,6 +142,91 @@ def llamaindex_arm(embedder, turns: int) -> dict:
             "memories_stored": stored}
 
 
+def turn_cost(embedder, turns: int, pause: float, remember: bool, seeded: bool) -> dict:
+    """Whole LangChain turns with `HindsightMiddleware(remember=...)`, and where each turn's time went."""
+    import collections
+    import functools
+
+    from langchain.agents import create_agent
+
+    import hindsight_core.memory as facade
+    from hindsight_core import Source
+    from hindsight_core.session.turns import Turn, TurnLog
+    from hindsight_core.session.write_queue import WriteQueue
+    from hindsight_langchain import HindsightMiddleware
+    from hindsight_langchain.testing import RecordingChatModel
+
+    phases: dict[str, list[float]] = collections.defaultdict(list)
+    patched = []
+
+    def timed(owner, name: str, label: str) -> None:
+        original = getattr(owner, name)
+
+        @functools.wraps(original)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                phases[label].append((time.perf_counter() - start) * 1000)
+
+        patched.append((owner, name, original))
+        setattr(owner, name, wrapper)
+
+    timed(WriteQueue, "settle", "settle")
+    timed(Hindsight, "recall", "recall")
+    timed(Hindsight, "_embed_query", "query_embedding")
+    timed(facade, "check_recalled", "retrieval_check")
+    timed(HindsightMiddleware, "after_agent", "hand_over")
+    folder = tempfile.mkdtemp(prefix="hindsight-turns-")
+    try:
+        with Hindsight(path=folder, embedder=embedder) as memory:
+            if seeded:  # the same conversation before the measured turns, in every seeded arm
+                log = TurnLog(memory)
+                for i in range(10):
+                    log.offer([Turn(message(100 + i), Source.USER), Turn(f"Noted, item {100 + i}.", Source.AGENT)],
+                              user_id="alice", session_id="earlier")
+            middleware = HindsightMiddleware(memory, remember=remember)
+            model = RecordingChatModel(responses=[f"Noted, item {i}." for i in range(turns + 2)])
+            agent = create_agent(model, system_prompt="You are a helpful assistant.", middleware=[middleware])
+            agent.invoke({"messages": [{"role": "user", "content": message(0)}]}, context={"user_id": "alice"})
+            middleware.flush()
+            phases.clear()
+            samples = []
+            for i in range(1, turns + 1):
+                time.sleep(pause)
+                start = time.perf_counter()
+                agent.invoke({"messages": [{"role": "user", "content": message(i)}]}, context={"user_id": "alice"})
+                samples.append((time.perf_counter() - start) * 1000)
+            middleware.flush()
+    finally:
+        for owner, name, original in patched:
+            setattr(owner, name, original)
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"turn": percentiles(samples), "turns": turns,
+            "phases_p50_ms": {k: percentiles(v)["p50_ms"] for k, v in phases.items()},
+            "retrieval_checks": len(phases.get("retrieval_check", []))}
+
+
+def turn_costs(embedder, turns: int, pause: float) -> dict:
+    """`remember=True` against `remember=False` per pause, arms interleaved and run twice (medians of the two)."""
+    out = {}
+    for label, wait in (("person_pause", pause), ("back_to_back", 0.0)):
+        runs: dict[str, list[dict]] = {"remember": [], "read_only": [], "read_only_empty_store": []}
+        for _ in range(2):
+            runs["read_only"].append(turn_cost(embedder, turns, wait, False, True))
+            runs["remember"].append(turn_cost(embedder, turns, wait, True, True))
+            runs["read_only_empty_store"].append(turn_cost(embedder, turns, wait, False, False))
+        p50 = {arm: round(sorted(r["turn"]["p50_ms"] for r in rs)[0] / 2 + sorted(r["turn"]["p50_ms"] for r in rs)[1] / 2, 2)
+               for arm, rs in runs.items()}
+        out[label] = {"pause_s": wait, "turn_p50_ms": p50,
+                      "remember_minus_read_only_ms": round(p50["remember"] - p50["read_only"], 2),
+                      "remember_minus_empty_store_ms": round(p50["remember"] - p50["read_only_empty_store"], 2),
+                      "runs": runs}
+        print(label, json.dumps(out[label]["turn_p50_ms"]), flush=True)
+    return out
+
+
 def query_embedding(embedder, turns: int) -> dict:
     embed = getattr(embedder, "embed_query", embedder.embed)
     samples = []
@@ -174,9 +269,23 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "adapter_overhead.json")
+    parser.add_argument("--turn-cost", action="store_true", help="measure remember=True against remember=False "
+                        "over whole turns (kept under `turn_cost`; the other arms stay as they were)")
+    parser.add_argument("--pause", type=float, default=0.5, help="seconds between turns for --turn-cost")
     args = parser.parse_args(argv)
     embedder = embedder_named(DEFAULT_MODEL)
     embedder.embed(["warm up"])  # the model load is measured by benchmarks/model_load.py, not here
+    if args.turn_cost:
+        report = json.loads(args.out.read_text()) if args.out.exists() else {}
+        report["turn_cost"] = {
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "command": "python benchmarks/adapter_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (shared)",
+            "embedder": embedder.name, **turn_costs(embedder, args.turns, args.pause)}
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2))
+        print("wrote", args.out)
+        return report
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
               "command": "python benchmarks/adapter_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:]),

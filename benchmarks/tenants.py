@@ -10,7 +10,9 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
 `default` the default model). It reports:
 
 - `rss_mib`, `threads`, `open_files`: the process after the writes, and again after
-  the cold recalls (`*_after_recalls`);
+  the cold recalls (`*_after_recalls`); `rss_anon_mib` is the process's own memory (heap, the model,
+  the engine's in-memory structures), `rss_file_mib` the pages of mapped files (the engine's segments
+  and logs) the kernel counts while they are cached: it gives those back under memory pressure;
 - `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes);
 - `first_write_ms`: a new user's first write (one memory), p50/p95 over every user; `rest_batch_ms`: the
   user's other memories in one batch right after; `warm_write_ms`: one more memory for `--sample` users
@@ -21,6 +23,11 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
 - `forget_everything_ms`: `forget(everything=True)` of `--forget` users, p50 and max; `forget_one_ms`:
   `forget(memory_id=...)` (for good: the shard is compacted) of `--forget` other users;
 - `index_builds`: the background vector-index builds that finished during the run.
+
+With `--serve`, the same users go through `hindsight serve` (a child process holding the store, with the
+same embedder, recall log off; results in `results/tenants_served.json`) and `--clients` client threads (`HindsightClient`, 16 by default), each
+writing and recalling for its share of the users: every call's errors are counted, and the server
+process's resident memory, threads and open files are read from /proc.
 
 Wall-clock figures move with the machine's load (2 shared cores): compare ratios within one run.
 Results are appended under `--label` (the store layout measured) with the date and the command.
@@ -39,6 +46,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,7 +59,10 @@ def process_counts() -> dict:
     status = Path("/proc/self/status").read_text()
     rss = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
     threads = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
-    return {"rss_mib": round(rss / 1024, 1), "threads": threads, "open_files": len(os.listdir("/proc/self/fd"))}
+    kib = {line.split(":")[0]: int(line.split()[1]) for line in status.splitlines() if line.startswith("Rss")}
+    return {"rss_mib": round(rss / 1024, 1), "rss_anon_mib": round(kib.get("RssAnon", 0) / 1024, 1),
+            "rss_file_mib": round(kib.get("RssFile", 0) / 1024, 1), "threads": threads,
+            "open_files": len(os.listdir("/proc/self/fd"))}
 
 
 def pct(values: list[float]) -> dict:
@@ -130,6 +141,127 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
     }
 
 
+_SERVER = """
+import sys
+from hindsight_core import Hindsight
+from hindsight_core.remote.runner import ServeOptions, serve
+from hindsight_core.testing import FakeEmbedder
+folder, port, model = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+kwargs = {"embedder": FakeEmbedder(dimension=384)} if model == "fake" else {}
+serve(lambda: Hindsight(path=folder, **kwargs), ServeOptions(port=port, recall_log=False), store_folder=None,
+      say=lambda line: print(line, flush=True))
+"""
+
+
+def counts_of(pid: int) -> dict:
+    status = Path(f"/proc/{pid}/status").read_text()
+    kib = {line.split(":")[0]: int(line.split()[1]) for line in status.splitlines()
+           if line.startswith(("VmRSS", "RssAnon", "RssFile", "Threads"))}
+    return {"rss_mib": round(kib["VmRSS"] / 1024, 1), "rss_anon_mib": round(kib["RssAnon"] / 1024, 1),
+            "rss_file_mib": round(kib["RssFile"] / 1024, 1), "threads": kib["Threads"],
+            "open_files": len(os.listdir(f"/proc/{pid}/fd"))}
+
+
+def served_size(users: int, memories: int, sample: int, forgets: int, model: str, clients: int) -> dict:
+    """The same users through `hindsight serve` and `clients` client threads (see the module docstring)."""
+    import socket
+    import threading
+    import urllib.request
+
+    from synthetic import synthetic_memories
+
+    from hindsight_core.remote import HindsightClient
+
+    texts = synthetic_memories(memories * 50, seed=3)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as folder:
+        server = subprocess.Popen([sys.executable, "-c", _SERVER, folder, str(port), model],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ})
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 180
+            while True:
+                try:
+                    with urllib.request.urlopen(url + "/healthz", timeout=2):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        raise SystemExit("the server did not start: " + server.stderr.read().decode()[-500:])
+                    time.sleep(0.2)
+            base = counts_of(server.pid)
+            lock = threading.Lock()
+            found: dict[str, list[float]] = {"first": [], "batch": [], "cold": [], "warm": [], "forget_one": [],
+                                             "forget_everything": []}
+            errors: list[str] = []
+
+            def run(worker: int, job) -> None:
+                with HindsightClient(url, caller="tenants") as client:
+                    for u in range(worker, users, clients):
+                        try:
+                            job(client, u)
+                        except Exception as exc:  # counted: the target is none
+                            with lock:
+                                errors.append(f"{type(exc).__name__}: {exc}"[:200])
+
+            def timed(name: str, call) -> Any:
+                began = time.perf_counter()
+                out = call()
+                with lock:
+                    found[name].append((time.perf_counter() - began) * 1000)
+                return out
+
+            def write(client, u: int) -> None:
+                start = (u * memories) % (len(texts) - memories)
+                timed("first", lambda: client.write_many(texts[start:start + 1], user_id=f"user-{u}", force=True))
+                timed("batch", lambda: client.write_many(texts[start + 1:start + memories], user_id=f"user-{u}",
+                                                         force=True))
+
+            step = max(1, users // (2 * sample))
+            chosen = {i * step for i in range(min(sample, users))}
+
+            def read(client, u: int) -> None:
+                if u in chosen:
+                    timed("cold", lambda: client.recall(QUERIES[u % 2], user_id=f"user-{u}", k=5))
+                    timed("warm", lambda: client.recall(QUERIES[2 + u % 2], user_id=f"user-{u}", k=5))
+
+            forgotten = sorted(chosen)[:2 * forgets]
+
+            def forget(client, u: int) -> None:
+                if u in forgotten[:forgets]:
+                    timed("forget_everything", lambda: client.forget(user_id=f"user-{u}", everything=True))
+                elif u in forgotten[forgets:]:
+                    victim = client.memories(user_id=f"user-{u}")[0].id
+                    timed("forget_one", lambda: client.forget(user_id=f"user-{u}", memory_id=victim))
+                else:  # the other users keep recalling while the forgets run
+                    client.recall(QUERIES[u % 4], user_id=f"user-{u}", k=5)
+
+            phases = {}
+            for name, job in (("writes", write), ("recalls", read), ("forgets", forget)):
+                began = time.perf_counter()
+                pool = [threading.Thread(target=run, args=(w, job)) for w in range(clients)]
+                for thread in pool:
+                    thread.start()
+                for thread in pool:
+                    thread.join()
+                phases[name] = {"seconds": round(time.perf_counter() - began, 1), **counts_of(server.pid)}
+        finally:
+            server.terminate()
+            server.wait(30)
+        files = [p for p in Path(folder).rglob("*") if p.is_file()]
+    cold_p, warm_p = pct(found["cold"]), pct(found["warm"])
+    return {"users": users, "memories_per_user": memories, "model": model, "clients": clients, "served": True,
+            "errors": len(errors), "error_samples": sorted(set(errors))[:5], "server_at_open": base,
+            "server": phases, "files": len(files), "files_per_user": round(len(files) / users, 2),
+            "writes_per_second": round(users * memories / phases["writes"]["seconds"], 1),
+            "first_write_ms": pct(found["first"]), "rest_batch_ms": pct(found["batch"]),
+            "cold_recall_ms": cold_p, "warm_recall_ms": warm_p,
+            "cold_over_warm": round(cold_p["p50"] / warm_p["p50"], 2) if warm_p["p50"] else None,
+            "forget_everything_ms": pct(found["forget_everything"]) if found["forget_everything"] else None,
+            "forget_one_ms": pct(found["forget_one"]) if found["forget_one"] else None}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, nargs="+", default=[100, 1000])
@@ -138,16 +270,22 @@ def main() -> None:
     parser.add_argument("--forget", type=int, default=5)
     parser.add_argument("--model", choices=["fake", "default"], default="fake")
     parser.add_argument("--label", default="shared-shards")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "tenants.json"))
+    parser.add_argument("--out", help="results file (default results/tenants.json, results/tenants_served.json "
+                        "with --serve)")
+    parser.add_argument("--serve", action="store_true", help="through `hindsight serve` and --clients clients")
+    parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.memories, args.sample, args.forget, args.model)))
+        size = (served_size(args.one, args.memories, args.sample, args.forget, args.model, args.clients)
+                if args.serve else one_size(args.one, args.memories, args.sample, args.forget, args.model))
+        print(json.dumps(size))
         return
     rows = []
     for users in args.users:
         out = subprocess.run([sys.executable, __file__, "--one", str(users), "--memories", str(args.memories),
-                              "--sample", str(args.sample), "--forget", str(args.forget), "--model", args.model],
+                              "--sample", str(args.sample), "--forget", str(args.forget), "--model", args.model,
+                              "--clients", str(args.clients), *(["--serve"] if args.serve else [])],
                              capture_output=True, text=True)
         if out.returncode != 0:
             row = {"users": users, "error": out.stderr.strip().splitlines()[-1:] or ["failed"]}
@@ -155,7 +293,8 @@ def main() -> None:
             row = json.loads(out.stdout.strip().splitlines()[-1])
         print(json.dumps(row), flush=True)
         rows.append(row)
-    path = Path(args.out)
+    results_dir = Path(__file__).resolve().parent / "results"
+    path = Path(args.out or results_dir / ("tenants_served.json" if args.serve else "tenants.json"))
     results = json.loads(path.read_text()) if path.exists() else {}
     results[args.label] = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

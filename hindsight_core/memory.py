@@ -310,8 +310,10 @@ class Hindsight(FacadeBase):
         adapters): once something went, the user's shards are compacted, so the
         forgotten points leave the embedded store's segment files too (its
         write-ahead log still holds their sealed bytes, whose key is gone). That
-        rewrites the user's segments, about 0.3 s at 100 memories and 0.6 s at
-        5,000 (`benchmarks/forget_compaction.py`), and no other user's.
+        rewrites the segments of the shard holding the user (one of 16 a space);
+        the embedded store runs it in a child process and waits for it, holding no
+        lock other users need (`store.indexing`), so the forget takes about a
+        second and the process's other users go on meanwhile (`benchmarks/tenants.py`).
         Forgetting everything removes the user's folder, so there is nothing to compact.
         `for_good=False` leaves the compaction to a later forget or `compact()` (the
         text is unreadable at once all the same): for a revision replaced by a newer
@@ -344,7 +346,8 @@ class Hindsight(FacadeBase):
                 working = 0
                 if not dry_run:
                     self.store.drop_user(user)
-                    self._opened.discard(user)
+                    with self._lock:
+                        self._opened.pop(user, None)
                     working = self._forget_listeners.announce(Forgotten.of(user, None))
                 return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
             victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,

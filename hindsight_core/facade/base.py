@@ -6,12 +6,14 @@ one lock per user, opening a user's space (finishing what a crash interrupted), 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
+from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -38,6 +40,9 @@ def default_home() -> Path:
 
 
 _Facade = TypeVar("_Facade", bound="FacadeBase")
+
+#: users remembered as opened (their interrupted changes finished) per process
+OPENED_KEPT = 4096
 
 
 class FacadeBase:
@@ -72,8 +77,12 @@ class FacadeBase:
                 name: on_similarity_scale(getattr(self.consensus, name), baseline)
                 for name in ("relate_at", "support_at", "polarity_at")})
         self.judge = judge
-        self._opened: set[str] = set()
-        self._user_locks: dict[str, threading.RLock] = {}
+        #: users whose interrupted changes were finished in this process (the most recent `OPENED_KEPT`: a user
+        #: dropped from it is only checked again, one look for a journal)
+        self._opened: OrderedDict[str, None] = OrderedDict()
+        #: each user's lock and how many callers hold or wait for it: an entry lives only while it is in use, so
+        #: the table does not grow with the users the process has served
+        self._user_locks: dict[str, list] = {}
         self._forget_listeners = ForgetListeners()
         self._before_forget = ForgetListeners()
         self._close_hooks: list[Callable[[], None]] = []
@@ -103,10 +112,20 @@ class FacadeBase:
     def _user(self, user_id: object) -> str:
         return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
 
-    def _locked(self, user: str) -> threading.RLock:
+    @contextlib.contextmanager
+    def _locked(self, user: str) -> Iterator[None]:
         """One lock per user: a slow write for one user never holds up another."""
         with self._lock:
-            return self._user_locks.setdefault(user, threading.RLock())
+            entry = self._user_locks.setdefault(user, [threading.RLock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._user_locks[user]
 
     def _open(self, user: str, *, create: bool) -> bool:
         """Whether the user has a space (made if `create`); finishes any change a crash interrupted."""
@@ -114,15 +133,27 @@ class FacadeBase:
             raise InvalidInputError("this Hindsight instance is closed")
         exists = self.store.open_user(user, embedding_model=self.embedder.name, dimension=self.embedder.dimension,
                                       create=create)
-        if exists and user not in self._opened:
-            migration = self.store.get_meta("migration")
-            if migration and user in migration.get("swapping", ()):
-                raise StoreUnavailableError(
-                    f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
-                    "to finish it before using the store")
-            self.store.recover(user)
-            self._opened.add(user)
-        return exists
+        if not exists or self._seen_open(user):
+            return exists
+        migration = self.store.get_meta("migration")
+        if migration and user in migration.get("swapping", ()):
+            raise StoreUnavailableError(
+                f"a migration to {migration.get('model')} is half done for this user; run `hindsight migrate` "
+                "to finish it before using the store")
+        self.store.recover(user)
+        with self._lock:
+            self._opened[user] = None
+            while len(self._opened) > OPENED_KEPT:
+                self._opened.popitem(last=False)
+        return True
+
+    def _seen_open(self, user: str) -> bool:
+        """Whether the user was opened lately (then nothing is left to finish)."""
+        with self._lock:
+            if user in self._opened:
+                self._opened.move_to_end(user)
+                return True
+            return False
 
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` first when this memory closes, before the store does (the write queue flushes there)."""

@@ -78,6 +78,7 @@ class QueueJournal:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={sync.upper()}")
         self._db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS log_start (one INTEGER PRIMARY KEY CHECK (one = 1))")
 
     def pending(self) -> list[tuple[int, dict[str, Any]]]:
         """What was journaled and not yet removed, in the order handed over."""
@@ -120,6 +121,10 @@ class QueueJournal:
             self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+        # the first write to a cut log starts it anew, with a sync of its header: done here, on the writer's
+        # thread, by a write that holds no entry, so the next hand-over is a plain append (measured: 1-15 ms
+        # of the agent's turn on a busy disk otherwise)
+        self._db.execute("INSERT OR REPLACE INTO log_start (one) VALUES (1)")
 
     def close(self) -> None:
         self._db.close()

@@ -71,7 +71,18 @@ from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
 from .private import make_private, private_folder
 from .sealing import KeyStore
-from .values import ALL, MEMORIES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
+from .values import (
+    ALL,
+    MEMORIES,
+    USERS_KEPT,
+    Hit,
+    LoadReport,
+    Recent,
+    Scope,
+    SearchRequest,
+    SearchResult,
+    open_registered,
+)
 
 __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "user_dir_name"]
 
@@ -105,11 +116,14 @@ class EdgeStore(EdgeUpkeep):
         self._touched: set[str] = set()  # shards this process opened: set owner-only again at close
         self._keys: OrderedDict[tuple[str, str], KeyStore] = OrderedDict()
         self._closer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-keys")
-        self._users: dict[str, dict[str, Any]] = {}
+        #: registry entries of the most recently used users (the others are read again from their file)
+        self._users: Recent[dict[str, Any]] = Recent()
+        #: what could not be read, per user (empty reports are dropped in bulk once they pass `USERS_KEPT`)
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
         # the shared shard's vector index is built in a child process once this many of its points are unindexed
-        self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard) if auto_index else None
+        self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard,
+                                     lambda name: self._open_shard(name, create=False)) if auto_index else None
         if store_format(root) < FORMAT:
             try:
                 migrate_to_shared(self)
@@ -231,13 +245,17 @@ class EdgeStore(EdgeUpkeep):
 
     # -- users ----------------------------------------------------------------------------------
     def _entry(self, user_id: str) -> dict[str, Any] | None:
-        if user_id in self._users:
-            return self._users[user_id]
+        entry = self._users.get(user_id)
+        if entry is not None:
+            return entry
         path = self._user_path(user_id) / "user.json"
         if not path.exists():
             return None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            if not text.strip():  # written without a sync and cut by a power loss: never acknowledged as such
+                return None
+            entry = json.loads(text)
         except (OSError, ValueError) as exc:
             raise StoreUnavailableError(f"cannot read {path}: {exc}") from exc
         if entry.get("user_id") != user_id:  # a hash collision or tampering: never serve it
@@ -252,7 +270,8 @@ class EdgeStore(EdgeUpkeep):
 
     def _write_entry(self, user_id: str, entry: dict[str, Any]) -> None:
         folder = private_folder(self._user_path(user_id))
-        write_json_atomic(folder / "user.json", entry)
+        # as durable as the points it registers: with sync="normal" those are in the engine's log, not yet on disk
+        write_json_atomic(folder / "user.json", entry, durable=self.sync == "full")
         self._users[user_id] = entry
 
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:
@@ -377,7 +396,12 @@ class EdgeStore(EdgeUpkeep):
                           unseal=self._keystore(user_id, space).unseal if self.seal else None)
 
     def _report(self, user_id: str) -> LoadReport:
-        return self._reports.setdefault(user_id, LoadReport())
+        report = self._reports.get(user_id)
+        if report is None:
+            if len(self._reports) >= 2 * USERS_KEPT:  # keep only the reports that say something
+                self._reports = {user: kept for user, kept in self._reports.items() if kept.unreadable}
+            report = self._reports[user_id] = LoadReport()
+        return report
 
     def load_report(self, user_id: str) -> LoadReport:
         return self._report(user_id)

@@ -146,14 +146,20 @@ def meta_path(root: Path, key: str) -> Path:
     return root / "meta" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
-    """Write, fsync, rename, fsync the folder: a reader sees the old file or the new one."""
+def write_json_atomic(path: Path, value: Any, *, durable: bool = True) -> None:
+    """Write, fsync, rename, fsync the folder: a reader sees the old file or the new one.
+
+    `durable=False` leaves out both fsyncs: the file survives a killed process (the kernel holds it), as the
+    engine's own log does with `sync="normal"`, but a power cut may leave it missing or empty."""
     tmp = path.with_name(path.name + f".{uuid.uuid4().hex}.tmp")
     with open_private(tmp) as handle:
         json.dump(value, handle, ensure_ascii=False)
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
     os.replace(tmp, path)
+    if not durable:
+        return
     fd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(fd)

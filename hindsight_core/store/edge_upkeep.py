@@ -32,7 +32,8 @@ class EdgeUpkeep:
     _shards: Any
     _indexer: Any
     _keys: Any
-    _users: dict[str, dict[str, Any]]
+    _users: Any
+    _reports: Any
     root: Any
     seal: bool
 
@@ -49,14 +50,15 @@ class EdgeUpkeep:
         segment files), and their folder goes with its key files and registry entry (the keys are destroyed)."""
         with self._lock:
             spaces = self._spaces(user_id)
+            names = []
             for space, dimension in spaces.items():
-                shard = self._open_shard(shard_name(space, dimension, bucket_of(user_id)), create=False)
+                name = shard_name(space, dimension, bucket_of(user_id))
+                shard = self._open_shard(name, create=False)
                 if shard is not None:
                     delete_user(shard, user_id)
                     if space == MEMORIES:
-                        self._cancel_index(user_id)  # the copy being indexed still holds the user's points
-                    shard.optimize()
-                    shard.flush()
+                        self._record(user_id, "drop", user_id)  # a build running now must not bring them back
+                    names.append(name)
             for space in SPACES:
                 keys = self._keys.pop((user_id, space), None)
                 if keys is not None:
@@ -66,6 +68,8 @@ class EdgeUpkeep:
             folder = self._user_path(user_id)
             if folder.exists():
                 shutil.rmtree(folder)
+        for name in names:
+            self._compact_shard(name)
 
     # -- listing --------------------------------------------------------------------------------
     def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
@@ -106,6 +110,8 @@ class EdgeUpkeep:
         Deleted *text* is unreadable at once (its key is destroyed by the delete
         itself); this also removes the deleted points' vectors from the segments.
         The users of a bucket share its shard, so this rewrites the segments any of their deletes touched.
+        A user's memories shard is compacted in a child process (`indexing`): the call waits for it, but
+        neither the store's lock nor the GIL is held meanwhile, so other users' calls go on.
         """
         with self._lock:
             if user_id is None:
@@ -114,18 +120,41 @@ class EdgeUpkeep:
             else:
                 names = [shard_name(space, dimension, bucket_of(user_id))
                          for space, dimension in self._spaces(user_id).items()]
+        if user_id is not None:
+            return sum(self._compact_shard(name) for name in names)
         done = 0
         for name in names:
             with self._lock:
-                shard = self._open_shard(name, create=False)
-                if shard is not None:
-                    if name.startswith(MEMORIES + "-") and self._indexer is not None:
-                        self._indexer.cancel(name)  # a copy indexed from before the deletes must not come back
-                    shard.optimize()
-                    shard.flush()
-                    make_private(self._shard_path(name))  # the engine's new segments follow the umask
-                    done += 1
+                done += self._vacuum(name)
         return done
+
+    def _compact_shard(self, name: str) -> bool:
+        """One shard's deleted points out of its segment files before this returns: a memories shard in a child
+        process (the wait holds no lock), anything else, or a child that failed, in this one."""
+        with self._lock:
+            shard = self._open_shard(name, create=False)
+            if shard is None:
+                return False
+            if self._indexer is None or not name.startswith(MEMORIES + "-"):
+                return self._vacuum(name)
+            ticket = self._indexer.compact(name, shard, self._shard_path(name))
+        if self._indexer.wait_compacted(name, ticket):
+            return True
+        with self._lock:  # the child failed or was cancelled: the guarantee does not depend on it
+            return self._vacuum(name)
+
+    def _vacuum(self, name: str) -> bool:
+        """Compact one shard in this process (under the store's lock)."""
+        self._check_open()
+        shard = self._open_shard(name, create=False)
+        if shard is None:
+            return False
+        if name.startswith(MEMORIES + "-") and self._indexer is not None:
+            self._indexer.cancel(name)  # a copy indexed from before the deletes must not come back
+        shard.optimize()
+        shard.flush()
+        make_private(self._shard_path(name))  # the engine's new segments follow the umask
+        return True
 
     def disk_usage(self) -> int | None:
         # allocated blocks: Edge preallocates its log files sparsely, so their apparent size is not used space

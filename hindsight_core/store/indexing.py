@@ -21,6 +21,18 @@ copy of the shard:
    `memories/`, and the shard is reopened. A change that removes or rebuilds the
    shard (forgetting a user, a migration) cancels the build instead.
 
+Compaction (forgetting for good) runs the same way: `compact` starts a build
+whose copy is taken after the deletes, the child's `optimize()` vacuums them out
+of the copy's segments, and the swap puts the vacuumed copy in place; the caller
+waits for the swap (`wait_compacted`), holding neither the store's lock nor the
+GIL, so the other users' calls go on meanwhile. An index build running when a
+compaction is asked for is cancelled (its copy predates the deletes, and the
+compaction indexes too); a compaction running then is followed by another one,
+which serves every compaction asked for meanwhile (one child for a burst of
+forgets on one shard). If a compaction fails or is cancelled (the store closes,
+a maintenance `compact()`), `wait_compacted` says so and the caller compacts in
+its own process: the guarantee does not depend on the child.
+
 A crash at any step leaves the live folder (or, between the two renames,
 `memories.old/`, which `settle_folder` puts back on the next open); a leftover
 copy is removed. Nothing acknowledged lives only in the copy.
@@ -44,6 +56,8 @@ from .private import make_private, open_private
 logger = logging.getLogger("hindsight_core.store")
 
 _BUILD = "import sys; from qdrant_edge import EdgeShard; s = EdgeShard.load(sys.argv[1]); s.optimize(); s.flush(); s.close()"
+#: a compaction's child: the same work (`optimize()` vacuums what was deleted and builds the index)
+_COMPACT = _BUILD
 COPY, OLD = ".indexing", ".old"
 INDEX_SUFFIX = ".index.json"  # beside the shard: how many points the last build indexed
 
@@ -90,8 +104,11 @@ def _write_indexed(folder: Path, points: int) -> None:
 
 
 class _Build:
-    def __init__(self, user_id: str, folder: Path, points: int) -> None:
+    def __init__(self, user_id: str, folder: Path, points: int, *, covers: int = 0, compaction: bool = False) -> None:
         self.user_id, self.folder, self.points = user_id, folder, points
+        self.covers = covers  # the compactions asked for before its copy was taken: its swap serves them
+        self.compaction = compaction
+        self.failed = False
         self.copy = folder.with_name(folder.name + COPY)
         self.changes: list[tuple[str, Any]] = []
         self.process: subprocess.Popen | None = None
@@ -107,15 +124,23 @@ class IndexBuilder:
     (the `user_id` arguments below are that key) so the next call loads the swapped folder.
     """
 
-    def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None]) -> None:
+    def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None],
+                 open_shard: Callable[[str], Any] | None = None) -> None:
         self.threshold = int(threshold)
         self._lock = lock
         self._close_shard = close_shard
+        self._open_shard = open_shard  # the live shard by key (to start a compaction that follows another)
         self._builds: dict[str, _Build] = {}
         self._indexed: dict[str, int] = {}  # points a user's shard had when its last build started
         self.completed: list[tuple[str, int]] = []  # (user, points indexed), for tests and benchmarks
         self._idle = threading.Condition(lock)
         self._finishing: set[str] = set()
+        # compactions per shard key: asked for, served by a swap, and given up (the caller compacts in-process)
+        self._asked: dict[str, int] = {}
+        self._served: dict[str, int] = {}
+        self._failed: dict[str, int] = {}
+        self.compactions: list[tuple[str, int]] = []  # (key, compactions it served), for tests and benchmarks
+        self._closed = False
 
     def building(self, user_id: str) -> bool:
         return user_id in self._builds
@@ -131,17 +156,42 @@ class IndexBuilder:
         # each build indexes the whole shard: wait for a quarter more points, so a big store is not rebuilt often
         if points - indexed < max(self.threshold, indexed // 4):
             return False
-        build = _Build(user_id, folder, points)
+        self._start(user_id, shard, folder, points, compaction=False)
+        return True
+
+    def _start(self, key: str, shard: Any, folder: Path, points: int, *, compaction: bool) -> None:
+        """Copy the live shard (under the store's lock) and start the child on the copy."""
+        build = _Build(key, folder, points, covers=self._asked.get(key, 0), compaction=compaction)
         shard.flush()
         shutil.rmtree(build.copy, ignore_errors=True)
         _copy_tree(folder, build.copy)
-        build.process = subprocess.Popen([sys.executable, "-c", _BUILD, str(build.copy)],
+        build.process = subprocess.Popen([sys.executable, "-c", _COMPACT if compaction else _BUILD, str(build.copy)],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self._builds[user_id] = build
-        self._finishing.add(user_id)  # until its thread is done, even if cancelled: it may hold the copy open
-        self._indexed[user_id] = points
+        self._builds[key] = build
+        self._finishing.add(key)  # until its thread is done, even if cancelled: it may hold the copy open
+        self._indexed[key] = points
         threading.Thread(target=self._finish, args=(build,), name="hindsight-index", daemon=True).start()
-        return True
+
+    def compact(self, key: str, shard: Any, folder: Path) -> int:
+        """Ask for the shard's deleted points to leave its segment files, in a child (under the store's lock, after
+        the deletes); returns the ticket `wait_compacted` waits for."""
+        ticket = self._asked[key] = self._asked.get(key, 0) + 1
+        build = self._builds.get(key)
+        if build is not None and not build.compaction:  # copied before the deletes; the compaction indexes too
+            self._drop(key)
+        if key not in self._builds and key not in self._finishing:
+            self._start(key, shard, folder, int(shard.info().points_count), compaction=True)
+        # else a compaction runs (copied before these deletes) or a cancelled build is finishing: when it is done,
+        # `_finish` starts the one that serves this ticket
+        return ticket
+
+    def wait_compacted(self, key: str, ticket: int, timeout: float | None = None) -> bool:
+        """Wait until a swap served the ticket (True), or its compaction failed or was cancelled (False: compact
+        in-process). Call without holding the store's lock."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._served.get(key, 0) >= ticket or self._failed.get(key, 0) >= ticket,
+                                timeout)
+            return self._served.get(key, 0) >= ticket
 
     def record(self, user_id: str, kind: str, change: Any) -> None:
         """Keep a change applied to the live shard during a build, to apply to the copy (under the lock)."""
@@ -150,7 +200,13 @@ class IndexBuilder:
             build.changes.append((kind, change))
 
     def cancel(self, user_id: str) -> None:
-        """Drop the user's build (the shard is being removed or rebuilt); under the lock."""
+        """Drop the user's build (the shard is being removed or rebuilt); under the lock. The compactions asked
+        for are given up: their callers compact in-process."""
+        self._drop(user_id)
+        self._failed[user_id] = self._asked.get(user_id, 0)
+        self._idle.notify_all()
+
+    def _drop(self, user_id: str) -> None:
         build = self._builds.pop(user_id, None)
         if build is not None:
             build.cancelled = True
@@ -166,6 +222,10 @@ class IndexBuilder:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
+            for key in set(self._asked):  # a caller waiting for a compaction compacts in-process (or fails: closed)
+                self._failed[key] = self._asked[key]
+            self._idle.notify_all()
             for user_id in list(self._builds):
                 build = self._builds[user_id]
                 self.cancel(user_id)
@@ -182,25 +242,34 @@ class IndexBuilder:
                 copy = self._catch_up(build)
             except Exception as exc:
                 logger.warning("hindsight: the new index could not catch up: %s", exc)
-                build.cancelled = True
+                build.cancelled = build.failed = True
         with self._lock:
             try:
                 if build.cancelled or self._builds.get(build.user_id) is not build:
                     if copy is not None:
                         copy.close()
+                    if build.failed:
+                        self._give_up(build)
                     return
                 if build.process.returncode != 0:
                     logger.warning("hindsight: building the index for a user failed: %s",
                                    err.decode(errors="replace")[-500:])
                     self._indexed.pop(build.user_id, None)
+                    self._give_up(build)
                     return
                 self._swap(build, copy)
                 copy = None
                 _write_indexed(build.folder, build.points)
-                self.completed.append((build.user_id, build.points))
+                served = build.covers - self._served.get(build.user_id, 0)
+                self._served[build.user_id] = max(self._served.get(build.user_id, 0), build.covers)
+                if build.compaction:
+                    self.compactions.append((build.user_id, served))
+                else:
+                    self.completed.append((build.user_id, build.points))
             except Exception as exc:  # the live shard is untouched unless the swap's renames ran
                 logger.warning("hindsight: swapping in the new index failed: %s", exc)
                 self._indexed.pop(build.user_id, None)
+                self._give_up(build)
             finally:
                 if copy is not None:
                     with contextlib.suppress(Exception):
@@ -211,7 +280,27 @@ class IndexBuilder:
                     if build.copy.exists():
                         shutil.rmtree(build.copy, ignore_errors=True)
                 self._finishing.discard(build.user_id)
+                self._follow_up(build)
                 self._idle.notify_all()
+
+    def _give_up(self, build: _Build) -> None:
+        """A build that failed: the compactions it would have served are compacted by their callers."""
+        self._failed[build.user_id] = max(self._failed.get(build.user_id, 0), build.covers)
+
+    def _follow_up(self, build: _Build) -> None:
+        """Under the lock, once a build is done: start the compaction that serves those asked for since it began."""
+        key = build.user_id
+        waiting = self._asked.get(key, 0) > max(self._served.get(key, 0), self._failed.get(key, 0))
+        if not waiting or key in self._builds or key in self._finishing:
+            return
+        try:
+            shard = self._open_shard(key) if self._open_shard is not None and not self._closed else None
+            if shard is None:
+                raise RuntimeError("the shard cannot be opened")
+            self._start(key, shard, build.folder, int(shard.info().points_count), compaction=True)
+        except Exception as exc:  # the callers compact in-process
+            logger.warning("hindsight: a compaction could not start in a child process: %s", exc)
+            self._failed[key] = self._asked.get(key, 0)
 
     def _catch_up(self, build: _Build) -> Any:
         """Open the indexed copy and apply the changes kept so far (outside the store's lock); returns the copy."""

@@ -40,7 +40,7 @@ from .server_query import (
     translated,
 )
 from .server_upkeep import ServerUpkeep
-from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Scope, SearchRequest, SearchResult, open_registered
+from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Recent, Scope, SearchRequest, SearchResult, open_registered
 
 __all__ = ["ServerStore"]
 
@@ -63,7 +63,7 @@ class ServerStore(ServerUpkeep):
             for name in (REGISTRY, JOURNAL, META):
                 if not self.client.collection_exists(name):
                     self.client.create_collection(name, vectors_config={})
-        self._known: dict[str, dict[str, Any]] = {}
+        self._known: Recent[dict[str, Any]] = Recent()  # registry entries of the most recently used users
         self._collections: set[str] = set()
         self._report = LoadReport()
 
@@ -107,13 +107,15 @@ class ServerStore(ServerUpkeep):
 
     # -- users ------------------------------------------------------------------------------------
     def _entry(self, user_id: str) -> dict[str, Any] | None:
-        if user_id in self._known:
-            return self._known[user_id]
+        known = self._known.get(user_id)
+        if known is not None:
+            return known
         with translated("read the user registry"):
             found = self.client.retrieve(REGISTRY, ids=[registry_id(user_id)], with_payload=True)
         if found and found[0].payload and found[0].payload.get("user_id") == user_id:
-            self._known[user_id] = dict(found[0].payload)
-            return self._known[user_id]
+            entry = dict(found[0].payload)
+            self._known[user_id] = entry
+            return entry
         return None
 
     def open_user(self, user_id: str, *, embedding_model: str, dimension: int, create: bool) -> bool:

@@ -6,9 +6,11 @@ in `hindsight_core.store.base`.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Generic, Mapping, TypeVar
 
 import numpy as np
 
@@ -136,3 +138,40 @@ def open_registered(entry: dict[str, Any] | None, embedding_model: str, dimensio
     if create:
         register()
     return create
+
+
+_V = TypeVar("_V")
+
+#: registry entries a store keeps in memory (the most recently used users; the others are read again)
+USERS_KEPT = 4096
+
+
+class Recent(Generic[_V]):
+    """A map of the `size` most recently used keys (thread-safe): what a store caches per user stays bounded
+    however many users a process serves."""
+
+    def __init__(self, size: int = USERS_KEPT) -> None:
+        self.size = int(size)
+        self._items: OrderedDict[str, _V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> _V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def __setitem__(self, key: str, value: _V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def pop(self, key: str, default: _V | None = None) -> _V | None:
+        with self._lock:
+            return self._items.pop(key, default)
+
+    def __len__(self) -> int:
+        return len(self._items)

@@ -107,7 +107,7 @@ def test_compacting_after_one_users_forget_keeps_every_other_users_memories(tmp_
                for user in ("u", "bob", "carol")}
         memory.forget(user_id="u", memory_id=ids["u"])
         assert memory.store.compact("u") == 1  # the memories shard of u's bucket
-        assert memory.store.compact() == len(list((tmp_path / "shards").glob("memories-*")))
+        assert memory.store.compact() == len([p for p in (tmp_path / "shards").glob("memories-*") if p.is_dir()])
         assert segment_files_containing(tmp_path, ids["u"]) == []
         for user in ("bob", "carol"):
             assert memory.get(ids[user], user_id=user).id == ids[user]

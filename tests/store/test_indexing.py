@@ -127,3 +127,50 @@ def test_no_build_below_the_threshold_or_when_switched_off(tmp_path, clock):
         with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
             memory.write_many(facts(0, 50), user_id="alice", force=True)
             assert not store._building(SHARD)
+
+
+def _segments_holding(root, needle: str) -> list:
+    return [p for p in root.rglob("*") if p.is_file() and "/segments/" in str(p) and needle.encode() in p.read_bytes()]
+
+
+def test_a_forget_compacts_in_a_child_while_other_users_go_on(tmp_path, clock, monkeypatch):
+    """The compaction runs in a child on a copy: while it runs, another user of the same store reads and writes
+    (neither the store's lock nor the GIL is held); when forget returns, the point has left the segment files."""
+    import threading
+
+    monkeypatch.setattr(indexing, "_COMPACT", _GATED)
+    store = EdgeStore(tmp_path / "store", auto_index=10_000)
+    with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
+        memory.write_many(facts(0, 5), user_id="alice", force=True)
+        memory.write_many(facts(5, 8), user_id="bob", force=True)
+        victim = memory.memories(user_id="alice")[0]
+        store.flush()
+        assert _segments_holding(tmp_path, victim.id)
+        done = threading.Event()
+        thread = threading.Thread(target=lambda: (memory.forget(user_id="alice", memory_id=victim.id), done.set()))
+        thread.start()
+        while not store._building(SHARD):  # the child is gated: bob's calls must not wait for it
+            thread.join(0.01)
+        assert len(memory.recall("locker", user_id="bob", k=3)) == 3
+        memory.write_many(facts(8, 9), user_id="bob", force=True)
+        assert not done.is_set()
+        (tmp_path / "store" / "shards" / "go").write_text("")
+        thread.join(60)
+        assert done.is_set() and store._indexer.compactions == [(SHARD, 1)]
+        assert _segments_holding(tmp_path, victim.id) == []
+        assert len(memory.memories(user_id="alice")) == 4 and len(memory.memories(user_id="bob")) == 4
+
+
+def test_a_failed_compaction_child_falls_back_to_this_process(tmp_path, clock, monkeypatch):
+    monkeypatch.setattr(indexing, "_COMPACT", "raise SystemExit('no compaction today')")
+    store = EdgeStore(tmp_path / "store", auto_index=10_000)
+    with Hindsight(store=store, embedder=FakeEmbedder(), clock=clock, config=plain_config()) as memory:
+        memory.write_many(facts(0, 5), user_id="alice", force=True)
+        victim = memory.memories(user_id="alice")[0]
+        memory.forget(user_id="alice", memory_id=victim.id)
+        assert store._indexer.compactions == []  # the child failed ...
+        assert _segments_holding(tmp_path, victim.id) == []  # ... and the forget compacted in-process
+        rest = [m.id for m in memory.memories(user_id="alice")]
+        memory.forget(user_id="alice", everything=True)
+        assert memory.memories(user_id="alice") == []
+        assert rest and all(_segments_holding(tmp_path, memory_id) == [] for memory_id in rest)

@@ -91,3 +91,20 @@ def test_no_change_reaches_another_users_point(tmp_path):
         assert store.count("alice") == 1
     finally:
         store.close()
+
+
+def test_what_the_process_keeps_per_user_is_bounded(tmp_path, monkeypatch):
+    """Locks, opened users, registry entries and load reports: none grows with the users a process served."""
+    import hindsight_core.facade.base as facade
+
+    monkeypatch.setattr(facade, "OPENED_KEPT", 5)
+    with Hindsight(store=EdgeStore(path=tmp_path), embedder=FakeEmbedder()) as memory:
+        memory.store._users.size = 5
+        for n in range(12):
+            memory.write_many([f"I keep locker {n} at the gym."], user_id=f"user-{n}", force=True)
+            assert len(memory.recall("locker", user_id=f"user-{n}", k=1)) == 1
+        assert memory._user_locks == {}  # a user's lock lives only while a call holds or waits for it
+        assert len(memory._opened) == 5 and len(memory.store._users) == 5
+        # a user dropped from them is read again, whole
+        assert [m.raw_content for m in memory.memories(user_id="user-0")] == ["I keep locker 0 at the gym."]
+        assert all(not report.unreadable for report in memory.store._reports.values())
