@@ -18,24 +18,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
-import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from harness import RESULTS, write_results
+from synthetic import synthetic_memories
 
 QUERIES = ["What does the team use for the project?", "Where did they travel last month?"]
 
 
 def main() -> None:
-    from synthetic import synthetic_memories
-
     from hindsight_core import Hindsight
     from hindsight_core.testing import FakeEmbedder
 
@@ -43,7 +37,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=160)
     parser.add_argument("--memories", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "forget_stall.json"))
+    parser.add_argument("--out", default=str(RESULTS / "forget_stall.json"))
     args = parser.parse_args()
     texts = synthetic_memories(args.memories * 50, seed=3)
     arms: dict[str, dict[str, list[float]]] = {name: {"forget_ms": [], "recalls": [], "recall_p50_ms": [],
@@ -84,12 +78,9 @@ def main() -> None:
                      "other_recall_p50_ms": round(statistics.median(v["recall_p50_ms"]), 1),
                      "other_recall_max_ms": round(max(v["recall_max_ms"]), 1),
                      "rounds": {k: [round(x, 1) for x in xs] for k, xs in v.items()}} for arm, v in arms.items()}
-    report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "command": "python benchmarks/forget_stall.py " + " ".join(sys.argv[1:]),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (shared)",
-              "users": args.users, "memories_per_user": args.memories, "arms": summary}
-    print(json.dumps(report, indent=1))
-    Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+    report = {"load": round(os.getloadavg()[0], 1), "users": args.users, "memories_per_user": args.memories,
+              "arms": summary}
+    print(json.dumps(write_results(args.out, report, __file__), indent=1))
 
 
 if __name__ == "__main__":
