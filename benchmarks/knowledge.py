@@ -26,7 +26,8 @@ out of knowledge, with no labels of their own.
 hindsight: one fresh embedded store (Qdrant Edge, on disk in a temporary folder) per case,
 the default embedder and configuration; each day of the case offered once, in order, to
 `hindsight_core.session.turns.TurnLog.offer` (as the adapters write), the memory's
-`FrozenClock` set to each turn's time; then `consolidate()` one day after the last turn,
+`FrozenClock` set to each turn's time; then, when consolidation is on
+(`SemanticConfig.auto_consolidate`), `consolidate()` one day after the last turn,
 when the questions are asked (`recall(k=10, reinforce=False)`; the prompt block is
 `session.context.memory_block(k=5, reinforce=False)`, as the adapters build it).
 
@@ -493,7 +494,8 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
                   "library": str(Path(hindsight_core.__file__).resolve().parent.parent),
                   "store": "embedded (Qdrant Edge), one fresh store per case",
                   "protocol": "TurnLog.offer, one offer per day of the case, in order; consolidate() a day "
-                              "after the last turn; recall(k=10, reinforce=False); block: memory_block(k=5)"},
+                              "after the last turn when consolidation is on; recall(k=10, reinforce=False); "
+                              "block: memory_block(k=5)"},
         "systems": {},
     }
     print(f"running {HINDSIGHT} on {len(cases)} cases ...", file=sys.stderr, flush=True)

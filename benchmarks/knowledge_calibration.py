@@ -70,12 +70,12 @@ from hindsight_core import HindsightConfig  # noqa: E402
 from hindsight_core.config import scaled_for_embedder  # noqa: E402
 from hindsight_core.consolidate.groups import _mutual  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
-from hindsight_core.types import EventType, MemoryRecord, Source  # noqa: E402
+from hindsight_core.types import MemoryRecord, Source  # noqa: E402
 from hindsight_core.write.decisions import decision_vectors  # noqa: E402
 from hindsight_core.write.gate import RuleBasedGate  # noqa: E402
 from hindsight_core.write.preparing import embedding_text  # noqa: E402
-from hindsight_core.write.rules import (STANDING_TYPES, asserted, consolidation_candidates, text_script,  # noqa: E402
-                                        is_change_of, says_change)
+from hindsight_core.write.rules import (STANDING_TYPES, asserted, consolidation_candidates,  # noqa: E402
+                                        says_change, text_script)
 from hindsight_core.write.writing import NEIGHBOURS  # noqa: E402
 
 ROOT = HERE.parent.parent

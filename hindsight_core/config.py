@@ -173,6 +173,13 @@ class HindsightConfig:
     forget_similarity_with_overlap: float = 0.4
 
 
+def knowledge_on(config: HindsightConfig | None = None) -> HindsightConfig:
+    """`config` (default: the defaults) with supersession and consolidation after each write turned on: both are
+    off by default (see `SemanticConfig.auto_consolidate` and `detect_conflicts` for the measurements)."""
+    config = config or HindsightConfig()
+    return replace(config, semantic=replace(config.semantic, auto_consolidate=True, detect_conflicts=True))
+
+
 def on_similarity_scale(value: float, baseline: float) -> float:
     """A similarity threshold stated for a model whose unrelated texts sit near cosine 0, moved to a model
     whose unrelated texts sit near `baseline`: t ↦ b + (1 − b)·t (0 ↦ b, 1 ↦ 1)."""

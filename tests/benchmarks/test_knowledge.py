@@ -43,8 +43,9 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
     report = knowledge.run(args, vectors=E5Vectors(None, inner=real_embedder))
     assert json.loads(out.read_text()) == report
     assert report["data"]["overall"]["cases"] == 2 and {"date", "command"} <= set(report)
-    if knowledge.SemanticConfig().auto_consolidate:  # the variant turns consolidation off: no knowledge forms
-        assert report["systems"][consolidation]["groups"]["overall"]["formed"] == 0
+    # the variant turns consolidation the other way from the default: with it off, no knowledge forms
+    off = consolidation if knowledge.SemanticConfig().auto_consolidate else knowledge.HINDSIGHT
+    assert report["systems"][off]["groups"]["overall"]["formed"] == 0
     ours = report["systems"][knowledge.HINDSIGHT]
     assert 0 < ours["offered"] <= report["data"]["overall"]["turns"] and ours["memories"] > 0
     for kind, made in (("groups", "formed"), ("changes", "made")):

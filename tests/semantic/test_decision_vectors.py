@@ -8,6 +8,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
+from hindsight_core.config import knowledge_on
 from hindsight_core import Hindsight, Layer
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.types import EventType, MemoryRecord, Source
@@ -68,7 +69,7 @@ def test_a_repeated_preference_answering_different_turns_becomes_knowledge_while
     compared vectors they sit apart; on their text alone they group. The stored vector still holds the context."""
     clock = FrozenClock(START)
     embedder = FakeEmbedder()
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         asks = ["Your flight to Oslo is booked, anything about the seat?", "The train tickets are ready to print.",
                 "I found three hotels near the station.", "Lunch is ordered for the team meeting.",
                 "The quarterly report draft is attached for review."]

@@ -6,7 +6,7 @@ The sentences are written for these tests; none of them is on a list in the code
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, Layer
-from hindsight_core.config import SemanticConfig
+from hindsight_core.config import SemanticConfig, knowledge_on
 from hindsight_core.language import mood
 from hindsight_core.types import Source
 from hindsight_core.write.gate import RuleBasedGate
@@ -43,7 +43,7 @@ def test_a_first_person_statement_is_kept_as_a_fact(text):
 
 @pytest.fixture
 def memory(clock, real_embedder):
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         yield memory
 
@@ -102,7 +102,7 @@ def test_the_same_store_gives_the_same_knowledge_every_time(clock, real_embedder
     for _ in range(2):
         from hindsight_core.testing import FrozenClock
         fresh = FrozenClock(START)
-        config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))
+        config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True))
         with Hindsight(location=":memory:", embedder=real_embedder, clock=fresh, config=config) as memory:
             _say(memory, fresh, SAME_FACT["en"] + SAME_FACT["zh"])
             summaries.append(sorted(r.summary for r in memory.consolidate(user_id="u").created))
@@ -177,7 +177,8 @@ def test_a_change_across_languages_of_a_single_valued_attribute(memory, clock):
 
 
 def test_the_same_words_said_on_five_days_become_knowledge_after_the_write(clock, real_embedder):
-    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:  # defaults: after each write
+    # after each write
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
         for _ in range(6):
             memory.write("我不喝冰水", user_id="u")
             clock.advance(days=1)

@@ -124,8 +124,9 @@ def _stored(seed: int, records: list[MemoryRecord], vectors: np.ndarray) -> list
 
 
 @pytest.mark.parametrize("seed", range(12))
-@pytest.mark.parametrize("cfg", [SemanticConfig(), SemanticConfig(detect_conflicts=False),
-                                 SemanticConfig(merge_duplicates=False), SemanticConfig(duplicate_similarity=0.8)])
+@pytest.mark.parametrize("cfg", [SemanticConfig(detect_conflicts=True), SemanticConfig(detect_conflicts=False),
+                                 SemanticConfig(detect_conflicts=True, merge_duplicates=False),
+                                 SemanticConfig(detect_conflicts=True, duplicate_similarity=0.8)])
 def test_the_plan_is_the_one_comparing_every_pair(seed, cfg):
     records, vectors = _batch(seed, 60)
     stored = _stored(seed, records, vectors) if seed % 2 else [[] for _ in records]
