@@ -100,12 +100,13 @@ def main() -> None:
             seconds, texts, offered = write_conversation(systems[name], embedder, conversation, args.sessions)
             totals[name]["seconds"] += seconds
             totals[name]["texts_embedded"] += texts
-        turns += offered
             print(f"{conversation.sample_id} {name}: {seconds:.1f} s, {texts} texts", file=sys.stderr, flush=True)
+        turns += offered
     shipped, plain = totals["text alone (shipped)"], totals["stored vectors"]
     report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
-              "conversations": args.limit, "sessions_per_conversation": args.sessions, "turns": turns, "embedder": embedder.name,
+              "conversations": args.limit, "sessions_per_conversation": args.sessions, "turns": turns,
+              "embedder": embedder.name,
               "systems": {k: {**v, "seconds": round(v["seconds"], 1)} for k, v in totals.items()},
               "seconds_ratio": round(shipped["seconds"] / plain["seconds"], 3),
               "texts_embedded_ratio": round(shipped["texts_embedded"] / max(1, plain["texts_embedded"]), 3)}
