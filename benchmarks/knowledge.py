@@ -1,7 +1,7 @@
 """Knowledge decisions and questions on our own dated conversations with repetitions and changes of mind.
 
     python benchmarks/knowledge.py [--cases N] [--lang en|zh|cross] [--data PATH] [--filler N]
-                                   [--out benchmarks/results/knowledge.json] [--no-cache]
+                                   [--variants NAME ...] [--out benchmarks/results/knowledge.json] [--no-cache]
 
 Data: `benchmarks/data/knowledge/knowledge.jsonl` (written for this benchmark, English,
 Chinese and both; see its README.md). Each case is one user's conversation over days or
@@ -26,9 +26,15 @@ out of knowledge, with no labels of their own.
 hindsight: one fresh embedded store (Qdrant Edge, on disk in a temporary folder) per case,
 the default embedder and configuration; each day of the case offered once, in order, to
 `hindsight_core.session.turns.TurnLog.offer` (as the adapters write), the memory's
-`FrozenClock` set to each turn's time; then `consolidate()` one day after the last turn,
+`FrozenClock` set to each turn's time; then, when consolidation is on
+(`SemanticConfig.auto_consolidate`), `consolidate()` one day after the last turn,
 when the questions are asked (`recall(k=10, reinforce=False)`; the prompt block is
 `session.context.memory_block(k=5, reinforce=False)`, as the adapters build it).
+
+Variants (`--variants`, all by default): the same protocol with supersession
+(`SemanticConfig.detect_conflicts`) or consolidation (`SemanticConfig.auto_consolidate`,
+and the explicit `consolidate()` with it) the other way from the default, in the same
+run, so each mechanism's default is judged by what it does here.
 
 A memory covers the turns it was written from (a near-duplicate merged into it adds its
 turn); a knowledge memory covers its `derived_from` episodes' turns. For questions a
@@ -95,13 +101,28 @@ from embedcache import CACHE_DIR  # noqa: E402
 from locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
 from metrics import any_hit_at_k, recall_at_k  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
-from recipes import E5Vectors, Recipe  # noqa: E402
+from recipes import E5Vectors, Recipe, tweak  # noqa: E402
+from hindsight_core.config import SemanticConfig  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "knowledge" / "knowledge.jsonl"
 FILLER = HERE / "data" / "knowledge" / "filler.json"
 DEFAULT_OUT = HERE / "results" / "knowledge.json"
 CACHE = CACHE_DIR / "knowledge-multilingual-e5-small.npy"
 HINDSIGHT = "hindsight (adapters' protocol)"
+
+
+def _toggled(name: str, field_name: str) -> tuple[str, Recipe]:
+    """hindsight with one knowledge mechanism the other way from its default (off if on by default, or on)."""
+    default = getattr(SemanticConfig(), field_name)
+    state = "off" if default else "on"
+    return (f"hindsight, {name} {state}",
+            Recipe(f"{name} {state} (SemanticConfig.{field_name}={not default})",
+                   (tweak("semantic", **{field_name: not default}),)))
+
+
+#: the same protocol with each knowledge mechanism the other way (`--variants`); consolidation off also skips the
+#: explicit consolidate() call, consolidation on makes it
+VARIANTS = dict([_toggled("supersession", "detect_conflicts"), _toggled("consolidation", "auto_consolidate")])
 SOURCES = {"user": Source.USER, "agent": Source.AGENT, "tool": Source.TOOL}
 LANGS = ("en", "zh", "cross")
 QUESTION_METRICS = ("recall@5", "recall@10", "hit@5", "evidence_in_block@5")
@@ -181,6 +202,7 @@ class CaseStore:
     """One case written through the conversation policy into a fresh embedded store, then consolidated."""
 
     def __init__(self, recipe: Recipe, vectors: E5Vectors, case: Case) -> None:
+        config = recipe.config()
         self.case = case
         self.clock = FrozenClock(case.turns[0].at)
         self.folder = tempfile.mkdtemp(prefix="hindsight-knowledge-")
@@ -210,7 +232,9 @@ class CaseStore:
                     self.answers.setdefault(result.record.id, set()).update(by_text.get(context, ()))
         self.clock.set(case.asked)
         start = time.perf_counter()
-        self.report = self.memory.consolidate(user_id=case.user)
+        # the explicit consolidate() of the protocol, unless a variant turned consolidation off
+        consolidating = (config.semantic if config is not None else SemanticConfig()).auto_consolidate
+        self.report = self.memory.consolidate(user_id=case.user) if consolidating else None
         self.consolidate_seconds = time.perf_counter() - start
         self.records = {r.id: r for r in self.memory.memories(user_id=case.user, include_inactive=True)}
 
@@ -445,6 +469,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--filler", type=int, default=0, metavar="N",
                         help="add N unrelated exchanges to each case as distractors (see the module doc)")
     parser.add_argument("--baselines", nargs="*", default=list(BASELINES), choices=BASELINES)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS),
+                        help="hindsight with one knowledge mechanism the other way from its default (default: all)")
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     return parser.parse_args(argv)
@@ -468,11 +494,15 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
                   "library": str(Path(hindsight_core.__file__).resolve().parent.parent),
                   "store": "embedded (Qdrant Edge), one fresh store per case",
                   "protocol": "TurnLog.offer, one offer per day of the case, in order; consolidate() a day "
-                              "after the last turn; recall(k=10, reinforce=False); block: memory_block(k=5)"},
+                              "after the last turn when consolidation is on; recall(k=10, reinforce=False); "
+                              "block: memory_block(k=5)"},
         "systems": {},
     }
     print(f"running {HINDSIGHT} on {len(cases)} cases ...", file=sys.stderr, flush=True)
     report["systems"][HINDSIGHT] = run_hindsight(Recipe(), cases, vectors)
+    for name in args.variants:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        report["systems"][name] = run_hindsight(VARIANTS[name], cases, vectors)
     report["systems"].update(run_baselines(cases, vectors, args.baselines))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
@@ -484,6 +514,10 @@ def print_table(report: dict[str, Any]) -> None:
     data = report["data"]["overall"]
     print(f"\nknowledge set: {data['cases']} cases, {data['turns']} turns, {data['questions']} questions, "
           f"{data['group_decisions']} group and {data['change_decisions']} change decisions")
+    for name, ours in report["systems"].items():
+        if ours.get("kind") == "hindsight":
+            print(f"{name}: groups {ours['groups']['overall']['formed']} formed, changes "
+                  f"{ours['changes']['overall']['made']} made")
     ours = report["systems"][HINDSIGHT]
     for kind in ("groups", "changes"):
         violated = {why: t["violated"] for why, t in ours[kind]["negatives_by_kind"].items() if t["violated"]}

@@ -27,6 +27,22 @@ multilingual.jsonl: a user), and reports per data set and script:
   neighbours at the floor that stand out), and how many of the sets of five
   paraphrases in `PLANTED`, planted in each person's statements, would.
 
+- the same two tests as the library runs them on real turns (`with_contexts`):
+  each statement carries a context, the turn it answers (LoCoMo: the turn before
+  it; madial dialogues: the assistant's turn before the user's; madial memories and
+  multilingual.jsonl: an assistant turn of madial's dialogues in the same script,
+  drawn by a seeded generator), is judged by the default write gate, stored with
+  the vector of `write.preparing.embedding_text` and compared on
+  `write.decisions.decision_vectors` (its text alone). Planted repeats (`PLANTED`)
+  and changes of mind (`CHANGES`) carry contexts drawn the same way. For groups,
+  the rank test at each level; for changes, `write.rules.is_change_of` and the
+  stand-out test of `writing._changed_by` (the closest eligible earlier statement,
+  against the new statement's other nearest memories) at each level: how many
+  planted changes it finds, and how many real change-worded statements of the
+  data would replace something (an upper bound on false changes: real
+  conversations seldom correct an earlier statement). Each test also runs on the
+  stored (context-bearing) vectors, to show what the text-alone vectors change.
+
 Data are read in place and nothing of them is written out except counts and
 cosine percentiles.
 """
@@ -35,8 +51,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
+import re
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -50,9 +70,13 @@ from hindsight_core import HindsightConfig  # noqa: E402
 from hindsight_core.config import scaled_for_embedder  # noqa: E402
 from hindsight_core.consolidate.groups import _mutual  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
-from hindsight_core.types import EventType  # noqa: E402
+from hindsight_core.types import MemoryRecord, Source  # noqa: E402
+from hindsight_core.write.decisions import decision_vectors  # noqa: E402
 from hindsight_core.write.gate import RuleBasedGate  # noqa: E402
-from hindsight_core.write.rules import STANDING_TYPES, _script, asserted  # noqa: E402
+from hindsight_core.write.preparing import embedding_text  # noqa: E402
+from hindsight_core.write.rules import (STANDING_TYPES, asserted, consolidation_candidates,  # noqa: E402
+                                        says_change, text_script)
+from hindsight_core.write.writing import NEIGHBOURS  # noqa: E402
 
 ROOT = HERE.parent.parent
 #: the same statement said differently (written for this script)
@@ -82,6 +106,14 @@ CHANGES = [
     ("周会在周一上午", "周会改到周三下午了"),
     ("我用安卓手机", "I switched to an iPhone last week."),
     ("We chat on Slack.", "我们团队改用企业微信了"),
+    ("My dentist is Dr. Alvarez.", "I changed dentists, I see Dr. Kim now."),
+    ("I take the 7:40 bus to work.", "I take the 8:10 bus now, the 7:40 was cancelled."),
+    ("Our backups go to a NAS in the office.", "We moved the backups from the NAS to S3."),
+    ("I run on Tuesday evenings.", "I switched my runs to Saturday mornings."),
+    ("我用网易云音乐听歌", "我现在改用QQ音乐听歌了"),
+    ("我每天早上喝咖啡", "我不再喝咖啡了，现在早上喝茶"),
+    ("我们的周报用Word写", "周报改成在飞书文档里写了"),
+    ("我在朝阳区上班", "我换工作了，现在在海淀区上班"),
 ]
 
 
@@ -97,8 +129,15 @@ PLANTED = [
      "No meat for me, I'm a vegetarian.", "I follow a vegetarian diet."],
     ["我不喝冰水，只喝温水", "冰水我不喝的，我只喝温水", "我只喝温水，从来不喝冰水", "我一般只喝温水，冰水不喝", "温水就好，我不喝冰水"],
     ["我不吃香菜", "香菜我是不吃的", "我从来不吃香菜", "别给我放香菜，我不吃", "我不吃香菜的"],
+    ["I always book an aisle seat on flights.", "Aisle seat for me when I fly, please.",
+     "Please get me an aisle seat on the flight again.", "On planes I want the aisle, not the window.",
+     "Book the aisle seat for my flight, as usual."],
+    ["开会纪要请发到我的工作邮箱", "会议纪要发我工作邮箱就好", "纪要还是发到我的工作邮箱吧", "以后开会的纪要都发工作邮箱",
+     "请把这次的会议纪要发到我工作邮箱"],
 ]
 LEVELS = (2.5, 3.0, 3.5)
+#: levels tried for the change-of-mind stand-out test (`write.rules.STANDS_OUT`)
+CHANGE_LEVELS = (2.0, 2.5, 3.0, 3.5, 4.0)
 
 
 def _leads_five(row: np.ndarray, leader: int, members, floor: float, level: float) -> bool:
@@ -168,6 +207,200 @@ def _people_multilingual(path: Path) -> dict[str, list[str]]:
     return people
 
 
+# -- the library's own tests, on statements that carry the turn they answer -------------------------
+
+#: (a statement, the turn it answers or None)
+Said = tuple[str, "str | None"]
+_UTTERANCE = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)
+_START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _madial_dialogues(folder: Path, lang: str) -> list[list[tuple[str, str]]]:
+    """madial's dialogues as (speaker, text) lists."""
+    out = []
+    for line in (folder / f"{lang}-dialogue.json").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            turns = []
+            for raw in json.loads(line)["dialogue"]:
+                match = _UTTERANCE.match(raw.strip())
+                if match and match.group(2).strip():
+                    turns.append((match.group(1), match.group(2).strip()))
+            out.append(turns)
+    return out
+
+
+def _said_madial_dialogues(folder: Path, lang: str) -> dict[str, list[Said]]:
+    """The user's turns of madial's dialogues (one user), each with the assistant's turn before it."""
+    said: list[Said] = []
+    for turns in _madial_dialogues(folder, lang):
+        for (who_before, before), (who, text) in zip([("", "")] + turns, turns):
+            if who != "Assistant":
+                said.append((text, before if who_before == "Assistant" else None))
+    return {f"madial-dialogue-{lang}": said}
+
+
+def _assistant_pool(folder: Path) -> dict[str, list[str]]:
+    """Assistant turns by script, to draw the turn a statement answers from."""
+    return {script: [text for turns in _madial_dialogues(folder, lang) for who, text in turns if who == "Assistant"]
+            for script, lang in (("cjk", "zh"), ("latin", "en"))}
+
+
+def _drawn_context(text: str, pool: dict[str, list[str]], rng: random.Random) -> str:
+    return rng.choice(pool[text_script(text)])
+
+
+def _with_drawn_contexts(people: dict[str, list[str]], pool: dict[str, list[str]]) -> dict[str, list[Said]]:
+    return {person: [(text, _drawn_context(text, pool, random.Random(f"{person}:{n}"))) for n, text in enumerate(texts)]
+            for person, texts in people.items()}
+
+
+def _said_locomo(path: Path, limit: int | None) -> dict[str, list[Said]]:
+    """LoCoMo's turns by speaker, each with the turn before it in its session."""
+    from locomo import load_locomo, turn_text
+
+    people: dict[str, list[Said]] = {}
+    for conversation in load_locomo(path, limit=limit):
+        before = None
+        for turn in conversation.turns:
+            context = turn_text(before, "plain") if before is not None and before.session == turn.session else None
+            people.setdefault(f"{conversation.sample_id}:{turn.speaker}", []).append((turn_text(turn, "plain"),
+                                                                                       context))
+            before = turn
+    return people
+
+
+def _records(said: Sequence[Said], gate: RuleBasedGate, prefix: str, hours: float) -> list[MemoryRecord]:
+    """What the default write gate keeps of `said`, as the user's records `hours` apart."""
+    out = []
+    for n, (text, context) in enumerate(said):
+        decision = gate(text)
+        if decision.store:
+            out.append(MemoryRecord(id=f"{prefix}{n}", user_id="calibration", summary=text[:80], raw_content=text,
+                                    timestamp=_START + timedelta(hours=hours * n), event_type=decision.event_type,
+                                    confidence=decision.confidence, source=Source.USER, context=context))
+    return out
+
+
+class _Vectors:
+    """A record's vector as stored (with its context) and as the rules compare it (`decision_vectors`)."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder = embedder
+
+    def __call__(self, records: Sequence[MemoryRecord], kind: str) -> np.ndarray:
+        if not records:
+            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
+        stored = np.asarray(self.embedder.embed([embedding_text(r) for r in records]), dtype=np.float32)
+        return stored if kind == "stored" else decision_vectors(records, stored, self.embedder.embed)
+
+
+KINDS = ("text alone", "stored")
+
+
+def _groups_found(records: list[MemoryRecord], vectors: np.ndarray, cfg, level: float) -> list[set[str]]:
+    from hindsight_core.consolidate import groups as grouping
+
+    keep = consolidation_candidates(records)
+    saved, grouping.GROUP_STANDS_OUT = grouping.GROUP_STANDS_OUT, level
+    try:
+        found = grouping.find_groups([records[i] for i in keep], vectors[keep], cfg)
+    finally:
+        grouping.GROUP_STANDS_OUT = saved
+    return [{records[keep[m]].id for m in g.members} for g in found]
+
+
+def group_test(people: dict[str, list[Said]], pool: dict[str, list[str]], vectors: _Vectors, cfg,
+               gate: RuleBasedGate) -> dict:
+    """`find_groups` as the library runs it, at each level: real groups (no planted member) and planted sets found
+    (a group of at least four of the five, mostly planted), with every statement carrying a context."""
+    out = {kind: {str(level): {"real_groups": 0, "planted_found": 0, "planted": 0} for level in LEVELS}
+           for kind in KINDS}
+    out["people"] = out["statements"] = 0
+    for person, said in people.items():
+        records = _records(said, gate, "r", hours=6.0)
+        if len(consolidation_candidates(records)) < 10:
+            continue
+        out["people"] += 1
+        out["statements"] += len(records)
+        for kind in KINDS:
+            base = vectors(records, kind)
+            for level in LEVELS:
+                out[kind][str(level)]["real_groups"] += len(_groups_found(records, base, cfg, level))
+            for number, texts in enumerate(PLANTED):
+                rng = random.Random(f"{person}:planted:{number}")
+                planted = _records([(t, _drawn_context(t, pool, rng)) for t in texts], gate, f"p{number}-", 0)
+                spread = max(1, len(records) // 5)
+                planted = [p.evolve(timestamp=records[min(len(records) - 1, k * spread)].timestamp
+                                    + timedelta(minutes=1)) for k, p in enumerate(planted)]
+                both, ids = records + planted, {p.id for p in planted}
+                together = np.vstack([base, vectors(planted, kind)]) if planted else base
+                for level in LEVELS:
+                    entry = out[kind][str(level)]
+                    entry["planted"] += 1
+                    entry["planted_found"] += int(any(len(g & ids) >= 4 and 2 * len(g & ids) >= len(g)
+                                                      for g in _groups_found(both, together, cfg, level)))
+    return out
+
+
+def _replaced(new: MemoryRecord, new_vector: np.ndarray, earlier: list[MemoryRecord], vectors: np.ndarray, cfg,
+              level: float) -> set[str]:
+    """What `writing._changed_by` replaces for `new` among its nearest earlier records, at stand-out `level`."""
+    from hindsight_core.write import rules, writing
+
+    if not earlier:
+        return set()
+    sims = vectors @ new_vector
+    order = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
+    neighbours = [(float(sims[i]), earlier[i]) for i in order]
+    saved, rules.STANDS_OUT = rules.STANDS_OUT, level
+    try:
+        return writing._changed_by(new, neighbours, cfg)
+    finally:
+        rules.STANDS_OUT = saved
+
+
+def change_test(people: dict[str, list[Said]], pool: dict[str, list[str]], vectors: _Vectors, cfg,
+                gate: RuleBasedGate) -> dict:
+    """Changes of mind as the library decides them (`is_change_of`, then the stand-out test), at each level:
+    `CHANGES` planted in each person's statements (the old one mid-way, the new one last) found, and real
+    change-worded statements that would replace an earlier one."""
+    out = {kind: {str(level): {"real_replacing": 0, "planted_found": 0, "planted": 0} for level in CHANGE_LEVELS}
+           for kind in KINDS}
+    out["people"] = out["change_worded"] = 0
+    for person, said in people.items():
+        records = _records(said, gate, "r", hours=6.0)
+        if len(records) < 10:
+            continue
+        out["people"] += 1
+        worded = [k for k, r in enumerate(records) if says_change(r.raw_content) and asserted(r.raw_content)]
+        out["change_worded"] += len(worded)
+        for kind in KINDS:
+            base = vectors(records, kind)
+            for k in worded:
+                for level in CHANGE_LEVELS:
+                    out[kind][str(level)]["real_replacing"] += int(bool(
+                        _replaced(records[k], base[k], records[:k], base[:k], cfg, level)))
+            for number, (old_text, new_text) in enumerate(CHANGES):
+                rng = random.Random(f"{person}:change:{number}")
+                pair = _records([(old_text, _drawn_context(old_text, pool, rng)),
+                                 (new_text, _drawn_context(new_text, pool, rng))], gate, f"c{number}-", 0)
+                if len(pair) < 2:
+                    for level in CHANGE_LEVELS:
+                        out[kind][str(level)]["planted"] += 1
+                    continue
+                middle = records[len(records) // 2].timestamp
+                old = pair[0].evolve(timestamp=middle + timedelta(minutes=1))
+                new = pair[1].evolve(timestamp=records[-1].timestamp + timedelta(hours=1))
+                planted = vectors([old, new], kind)
+                store, store_vectors = records + [old], np.vstack([base, planted[:1]])
+                for level in CHANGE_LEVELS:
+                    entry = out[kind][str(level)]
+                    entry["planted"] += 1
+                    entry["planted_found"] += int(old.id in _replaced(new, planted[1], store, store_vectors, cfg,
+                                                                       level))
+    return out
+
+
 def measure(people: dict[str, list[str]], embedder, cfg, gate) -> dict:
     nearest: dict[str, list[float]] = {"latin": [], "cjk": []}
     above = {"group": 0, "conflict": 0, "group_of_five": 0}
@@ -183,7 +416,7 @@ def measure(people: dict[str, list[str]], embedder, cfg, gate) -> dict:
         np.fill_diagonal(sims, -1.0)
         for i, text in enumerate(kept):
             best = float(sims[i].max())
-            nearest[_script(text)].append(best)
+            nearest[text_script(text)].append(best)
             above["group"] += int(best >= cfg.group_similarity)
             above["conflict"] += int(best >= cfg.conflict_similarity)
             near = np.flatnonzero(sims[i] >= cfg.group_similarity)
@@ -203,7 +436,7 @@ def measure(people: dict[str, list[str]], embedder, cfg, gate) -> dict:
 def pairs(rows: list[tuple[str, str]], embedder, cfg) -> dict:
     out: dict[str, dict] = {}
     for a, b in rows:
-        kind = "same script" if _script(a) == _script(b) else "across scripts"
+        kind = "same script" if text_script(a) == text_script(b) else "across scripts"
         va, vb = np.asarray(embedder.embed([a, b]), dtype=np.float32)
         cos = float(va @ vb)
         entry = out.setdefault(kind, {"n": 0, "cosines": [], "at_group": 0, "at_conflict": 0, "at_correction": 0})
@@ -243,6 +476,23 @@ def main() -> None:
     if args.multilingual.exists():
         every.update({f"multilingual:{k}": v for k, v in _people_multilingual(args.multilingual).items()})
     result["rank_test"] = rank_test(every, embedder, cfg, gate)
+    if (args.madial / "zh-dialogue.json").exists():
+        pool = _assistant_pool(args.madial)
+        said: dict[str, dict[str, list[Said]]] = {}
+        if args.locomo.exists():
+            said["locomo"] = _said_locomo(args.locomo, args.limit)
+        for lang in ("zh", "en"):
+            said[f"madial-dialogue-{lang}"] = _said_madial_dialogues(args.madial, lang)
+            said[f"madial-memory-{lang}"] = _with_drawn_contexts(_people_madial(args.madial, lang), pool)
+        if args.multilingual.exists():
+            said["multilingual"] = _with_drawn_contexts(_people_multilingual(args.multilingual), pool)
+        vectors = _Vectors(embedder)
+        result["with_contexts"] = {}
+        for name, people in said.items():
+            print(f"with contexts: {name} ...", file=sys.stderr, flush=True)
+            result["with_contexts"][name] = {"groups": group_test(people, pool, vectors, cfg, gate),
+                                             "changes": change_test(people, pool, vectors, cfg, gate)}
+            embedder.save()
     result["paraphrases"] = pairs(PARAPHRASES, embedder, cfg)
     result["changes"] = pairs(CHANGES, embedder, cfg)
     embedder.save()

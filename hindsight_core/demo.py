@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from wcwidth import wcswidth
 
 from .clock import FrozenClock
+from .config import knowledge_on
 from .memory import Hindsight
 from .types import Layer, MemoryRecord, ScoredMemory
 
@@ -95,7 +96,8 @@ def run_demo(store_path: Path | None = None, say: Callable[[str], None] = print,
             folder, where = Path(store_path), f"at {store_path}"
         clock = FrozenClock(datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc))
         say(f"hindsight demo: eight weeks with one user on a simulated clock (embedded store {where})")
-        memory = stack.enter_context(Hindsight(path=folder, clock=clock, embedder=embedder))
+        # the story shows knowledge forming and a change of mind: both mechanisms are off by default
+        memory = stack.enter_context(Hindsight(path=folder, clock=clock, embedder=embedder, config=knowledge_on()))
         seen = _story(memory, clock, say)
     _summary(seen, say)
     return seen

@@ -135,7 +135,7 @@ class Hindsight(FacadeBase):
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
             with self._locked(user):
                 self._open(user, create=True)
-                plan = writing.plan_batch(self.store, user, to_store, vectors, semantic)
+                plan = writing.plan_batch(self.store, user, to_store, vectors, semantic, self._embed_alone)
                 self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
                 if self.config.semantic.auto_consolidate and plan.touched:
                     self._consolidate(user, dry_run=False, around=plan.touched)
@@ -405,9 +405,9 @@ class Hindsight(FacadeBase):
                      around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> ConsolidationReport:
         """Plan (all episodes, or the groups `around` new ones complete), embed the summaries in one call, commit."""
         semantic = self.config.semantic
-        pool, fresh = consolidation.candidates(self.store, user, semantic, around)
+        pool, fresh = consolidation.candidates(self.store, user, semantic, around, embed=self._embed_alone)
         drafted = consolidation.draft(pool, fresh, user_id=user, semantic=semantic, summarizer=self.summarizer,
-                                      dry_run=dry_run)
+                                      dry_run=dry_run, embed=self._embed_alone)
         if not drafted.groups:
             return drafted.report
         vectors = self._embed(drafted.summaries)

@@ -31,6 +31,7 @@ from ..config import DecayConfig, SemanticConfig
 from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
+from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
 from .groups import Group, find_groups, group_around, largest_group
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
@@ -70,20 +71,21 @@ FULL_BACKGROUND = 4096
 
 
 def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
-               around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None) -> tuple[list[Hit], list[str]]:
+               around: Sequence[tuple[MemoryRecord, np.ndarray]] | None = None,
+               embed: EmbedTexts | None = None) -> tuple[list[Hit], list[str]]:
     """(the episodes that may be grouped, with vectors; the ids of the new ones the groups must hold).
 
     Without `around`, every unconsolidated episode, and any group counts. With
-    `around` (new episodes and their vectors), only the groups they complete:
+    `around` (new episodes and their decision vectors, `write.decisions`), only the groups they complete:
     the cheap check after a write, which asks the engine nothing when no new
-    episode can join a group.
+    episode can join a group. `embed` embeds a text alone (`write.decisions.decision_vectors`).
     """
     if around is None:
         return list(store.scan(user, _EPISODES, with_vectors=True)), []
     around = [(r, v) for r, v in around if may_group(r)]  # most turns can join no group: no question asked
     if not around:
         return [], []
-    pool = neighbourhood(store, user, around, semantic)
+    pool = neighbourhood(store, user, around, semantic, embed)
     if pool and store.count(user, _EPISODES) <= FULL_BACKGROUND:
         # a member must stand out from the user's other statements (`groups._near`): the nearest ones alone are a
         # narrow background that lets chit-chat stand out, so a user's whole history is read while it is small
@@ -92,14 +94,18 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
 
 
 def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic: SemanticConfig,
-          summarizer: Callable[[str], str] | None, dry_run: bool) -> Draft:
-    """The groups in `pool` (those holding one of `around`, if given) with their summaries."""
+          summarizer: Callable[[str], str] | None, dry_run: bool, embed: EmbedTexts | None = None) -> Draft:
+    """The groups in `pool` (those holding one of `around`, if given) with their summaries.
+
+    The groups compare statements on their texts alone (`write.decisions.decision_vectors`, with `embed`),
+    never on the turns they answer."""
     out = Draft(ConsolidationReport(user_id=user_id, dry_run=dry_run))
     pool = sorted(pool, key=lambda h: (h.record.timestamp, h.seq))  # oldest first, whatever the engine's order
     pool_records = [h.record for h in pool]
     keep = consolidation_candidates(pool_records)
     records = [pool_records[i] for i in keep]
-    vectors = np.asarray([pool[i].vector for i in keep], dtype=np.float32) if keep else np.zeros((0, 1), np.float32)
+    vectors = decision_vectors(records, [pool[i].vector for i in keep], embed) if keep else \
+        np.zeros((0, 1), np.float32)
     if around:
         position = {r.id: i for i, r in enumerate(records)}
         groups = [g for g in (group_around(position[m], records, vectors, semantic)
@@ -275,7 +281,7 @@ LEADERS = 64
 
 
 def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRecord, np.ndarray]],
-                  semantic: SemanticConfig) -> list[Hit]:
+                  semantic: SemanticConfig, embed: EmbedTexts | None = None) -> list[Hit]:
     """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
 
     A group is its leader's neighbourhood and must contain a new episode, so the
@@ -285,22 +291,29 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
     background is the nearer part of the user's statements: the check after a write
     is stricter than `consolidate()` over everything, never looser).
     At most `LEADERS` leaders are tried (the closest), so a large batch of
-    writes asks the engine a bounded number of questions.
+    writes asks the engine a bounded number of questions. `around` holds decision
+    vectors (`write.decisions`); which episodes are close is read on the same vectors
+    (`embed` embeds a neighbour's text alone), not on the engine's context-bearing cosine.
     """
     # the nearest episodes whatever their cosine: the close ones can join a group, and the rest are the background
     # a member must stand out from (`groups._near`)
-    first = store.neighbours(user, np.asarray([v for _, v in around]), limit=64, min_score=-1.0, scope=_EPISODES)
+    asked = np.asarray([v for _, v in around])
+    first = store.neighbours(user, asked, limit=64, min_score=-1.0, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}
-    close = {h.record.id for hits in first for h in hits if h.score >= semantic.group_similarity}
+    hits = list(pool.values())
+    near = (decision_vectors([h.record for h in hits], [h.vector for h in hits], embed) @ asked.T).max(axis=1) \
+        if hits else np.zeros(0)
+    score = {h.record.id: float(s) for h, s in zip(hits, near)}
+    close = {i for i, s in score.items() if s >= semantic.group_similarity}
     fresh = {r.id for r, _ in around}
     if not close - fresh and sum(max(1, r.confirmations) for r, _ in around) < semantic.min_episodes:
         return []  # no episode near the new ones, and they were not said often enough alone: no group to complete
-    leaders = sorted((h for h in pool.values() if h.record.id not in fresh and h.record.id in close),
-                     key=lambda h: (-h.score, h.seq))[:LEADERS]
+    leaders = sorted((h for h in hits if h.record.id not in fresh and h.record.id in close),
+                     key=lambda h: (-score[h.record.id], h.seq))[:LEADERS]
     if leaders:
-        for hits in store.neighbours(user, np.asarray([h.vector for h in leaders]), limit=64,
-                                     min_score=semantic.group_similarity, scope=_EPISODES):
-            for h in hits:
+        for more in store.neighbours(user, decision_vectors([h.record for h in leaders], [h.vector for h in leaders],
+                                                            embed), limit=64, min_score=-1.0, scope=_EPISODES):
+            for h in more:
                 pool.setdefault(h.record.id, h)
     return list(pool.values())
 

@@ -89,6 +89,9 @@ class FacadeBase:
         self._lock = threading.RLock()
         self._closed = False
         self._query_cache = QueryCache()
+        #: statements' texts alone, as the knowledge rules compare them (`write.decisions`): a user's statements
+        #: come back as neighbours write after write, so each is embedded alone about once per process
+        self._alone_cache = QueryCache(size=4096)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -169,6 +172,11 @@ class FacadeBase:
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return embed_passages(self.embedder, texts)
+
+    def _embed_alone(self, texts: Sequence[str]) -> np.ndarray:
+        """Texts alone on the passage side, for the knowledge rules (`write.decisions.decision_vectors`); cached."""
+        return self._alone_cache.vectors(texts, lambda fresh: embed_passages(self.embedder, fresh),
+                                         owner=self.embedder)
 
     def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
         """A repeated query from the cache (never a vector another embedder made)."""

@@ -7,7 +7,9 @@ older exclusive statements it contradicts are superseded (confidence lowered,
 `superseded_by` set), and semantic memories it agrees with are re-confirmed.
 `plan_writes` is pure: it sees each new record's nearest stored neighbours
 (`stored_neighbours` asks the engine for them, for the whole batch at once),
-and `Hindsight` commits the plan to the store in one journaled step.
+and `Hindsight` commits the plan to the store in one journaled step. Every
+cosine a rule reads is between statements' texts alone (`decisions.decision_vectors`),
+not the context-bearing vectors recall uses.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import numpy as np
 
 from ..config import SemanticConfig
 from ..safety.audit import AuditVerdict
+import dataclasses
+
 from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
 from ..types import GateDecision, Layer, MemoryRecord, Status
+from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                    MIN_BACKGROUND, normalise_for_duplicates, says_change, stands_out)
+                    MIN_BACKGROUND, normalise_for_duplicates, says_change, stands_out, text_script)
 
 
 @dataclass
@@ -94,17 +99,20 @@ def record_floor(record: MemoryRecord, cfg: SemanticConfig) -> float:
 
 
 def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np.ndarray,
-                cfg: SemanticConfig) -> WritePlan:
-    """`stored[i]`: the active stored memories nearest to `records[i]` (with vectors and cosines)."""
+                cfg: SemanticConfig, decide: np.ndarray | None = None) -> WritePlan:
+    """`stored[i]`: the active stored memories nearest to `records[i]` (with cosines, on the decision vectors);
+    `vectors`: what each record is stored with; `decide`: what the rules compare (`decisions.decision_vectors`;
+    None: the stored vectors)."""
     plan = WritePlan()
     floor = neighbour_floor(cfg)
-    earlier = _EarlierInBatch(records, vectors, cfg)
+    decide = vectors if decide is None else decide
+    earlier = _EarlierInBatch(records, decide, cfg)
     for i, (record, vector) in enumerate(zip(records, vectors)):
         # what this record is compared with: its stored neighbours, and the records of this batch stored before it
         neighbours: list[tuple[float, MemoryRecord]] = [
             (float(hit.score), plan.updates.get(hit.record.id, hit.record)) for hit in stored[i]]
         for j in earlier.worth_comparing(i):
-            similarity = float(vector @ vectors[j])
+            similarity = float(decide[i] @ decide[j])
             if similarity >= floor:
                 neighbours.append((similarity, plan.upserts[plan._upserted[records[j].id]][0]))
         neighbours.sort(key=lambda pair: -pair[0])
@@ -142,17 +150,20 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by and restates:
                 plan._change(old.evolve(confirmations=old.confirmations + 1,
                                         last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
-    plan.touched = [(r, v) for r, v in plan.upserts if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
-    plan.touched += [(plan.outcome[i], vectors[i]) for i in sorted(plan.merged_inputs)
+    position = {r.id: i for i, r in enumerate(records)}
+    plan.touched = [(r, decide[position[r.id]]) for r, _ in plan.upserts
+                    if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]
+    plan.touched += [(plan.outcome[i], decide[i]) for i in sorted(plan.merged_inputs)
                      if plan.outcome[i].layer is Layer.EPISODIC]
     return plan
 
 
 def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
     """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace, only the closest
-    episode and the closest knowledge, each only if it stands out from the new statement's other neighbours
-    (`rules.stands_out`). Ties go to the newer statement, then to the id, so the choice never depends on the
-    engine's order."""
+    episode and the closest knowledge, each only if it stands out from the new statement's other neighbours in the
+    same script as it (`rules.stands_out`: a user who writes in two languages has two clusters of statements, and
+    their mixture is no background). Ties go to the newer statement, then to the id, so the choice never depends
+    on the engine's order."""
     if not says_change(record.raw_content):
         return set()
     chosen: set[str] = set()
@@ -162,7 +173,9 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
                     if old.layer is layer and is_change_of(record, old, sim, cfg, background=background)]
         if eligible:
             sim, old = max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))
-            if stands_out(sim, [s for s, other in neighbours if other.id != old.id][:NEIGHBOURS - 1]):
+            script = text_script(old.raw_content)
+            if stands_out(sim, [s for s, other in neighbours
+                                if other.id != old.id and text_script(other.raw_content) == script][:NEIGHBOURS - 1]):
                 chosen.add(old.id)
     return chosen
 
@@ -216,24 +229,54 @@ class _EarlierInBatch:
 
 
 def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
-                      cfg: SemanticConfig) -> list[list[Hit]]:
-    """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up): one engine
-    query per floor for the whole batch. Nothing when no write rule looks at neighbours."""
+                      cfg: SemanticConfig, decide: np.ndarray | None = None,
+                      embed: EmbedTexts | None = None) -> list[list[Hit]]:
+    """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up), scored on the
+    decision vectors (`decide`, `decisions.decision_vectors`; the neighbours' own embedded with `embed`).
+
+    The engine is asked once per floor for the whole batch, with the stored vectors and, for a record
+    judged on its text alone, with that vector too (the two find different neighbours: the turn it answers
+    pulls the first one away). A record judged on its text is fetched from no floor, since the engine's
+    cosine is not the one a rule reads. Nothing when no write rule looks at neighbours."""
     stored: list[list[Hit]] = [[] for _ in records]
-    if cfg.merge_duplicates or cfg.detect_conflicts:
-        floors = [record_floor(r, cfg) for r in records]
-        for floor in sorted(set(floors)):
-            rows = [i for i, f in enumerate(floors) if f == floor]
-            for i, hits in zip(rows, store.neighbours(user, vectors[rows], limit=NEIGHBOURS, min_score=floor,
-                                                      scope=Scope())):
-                stored[i] = hits
+    if not (cfg.merge_duplicates or cfg.detect_conflicts):
+        return stored
+    decide = vectors if decide is None else decide
+    alone = {i for i, r in enumerate(records) if judged_on_text(r)} if decide is not vectors else set()
+    floors = [record_floor(r, cfg) for r in records]
+    asks = [(i, vectors[i], -1.0 if i in alone else floors[i]) for i in range(len(records))]
+    asks += [(i, decide[i], -1.0) for i in sorted(alone)]
+    found: list[dict[str, Hit]] = [{} for _ in records]
+    for floor in sorted({f for _, _, f in asks}):
+        rows = [(i, v) for i, v, f in asks if f == floor]
+        for (i, _), hits in zip(rows, store.neighbours(user, np.asarray([v for _, v in rows]), limit=NEIGHBOURS,
+                                                       min_score=floor, scope=Scope())):
+            for hit in hits:
+                found[i].setdefault(hit.record.id, hit)
+    if decide is vectors:
+        return [sorted(f.values(), key=lambda h: -h.score) for f in found]
+    # every neighbour rescored on the decision vectors: its text alone where a rule judges it so
+    every = {hit.record.id: hit for f in found for hit in f.values()}
+    hits = list(every.values())
+    rows = decision_vectors([h.record for h in hits], [h.vector for h in hits], embed) if hits else None
+    row_of = {h.record.id: n for n, h in enumerate(hits)}
+    for i, f in enumerate(found):
+        scored = [dataclasses.replace(hit, score=float(rows[row_of[hit.record.id]] @ decide[i]))
+                  for hit in f.values()]
+        scored = [hit for hit in scored if hit.score >= floors[i]]
+        stored[i] = sorted(scored, key=lambda h: (-h.score, h.seq))[:NEIGHBOURS]
     return stored
 
 
 def plan_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
-               cfg: SemanticConfig) -> WritePlan:
-    """Plan a batch against its stored neighbours (read from the store, nothing written); the facade commits it."""
-    return plan_writes(stored_neighbours(store, user, records, vectors, cfg), records, vectors, cfg)
+               cfg: SemanticConfig, embed: EmbedTexts | None = None) -> WritePlan:
+    """Plan a batch against its stored neighbours (read from the store, nothing written); the facade commits it.
+
+    `embed` embeds a text alone (`decisions.decision_vectors`): with it the rules compare statements without
+    the turns they answer; without it, on the stored vectors."""
+    decide = decision_vectors(records, vectors, embed) if embed is not None else vectors
+    stored = stored_neighbours(store, user, records, vectors, cfg, decide, embed)
+    return plan_writes(stored, records, vectors, cfg, decide)
 
 
 def results(prepared: Sequence[tuple[MemoryRecord | None, GateDecision, AuditVerdict]],

@@ -37,11 +37,15 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
     from recipes import E5Vectors
 
     out = tmp_path / "knowledge.json"
+    consolidation = next(name for name in knowledge.VARIANTS if "consolidation" in name)
     args = knowledge.parse_args(["--cases", "2", "--no-cache", "--out", str(out), "--baselines", "bm25",
-                                 "e5 dense (query side)"])
+                                 "e5 dense (query side)", "--variants", consolidation])
     report = knowledge.run(args, vectors=E5Vectors(None, inner=real_embedder))
     assert json.loads(out.read_text()) == report
     assert report["data"]["overall"]["cases"] == 2 and {"date", "command"} <= set(report)
+    # the variant turns consolidation the other way from the default: with it off, no knowledge forms
+    off = consolidation if knowledge.SemanticConfig().auto_consolidate else knowledge.HINDSIGHT
+    assert report["systems"][off]["groups"]["overall"]["formed"] == 0
     ours = report["systems"][knowledge.HINDSIGHT]
     assert 0 < ours["offered"] <= report["data"]["overall"]["turns"] and ours["memories"] > 0
     for kind, made in (("groups", "formed"), ("changes", "made")):
@@ -52,7 +56,7 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
         kinds = ours[kind]["negatives_by_kind"]
         assert sum(t["negatives"] for t in kinds.values()) == overall["negatives"]
         assert sum(t["violated"] for t in kinds.values()) == overall["negatives_violated"]
-    assert set(report["systems"]) == {knowledge.HINDSIGHT, "bm25 over turns", "bm25 over exchanges",
+    assert set(report["systems"]) == {knowledge.HINDSIGHT, consolidation, "bm25 over turns", "bm25 over exchanges",
                                       "e5 dense (query side) over turns", "e5 dense (query side) over exchanges"}
     for name, system in report["systems"].items():
         overall = system["questions"]["overall"]

@@ -122,9 +122,9 @@ def store_folder(user_id):
 
 def test_forgetting_a_topic_takes_the_knowledge_drawn_from_it(tmp_path, clock):
     from hindsight_core import HindsightConfig
-    from hindsight_core.config import SemanticConfig
+    from hindsight_core.config import SemanticConfig, knowledge_on
 
-    config = HindsightConfig(semantic=SemanticConfig(group_similarity=0.5))
+    config = knowledge_on(HindsightConfig(semantic=SemanticConfig(group_similarity=0.5)))  # knowledge after writes
     with Hindsight(path=tmp_path, embedder=FakeEmbedder(), clock=clock, config=config) as memory:
         for day in range(5):
             memory.remember(f"Print the {CANARY} report on A4 paper in landscape, day {day}.", user_id="u", force=True)

@@ -157,7 +157,9 @@ def test_retention_histogram_of_values_and_of_a_store(tmp_path, fake_memory, clo
 
 
 def test_memory_timeline_shows_consolidation(tmp_path, clock, real_embedder):
-    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+    from hindsight_core.config import knowledge_on
+
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
         memory.write("My manager is Dana Whitfield.", user_id="alice")
         for text in PRINTING:
             memory.write(text, user_id="alice")

@@ -1,6 +1,7 @@
 """The write audit and provenance on the real write and recall paths."""
 
-from hindsight_core import Source, Status
+from hindsight_core import Hindsight, Source, Status
+from hindsight_core.config import knowledge_on
 from hindsight_core.safety.audit import Action
 
 
@@ -40,7 +41,12 @@ def test_provenance_comes_from_the_caller_never_the_text(fake_memory):
     assert record.confidence < user_record.confidence  # a tool starts with less trust
 
 
-def test_a_tool_cannot_overrule_what_the_user_said(memory):
+def test_a_tool_cannot_overrule_what_the_user_said(clock, real_embedder):
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
+        _tool_against_user(memory)
+
+
+def _tool_against_user(memory):
     mine = memory.remember("I prefer red for the slide theme.", user_id="u")
     memory.write("Actually, the user prefers blue for the slide theme now.", user_id="u", source="tool")
     assert memory.get(mine.id, user_id="u").superseded_by is None

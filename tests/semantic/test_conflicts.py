@@ -3,12 +3,12 @@
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, Layer
-from hindsight_core.config import SemanticConfig
+from hindsight_core.config import SemanticConfig, knowledge_on
 
 
 @pytest.fixture
 def memory(clock, real_embedder):
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         yield memory
 
@@ -77,7 +77,7 @@ def test_unrelated_chinese_sentences_are_not_merged(model, clock, request):
     # all-MiniLM-L6-v2, an English model, puts these at cosine > 0.95 and the lexical check keeps them apart;
     # multilingual-e5-small (the default) reads them: cosine 0.889, below duplicate_similarity 0.95 on its scale
     embedder = request.getfixturevalue("minilm_embedder" if model == "minilm" else "real_embedder")
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         memory.remember("我住在上海", user_id="u")
         memory.remember("我的项目截止日期是六月三十日", user_id="u")
         assert len(memory.memories(user_id="u")) == 2
@@ -87,7 +87,7 @@ def test_an_agreeing_episode_reconfirms_knowledge(clock, real_embedder):
     landscape = ["Print this report on A4 in landscape.", "Please print the sales report in landscape on A4.",
                  "Print the budget report on A4, landscape please.", "Print the team report in A4 landscape.",
                  "A4 landscape for this printout too, please."]
-    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
         for text in landscape:
             memory.remember(text, user_id="u")
             clock.advance(days=1)

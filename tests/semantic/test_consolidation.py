@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, Layer
-from hindsight_core.config import SemanticConfig
+from hindsight_core.config import SemanticConfig, knowledge_on
 
 LANDSCAPE = [
     "Print this report on A4 in landscape.",
@@ -21,7 +21,7 @@ LANDSCAPE = [
 
 
 def manual(**overrides):
-    return HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, **overrides))
+    return HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True, **overrides))
 
 
 def write_episodes(memory, clock, texts=LANDSCAPE, user="alice", every_days=1):
@@ -88,7 +88,7 @@ def test_consolidation_twice_is_a_no_op(manual_memory, clock):
 
 
 def test_automatic_consolidation_after_writes(clock, real_embedder):
-    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
         write_episodes(memory, clock)
         semantic = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
         assert len(semantic) == 1 and len(semantic[0].derived_from) == 5
@@ -164,7 +164,8 @@ CRASH_SCRIPT = textwrap.dedent("""
 
     path, kill_at = sys.argv[1], int(sys.argv[2])
     clock = FrozenClock(datetime(2026, 3, 15, tzinfo=timezone.utc))
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, group_similarity=0.5))
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True,
+                                                     group_similarity=0.5))
     memory = Hindsight(path=path, embedder=FakeEmbedder(), clock=clock, config=config)
     for i in range(6):
         memory.write(f"Print the Orion report number {i} on A4 paper in landscape.", user_id="u", force=True)
@@ -195,7 +196,8 @@ def test_a_process_killed_during_consolidation_leaves_before_or_after(tmp_path):
         killed = proc.returncode == -signal.SIGKILL
         assert killed == (kill_at != 99)
         with Hindsight(path=path, embedder=FakeEmbedder(),
-                       config=HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))) as memory:
+                       config=HindsightConfig(semantic=SemanticConfig(auto_consolidate=False,
+                                                                      detect_conflicts=True))) as memory:
             records = memory.memories(user_id="u")
             semantic = [m for m in records if m.layer is Layer.SEMANTIC]
             episodes = [m for m in records if m.layer is Layer.EPISODIC]

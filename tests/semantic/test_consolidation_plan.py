@@ -15,7 +15,8 @@ from .test_consolidation import LANDSCAPE, write_episodes
 
 
 def test_a_group_that_repeats_knowledge_confirms_it(clock, real_embedder):
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, merge_duplicates=False))
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True,
+                                                     merge_duplicates=False))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         first_episodes = write_episodes(memory, clock)
         knowledge = memory.consolidate(user_id="alice").created[0]
@@ -62,7 +63,7 @@ def test_known_twins_finds_close_knowledge_and_the_same_text_far_away():
 
 
 def test_the_stage_writes_nothing(clock, real_embedder):
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True))
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
         write_episodes(memory, clock, LANDSCAPE)
         before = memory.memories(user_id="alice")

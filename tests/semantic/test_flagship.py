@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import Hindsight, HindsightConfig, Layer
-from hindsight_core.config import SemanticConfig
+from hindsight_core.config import SemanticConfig, knowledge_on
 
 pytestmark = pytest.mark.model
 
@@ -73,7 +73,7 @@ def xfail_if(request, cases: dict[tuple[str, str], str]) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_parameterised_requests_are_kept_as_requests(lang, embedder, clock):
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         results = five_days(memory, clock, SCENARIOS[lang]["days"])
     assert all(r.stored for r in results), [str(r.decision) for r in results]
     assert {r.decision.event_type for r in results} == {"request"}
@@ -83,7 +83,7 @@ def test_parameterised_requests_are_kept_as_requests(lang, embedder, clock):
 def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder, clock):
     xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
     scenario = SCENARIOS[lang]
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         five_days(memory, clock, scenario["days"])
         knowledge = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
         assert len(knowledge) == 1, [m.summary for m in memory.memories(user_id="alice")]
@@ -96,7 +96,8 @@ def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder,
 def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang, embedder, clock):
     xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
     scenario = SCENARIOS[lang]
-    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False))  # only the scheduler consolidates
+    # only the scheduler consolidates
+    config = HindsightConfig(semantic=SemanticConfig(auto_consolidate=False, detect_conflicts=True))
     with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=config) as memory:
         five_days(memory, clock, scenario["days"])
         report = memory.consolidate(user_id="alice")
@@ -113,7 +114,7 @@ def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang,
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_change_of_mind_wins(request, lang, embedder, clock):
     scenario = SCENARIOS[lang]
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         old = five_days(memory, clock, scenario["days"])
         memory.consolidate(user_id="alice")
         change = memory.write(scenario["change"], user_id="alice")
@@ -129,7 +130,7 @@ def test_a_change_of_mind_wins(request, lang, embedder, clock):
 def test_a_change_of_mind_wins_across_languages(requests, change, e5_embedder, clock):
     """Landscape requested in one language for five days, portrait asked for in the other: the change still wins."""
     scenario = SCENARIOS[requests]
-    with Hindsight(location=":memory:", embedder=e5_embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=e5_embedder, clock=clock, config=knowledge_on()) as memory:
         old = five_days(memory, clock, scenario["days"])
         knowledge = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
         assert len(knowledge) == 1

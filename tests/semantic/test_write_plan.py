@@ -16,7 +16,8 @@ from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
-from hindsight_core.write.rules import consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out
+from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out,
+                                        text_script)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -80,7 +81,8 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
                         if old.layer is layer and is_change_of(record, old, sim, cfg, background=len(near) > 5)]
             if cfg.detect_conflicts and eligible:
                 sim, best = max(eligible, key=lambda p: (round(p[0], 6), p[1].timestamp, p[1].id))
-                if stands_out(sim, [s for s, other in near if other.id != best.id][:19]):
+                if stands_out(sim, [s for s, other in near if other.id != best.id  # in the script of the one replaced
+                                    and text_script(other.raw_content) == text_script(best.raw_content)][:19]):
                     changed.add(best.id)
         for sim, old in near:
             if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
@@ -122,8 +124,9 @@ def _stored(seed: int, records: list[MemoryRecord], vectors: np.ndarray) -> list
 
 
 @pytest.mark.parametrize("seed", range(12))
-@pytest.mark.parametrize("cfg", [SemanticConfig(), SemanticConfig(detect_conflicts=False),
-                                 SemanticConfig(merge_duplicates=False), SemanticConfig(duplicate_similarity=0.8)])
+@pytest.mark.parametrize("cfg", [SemanticConfig(detect_conflicts=True), SemanticConfig(detect_conflicts=False),
+                                 SemanticConfig(detect_conflicts=True, merge_duplicates=False),
+                                 SemanticConfig(detect_conflicts=True, duplicate_similarity=0.8)])
 def test_the_plan_is_the_one_comparing_every_pair(seed, cfg):
     records, vectors = _batch(seed, 60)
     stored = _stored(seed, records, vectors) if seed % 2 else [[] for _ in records]
