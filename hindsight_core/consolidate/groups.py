@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -53,7 +54,8 @@ _NOT_TOPICS = frozenset(keyword_tokens(
     ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
 
 
-def _topic_tokens(text: str) -> set[str]:
+@lru_cache(maxsize=8192)  # a group's test reads every candidate's words, write after write
+def _topic_tokens(text: str) -> frozenset[str]:
     """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers; CJK bigrams of content
     characters."""
     out = set()
@@ -63,7 +65,7 @@ def _topic_tokens(text: str) -> set[str]:
         if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
             continue
         out.add(token)
-    return out
+    return frozenset(out)
 
 
 def shared_topic(records: Sequence[MemoryRecord]) -> str | None:

@@ -141,8 +141,11 @@ def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], 
         reasons = Counter(excluded_because(r) for r in pool)
         return f"none of {len(pool)} episodes may become knowledge: " + \
             ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda p: (-p[1], p[0])))
-    best = largest_group(records, vectors, semantic)
     need = f"{semantic.min_episodes} times over {semantic.min_span_days:g} days"
+    if around:  # after a write: only the groups holding the new episodes were looked for, and scanning for the
+        # largest group of the whole pool would cost every write a pass over all of a user's statements
+        return f"no group of similar statements completed around the new episodes (needs {need})"
+    best = largest_group(records, vectors, semantic)
     if best is None or best.occurrences < 2:
         return f"{len(records)} episodes may become knowledge, but none is said again in similar words (needs {need})"
     return (f"{len(records)} episodes may become knowledge; the largest group of similar statements "
