@@ -7,21 +7,13 @@ import pytest
 
 from hindsight_core import Hindsight
 from hindsight_core.embed.query_cache import QueryCache
-from hindsight_core.testing import FakeEmbedder
 
+from ..recording import RecordingEmbedder
 
-class CountingEmbedder(FakeEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts):
-        self.calls.append(list(texts))
-        return super().embed(texts)
 
 
 def test_a_repeated_query_is_embedded_once(clock):
-    embedder = CountingEmbedder()
+    embedder = RecordingEmbedder()
     with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
         memory.remember("I prefer tea over coffee in the morning.", user_id="alice")
         embedder.calls.clear()
@@ -31,13 +23,13 @@ def test_a_repeated_query_is_embedded_once(clock):
         assert [r.memory.id for r in first] == [r.memory.id for r in second]
         memory.recall("what do I drink at night", user_id="alice", reinforce=False)
         assert len(embedder.calls) == 2
-        memory.embedder = other = CountingEmbedder()  # another model: nothing cached is reused
+        memory.embedder = other = RecordingEmbedder()  # another model: nothing cached is reused
         memory.recall("what do I drink in the morning", user_id="alice", reinforce=False)
         assert other.calls == [["what do I drink in the morning"]]
 
 
 def test_the_least_recently_used_query_leaves_and_rows_are_read_only():
-    embedder = CountingEmbedder()
+    embedder = RecordingEmbedder()
     cache = QueryCache(size=2)
     a = cache.vectors(["a", "b", "a"], embedder.embed)
     assert embedder.calls == [["a", "b"]] and np.array_equal(a[0], a[2])

@@ -8,14 +8,15 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from hindsight_core.config import knowledge_on
 from hindsight_core import Hindsight, Layer
+from hindsight_core.config import knowledge_on
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.types import EventType, MemoryRecord, Source
 from hindsight_core.write.decisions import decision_vectors, judged_on_text
 from hindsight_core.write.preparing import embedding_text
 
 from ..conftest import START
+from ..recording import RecordingEmbedder
 
 
 def _record(text: str, *, context: str | None = None, source: Source = Source.USER,
@@ -24,18 +25,9 @@ def _record(text: str, *, context: str | None = None, source: Source = Source.US
                         source=source, context=context)
 
 
-class CountingEmbedder(FakeEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts):
-        self.calls.append(list(texts))
-        return super().embed(texts)
-
 
 def test_only_the_users_asserted_statements_with_a_context_are_embedded_again_in_one_call():
-    embedder = CountingEmbedder()
+    embedder = RecordingEmbedder()
     records = [
         _record("I prefer landscape for reports.", context="How should I print the report?"),  # judged on its text
         _record("I prefer tea in the morning."),  # no context: its stored vector is its text already
@@ -56,7 +48,7 @@ def test_only_the_users_asserted_statements_with_a_context_are_embedded_again_in
 def test_without_an_embedder_or_anything_to_embed_the_stored_vectors_come_back_as_a_copy():
     records = [_record("I prefer tea."), _record("Do I like tea?", context="Hi")]
     stored = FakeEmbedder().embed([embedding_text(r) for r in records])
-    embedder = CountingEmbedder()
+    embedder = RecordingEmbedder()
     for out in (decision_vectors(records, stored, None), decision_vectors(records, stored, embedder.embed)):
         assert np.array_equal(out, stored) and out is not stored
     assert embedder.calls == []
