@@ -138,7 +138,8 @@ def speed_section(report: dict, image_prefix: str) -> list[str]:
                   f"({w['batched_vs_raw']:.0%} of the raw embedder). With a zero-cost embedder (the library alone): "
                   f"batches {zd.get('batched_writes_per_s', '–')}/s with the default write rules, "
                   f"{zo.get('batched_writes_per_s', '–')}/s with the neighbour rules off; single writes "
-                  f"{zd.get('single_writes_per_s', '–')}/s after a user's first write, which creates their shard "
+                  f"{zd.get('single_writes_per_s', '–')}/s after a user's first write, which registers the user "
+                  "(their key file and registry entry; on a fresh store, the shared shard too) "
                   f"({zd.get('first_write_ms', '–')} ms). Peak RSS {report.get('peak_rss_mb', '–')} MiB."]
     by_size = {r["memories"]: r for r in report["sizes"]}
     checks = []

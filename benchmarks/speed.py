@@ -16,7 +16,7 @@ must hold N). For each N:
     and how long building the index (`Hindsight.optimize`) took; and the resident memory of a fresh process
     that loads the default model and opens the store (`rss_fresh_process_mb`: what a user's process holds).
 Writes: the real model (the default, multilingual-e5-small; `--embedder`) alone, single `remember` calls (after
-the user's first write, timed apart: it creates the user's shard) and
+the user's first write, timed apart: it registers the user and, on a fresh store, creates the shared shard) and
 `write_many` batches with the default write rules; and the zero-cost embedder
 with the defaults and with the neighbour rules off (library overhead alone).
 Timings are wall-clock on this machine: compare ratios within one run.
@@ -157,7 +157,7 @@ def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
 def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dict:
     """Where one recall's time goes (p50 ms, query embedding excluded), each part timed over the same queries:
 
-    - `engine_call`: the recall's query plan sent straight to the user's Qdrant Edge shard (fused dense + BM25
+    - `engine_call`: the recall's query plan sent straight to the Qdrant Edge shard holding the user (fused dense + BM25
       prefetches, rescored by the ranking formula, payloads and vectors returned): the engine's floor;
     - `store_search`: the same through `EdgeStore.search`, which also reads each returned point back into a
       record (unsealing its text, checking its fields);
@@ -249,7 +249,7 @@ def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfi
     folder = tempfile.mkdtemp(prefix="hindsight-bench-w-")
     try:
         with Hindsight(path=folder, embedder=embedder, config=config) as memory:
-            start = time.perf_counter()  # a user's first write also creates their shard and its indexes: apart
+            start = time.perf_counter()  # a user's first write also registers them (and creates the fresh store's shard): apart
             memory.remember("The benchmark user's first memory.", user_id="w", force=True)
             out["first_write_ms"] = round((time.perf_counter() - start) * 1000, 1)
             start = time.perf_counter()
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
-    report = {"engine": "Qdrant Edge (qdrant-edge-py), one shard per user",
+    report = {"engine": "Qdrant Edge (qdrant-edge-py), 16 shards per space, users filtered on a tenant-indexed user_id",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
                            "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
               "sizes": [], "auto_index": [],
