@@ -53,6 +53,7 @@ def test_the_same_with_aput_messages_inside_an_event_loop(memory, clock):
     async def chat():
         written = hindsight_memory(user_id="alice", memory=memory)
         await written.aput_messages([said("user", PREFERENCE), said("assistant", NOTED)])
+        await written.aclose()  # in its own loop: its chat store's connection is bound to this loop
 
     asyncio.run(chat())
     settled(memory)
