@@ -92,7 +92,6 @@ class FacadeBase:
         #: statements' texts alone, as the knowledge rules compare them (`write.decisions`): a user's statements
         #: come back as neighbours write after write, so each is embedded alone about once per process
         self._alone_cache = QueryCache(size=4096)
-        self._forget_listeners.add(self._drop_cached_texts)  # both caches are keyed by a user's words
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -170,11 +169,6 @@ class FacadeBase:
     def before_forget(self, listener: Callable[[Forgetting], object]) -> None:
         """Call `listener` when a forget starts, before it looks at the store (the write queue settles there)."""
         self._before_forget.add(listener)  # type: ignore[arg-type]
-
-    def _drop_cached_texts(self, event: object) -> None:
-        """After any forget, no cached query or statement keeps a forgotten text in this process."""
-        self._query_cache.clear()
-        self._alone_cache.clear()
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return embed_passages(self.embedder, texts)
