@@ -326,6 +326,8 @@ class Hindsight(FacadeBase):
         topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
                               "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
+        if not dry_run:
+            self._drop_cached_texts()  # the topic too: it is the user's words
         self._before_forget.announce(Forgetting(user, everything, dry_run))  # what is queued is stored first
         with self._locked(user):
             if not self._open(user, create=False):

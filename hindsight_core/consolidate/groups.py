@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -40,6 +39,7 @@ import numpy as np
 from ..config import SemanticConfig
 from ..language.cues import CHANGE_MARKER_TOKENS, exclusive_clash, exclusive_terms, polarity, value_slots
 from ..language.text import keyword_tokens
+from ..language.text_cache import per_text
 from ..types import MemoryRecord
 from ..write.gate import speaker, strip_speaker
 from ..write.rules import attributes_of, content_tokens
@@ -54,7 +54,7 @@ _NOT_TOPICS = frozenset(keyword_tokens(
     ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
 
 
-@lru_cache(maxsize=8192)  # a group's test reads every candidate's words, write after write
+@per_text  # a group's test reads every candidate's words, write after write
 def _topic_tokens(text: str) -> frozenset[str]:
     """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers; CJK bigrams of content
     characters."""

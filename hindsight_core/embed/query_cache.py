@@ -47,3 +47,8 @@ class QueryCache:
                 while len(self._rows) > self.size:
                     self._rows.popitem(last=False)
         return np.stack([found[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
+    def clear(self) -> None:
+        """Drop every cached text and vector (a forget: the texts are the user's words)."""
+        with self._lock:
+            self._rows.clear()

@@ -22,6 +22,7 @@ from ..config import HindsightConfig, on_similarity_scale, scaled_for_embedder
 from ..embed.checked import embed_passages, embed_queries
 from ..embed.embedder import DEFAULT_MODEL, Embedder, embedder_named
 from ..embed.query_cache import QueryCache
+from ..language.text_cache import forget_cached_texts
 from ..errors import InvalidInputError, StoreUnavailableError
 from ..events import ForgetListener, ForgetListeners, Forgetting
 from ..language.text import validate_id
@@ -169,6 +170,12 @@ class FacadeBase:
     def before_forget(self, listener: Callable[[Forgetting], object]) -> None:
         """Call `listener` when a forget starts, before it looks at the store (the write queue settles there)."""
         self._before_forget.add(listener)  # type: ignore[arg-type]
+
+    def _drop_cached_texts(self) -> None:
+        """No cached query or statement keeps a user's words once a forget ran (both caches are keyed by them)."""
+        self._query_cache.clear()
+        self._alone_cache.clear()
+        forget_cached_texts()  # what the rules read of statements, kept for the whole process
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return embed_passages(self.embedder, texts)

@@ -37,7 +37,6 @@ All functions here are pure: the caller gathers the vectors and neighbours
 from __future__ import annotations
 
 import enum
-import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -49,6 +48,7 @@ import numpy as np
 from ..errors import InvalidInputError
 from ..language.cues import exclusive_clash, polarity, value_slots
 from ..language.text import keyword_tokens
+from ..language.text_cache import per_text
 from ..types import MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from ..write.gate import SOURCE_TRUST
 from .formatting import neutralise
@@ -130,7 +130,7 @@ class ConsensusReport:
 
 # -- conflict cues live in `cues`; this module weighs them ----------------------------------------
 
-@functools.lru_cache(maxsize=4096)
+@per_text
 def _content(text: str) -> frozenset[str]:
     """The words of a statement without numbers (cached: one recall compares each text with many others)."""
     return frozenset(t for t in keyword_tokens(text) if not any(ch.isdigit() for ch in t))

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
 import numpy as np
 
@@ -35,29 +34,16 @@ from ..config import SemanticConfig
 from ..language import mood
 from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
 from ..language.text import keyword_tokens
+from ..language.text_cache import per_text
 from ..types import EventType, Layer, MemoryRecord, Source, Status
 from .gate import REQUEST, speaker, states_about_speaker, strip_speaker
 
-_T = TypeVar("_T")
-
-
-def _per_text(fn: Callable[[str], _T]) -> Callable[[str], _T]:
-    """`fn` remembered for the last few thousand short texts: a batch compares each text with many others, and
-    a store's nearest neighbours come back write after write. Long texts are read again (they would fill memory)."""
-    cached = lru_cache(maxsize=4096)(fn)
-
-    def read(text: str) -> _T:
-        return cached(text) if len(text) <= 1024 else fn(text)
-    read.__doc__ = fn.__doc__
-    return read
-
-
-@_per_text
+@per_text
 def normalise_for_duplicates(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split()).strip(" .!。！")
 
 
-@_per_text
+@per_text
 def content_tokens(text: str) -> frozenset[str]:
     return frozenset(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
 
@@ -89,12 +75,12 @@ STANDING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.val
 _ASKING_TYPES = frozenset({EventType.PREFERENCE.value, EventType.REQUEST.value, EventType.CORRECTION.value})
 
 
-@_per_text
+@per_text
 def _attributes_in(text: str) -> frozenset[str]:
     return frozenset(attributes(strip_speaker(text)))
 
 
-@_per_text
+@per_text
 def _settable_attributes_in(text: str) -> frozenset[str]:
     return frozenset(a for a in _attributes_in(text) if not a.startswith("exclusive:"))
 
@@ -107,19 +93,19 @@ def attributes_of(record: MemoryRecord) -> set[str]:
     return set(_settable_attributes_in(record.raw_content))
 
 
-@_per_text
+@per_text
 def is_question(text: str) -> bool:
     """A question states nothing: it neither becomes knowledge nor replaces what was said."""
     return mood.asks(text)
 
 
-@_per_text
+@per_text
 def asserted(text: str) -> bool:
     """The speaker asserts it of themselves (`mood.asserts`): no question, conditional, quote or someone else's news."""
     return not is_question(text) and mood.asserts(strip_speaker(text))
 
 
-@_per_text
+@per_text
 def says_change(text: str) -> bool:
     return mood.marks_change(strip_speaker(text))
 
@@ -129,7 +115,7 @@ _CHANGEABLE = STANDING_TYPES | {EventType.DIALOGUE.value, EventType.EVENT.value}
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-@_per_text
+@per_text
 def text_script(text: str) -> str:
     """"cjk" when at least a third of the text's letters are CJK characters, else "latin"."""
     letters = sum(ch.isalpha() for ch in text) or 1
@@ -155,7 +141,7 @@ def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> flo
 _CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 
 
-@_per_text
+@per_text
 def topic_words(text: str) -> frozenset[str]:
     """Words that can name what a statement is about: content tokens without change markers, numbers, or single
     or common CJK characters ("backend", "周报", "commute")."""

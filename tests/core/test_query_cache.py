@@ -7,6 +7,7 @@ import pytest
 
 from hindsight_core import Hindsight
 from hindsight_core.embed.query_cache import QueryCache
+from hindsight_core.language import text_cache
 
 from ..recording import RecordingEmbedder
 
@@ -42,3 +43,15 @@ def test_the_least_recently_used_query_leaves_and_rows_are_read_only():
         cache._rows["a"][0] = 2.0
     row[0, 0] = 5.0  # the caller's copy is its own
     assert cache.vectors(["a"], embedder.embed)[0, 0] != 5.0
+
+
+def test_a_forget_leaves_no_cached_text_in_the_process(clock):
+    with Hindsight(location=":memory:", embedder=RecordingEmbedder(), clock=clock) as memory:
+        memory.remember("My locker code is 4711.", user_id="alice", force=True,
+                        context="What is your locker code?")
+        memory.recall("locker code", user_id="alice")
+        assert "locker code" in memory._query_cache._rows
+        assert any(cache.cache_info().currsize for cache in text_cache._CACHES)
+        memory.forget(user_id="alice", about="locker code")
+        assert len(memory._query_cache._rows) == 0 and len(memory._alone_cache._rows) == 0
+        assert all(cache.cache_info().currsize == 0 for cache in text_cache._CACHES)
