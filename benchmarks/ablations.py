@@ -1,6 +1,6 @@
 """Does each mechanism earn its place? hindsight with one mechanism off at a time, on every set, beside the baselines.
 
-    python benchmarks/ablations.py [--sets locomo madial-zh madial-en multilingual] [--variants NAME ...]
+    python benchmarks/ablations.py [--sets locomo madial-zh madial-en multilingual knowledge] [--variants NAME ...]
                                    [--locomo-limit 2] [--max-questions N] [--list]
                                    [--out benchmarks/results/ablations.json]
 
@@ -21,6 +21,10 @@ Sets, each through the same harness as its own benchmark:
   written on a clock set to its own time, questions asked on the user's
   `asked` date; a question's recall@5 is the share of its gold memories in the
   top 5 (a knowledge item counts for its episodes).
+* `knowledge`: our own dated conversations with repetitions and changes of mind
+  (`knowledge.py`, `data/knowledge/knowledge.jsonl`, English, Chinese and both),
+  one store per case written through the conversation policy, its questions
+  asked a day after the last turn (consolidated first when consolidation is on).
 
 A run of some variants (`--variants`) keeps the other variants' rows of an
 earlier run over the same sets and questions (the same columns) in `--out`.
@@ -36,6 +40,7 @@ for LoCoMo over single turns and over exchanges.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -49,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 
 from harness import write_results  # noqa: E402
 import locomo_adapters  # noqa: E402
+import knowledge  # noqa: E402
 import madial  # noqa: E402
 from embedcache import CACHE_DIR  # noqa: E402
 from multilingual import load as load_multilingual  # noqa: E402
@@ -60,7 +66,7 @@ from hindsight_core import Source  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
 MULTILINGUAL = HERE / "data" / "multilingual.jsonl"
-SETS = ("locomo", "madial-zh", "madial-en", "multilingual")
+SETS = ("locomo", "madial-zh", "madial-en", "multilingual", "knowledge")
 
 #: name -> the hindsight it runs; "defaults" is what users get
 VARIANTS: dict[str, Recipe] = {
@@ -203,6 +209,25 @@ def multilingual_bench(vectors: E5Vectors, max_questions: int | None, path: Path
                  hindsight, baselines)
 
 
+def knowledge_bench(vectors: E5Vectors, max_questions: int | None, path: Path = knowledge.DEFAULT_DATA) -> Bench:
+    cases = knowledge.load(path)
+    if max_questions is not None:
+        cases = [dataclasses.replace(c, questions=c.questions[:max_questions]) for c in cases]
+    knowledge.prepare(cases, vectors)
+    column = "knowledge (own set)"
+
+    def hindsight(recipe: Recipe) -> dict[str, list[dict[str, Any]]]:
+        result = knowledge.run_hindsight(recipe, cases, vectors, keep_rows=True)
+        return {column: [{"r5": r["recall@5"], "block": r["evidence_in_block@5"], "tokens": r["tokens"],
+                          "class": query_class(r["question"], r["asked"])} for r in result["rows"]]}
+
+    def baselines() -> dict[str, dict[str, float]]:
+        result = knowledge.run_baselines(cases, vectors)
+        return {name: {column: r["questions"]["overall"]["recall@5"]} for name, r in result.items()}
+
+    return Bench("knowledge", {column: sum(len(c.questions) for c in cases)}, hindsight, baselines)
+
+
 def percent(values: list[float]) -> float:
     return round(100 * statistics.fmean(values), 1) if values else float("nan")
 
@@ -233,6 +258,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--locomo-data", type=Path, default=locomo_adapters.DEFAULT_DATA)
     parser.add_argument("--madial-data", type=Path, default=madial.DEFAULT_DATA)
     parser.add_argument("--multilingual-data", type=Path, default=MULTILINGUAL)
+    parser.add_argument("--knowledge-data", type=Path, default=knowledge.DEFAULT_DATA)
     parser.add_argument("--no-cache", action="store_true")
     parser.add_argument("--list", action="store_true", help="print the variants and stop")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "ablations.json")
@@ -254,6 +280,8 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
     for name in args.sets:
         if name == "locomo":
             benches.append(locomo_bench(vectors, args.locomo_limit, args.max_questions, args.locomo_data))
+        elif name == "knowledge":
+            benches.append(knowledge_bench(vectors, args.max_questions, args.knowledge_data))
         elif name.startswith("madial-"):
             benches.append(madial_bench(vectors, name.split("-", 1)[1], args.max_questions, args.madial_data))
         else:

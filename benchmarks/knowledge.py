@@ -92,7 +92,7 @@ sys.path.insert(0, str(HERE))
 sys.path.append(str(HERE.parent))
 
 import hindsight_core  # noqa: E402  (before the harness modules, which put this repository first)
-from hindsight_core import Layer, Source  # noqa: E402
+from hindsight_core import Layer, Source, count_tokens  # noqa: E402
 from hindsight_core.session.context import memory_block  # noqa: E402
 from hindsight_core.session.turns import TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
@@ -364,7 +364,10 @@ def summarise_questions(rows: Sequence[dict]) -> dict[str, Any]:
 
 # -- the runs ------------------------------------------------------------------------------------
 
-def run_hindsight(recipe: Recipe, cases: Sequence[Case], vectors: E5Vectors) -> dict[str, Any]:
+def run_hindsight(recipe: Recipe, cases: Sequence[Case], vectors: E5Vectors, *,
+                  keep_rows: bool = False) -> dict[str, Any]:
+    """hindsight with `recipe` on every case: decisions scored, questions asked (`keep_rows`: each question's row
+    too, with the case's question time, for `ablations.py`)."""
     rows, groups, changes = [], [], []
     offered = stored = memories = 0
     start = time.perf_counter()
@@ -381,7 +384,9 @@ def run_hindsight(recipe: Recipe, cases: Sequence[Case], vectors: E5Vectors) -> 
             words = {t.id: squash(t.text) for t in case.turns}
             for question in case.questions:
                 ranked, text_block = store.ask(question["question"])
-                rows.append(question_row(case, question, ranked, text_block, words))
+                rows.append(question_row(case, question, ranked, text_block, words)
+                            | ({"question": question["question"], "asked": case.asked,
+                                "tokens": count_tokens(text_block)} if keep_rows else {}))
         finally:
             store.close()
     vectors.save()
@@ -406,7 +411,7 @@ def run_hindsight(recipe: Recipe, cases: Sequence[Case], vectors: E5Vectors) -> 
             "memories": memories, "seconds": round(time.perf_counter() - start, 1),
             "groups": per_language(groups, "formed"), "changes": per_language(changes, "made"),
             "questions": summarise_questions(rows),
-            "decisions_per_case": {"groups": groups, "changes": changes}}
+            "decisions_per_case": {"groups": groups, "changes": changes}} | ({"rows": rows} if keep_rows else {})
 
 
 def units(case: Case, exchanges: bool) -> list[Unit]:

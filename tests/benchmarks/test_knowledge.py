@@ -65,6 +65,22 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
         assert 0 <= overall["evidence_in_block@5"] <= 100 and 0 <= overall["current_first@5"] <= 100, name
 
 
+@pytest.mark.model
+def test_the_ablations_ask_the_set_through_the_same_runner(tmp_path, real_embedder):
+    import ablations
+    from recipes import E5Vectors, Recipe
+
+    data = tmp_path / "two.jsonl"
+    data.write_text("".join(knowledge.DEFAULT_DATA.read_text(encoding="utf-8").splitlines(keepends=True)[:2]))
+    bench = ablations.knowledge_bench(E5Vectors(None, inner=real_embedder), 2, data)
+    (column, asked), = bench.questions.items()
+    rows = bench.hindsight(Recipe())[column]
+    assert len(rows) == asked > 0
+    assert all(0 <= r["r5"] <= 1 and 0 <= r["block"] <= 1 and r["tokens"] >= 0 for r in rows)
+    assert {r["class"] for r in rows} <= {"date", "past", "present"}
+    assert {column} == {c for figures in bench.baselines().values() for c in figures}
+
+
 def test_scoring_rules():
     assert knowledge.matches_group({"a", "b", "c"}, ["a", "b", "c", "d"])
     assert not knowledge.matches_group({"a", "x", "y"}, ["a", "b", "c"])  # mostly other turns
