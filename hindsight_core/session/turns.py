@@ -46,6 +46,11 @@ The rules:
   history write it once. If a write fails, its turn is released and offered again
   next time; a turn the core refuses as input (`InvalidInputError`, e.g. over the
   size limit) is reported in its `Offered.error` and not offered again.
+* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations it was
+  handed (one process serves many users). A conversation it let go is recognised
+  again as after a restart (one `find` by digest per turn of a history handed over
+  again), and its next offer's first turn has no context. Turns fenced by a forget
+  are never let go: they are what keeps a forgotten text from coming back.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -73,6 +79,8 @@ ANSWERS_FIELD = ANSWERS_KEY
 #: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
 #: unstorable itself, without making the reply to it unstorable too
 CONTEXT_CHARS = 2000
+#: conversations (user, session) whose offered turns the policy keeps in memory, most recently offered first
+SESSIONS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -120,8 +128,9 @@ class TurnLog:
             raise InvalidInputError("metadata_field must be a non-empty string")
         self.memory = memory
         self.metadata_field = metadata_field
-        self._seen: dict[tuple[str, str | None], set[str]] = {}
-        #: turns offered before a forget of their user: never a later turn's context
+        #: the digests offered per (user, session), the most recently offered conversation last
+        self._seen: OrderedDict[tuple[str, str | None], set[str]] = OrderedDict()
+        #: turns offered before a forget of their user: never a later turn's context (never let go)
         self._fenced: dict[tuple[str, str | None], set[str]] = {}
         #: the last turn offered per (user, session), (digest, text, who said it): the context of the next
         #: offer's first turn
@@ -143,11 +152,21 @@ class TurnLog:
                     self._last[key] = (digest, "", source)  # its text leaves the process too; its digest marks the fence
         return 0  # no stored copy was removed: the store's own forget counts those
 
+    def _seen_in(self, key: tuple[str, str | None]) -> set[str]:
+        """The digests offered in one conversation (under the lock), which becomes the most recent; the least
+        recent beyond `SESSIONS_KEPT` are let go (see the module rules)."""
+        seen = self._seen.setdefault(key, set())
+        self._seen.move_to_end(key)
+        while len(self._seen) > SESSIONS_KEPT:
+            gone, _ = self._seen.popitem(last=False)
+            self._last.pop(gone, None)
+        return seen
+
     def fence(self, turns: Iterable[Turn], user_id: str, session_id: str | None) -> None:
         """Record turns as said before a forget without offering them (a queue dropping them for the forget)."""
         digests = {t.digest for t in turns}
         with self._lock:
-            self._seen.setdefault((user_id, session_id), set()).update(digests)
+            self._seen_in((user_id, session_id)).update(digests)
             self._fenced.setdefault((user_id, session_id), set()).update(digests)
 
     def _stored_before(self, turn: Turn, user_id: str, session_id: str | None) -> bool:
@@ -165,14 +184,15 @@ class TurnLog:
             before = last[0] if last is not None else None
             for turn in turns:
                 with self._lock:
-                    seen = self._seen.setdefault(key, set())
-                    fenced = self._fenced.setdefault(key, set())
+                    seen = self._seen_in(key)
+                    fenced = self._fenced.get(key, set())
                     answers_fenced, before = before in fenced, turn.digest
-                    if turn.digest in seen:
+                    if turn.digest in seen or turn.digest in fenced:
+                        seen.add(turn.digest)
                         continue
                     seen.add(turn.digest)
                     if turn.source is Source.AGENT and answers_fenced:  # said before the forget, maybe echoing it
-                        fenced.add(turn.digest)
+                        self._fenced.setdefault(key, set()).add(turn.digest)
                         continue
                 claimed.append(turn)
                 if not self._stored_before(turn, user_id, session_id):

@@ -109,3 +109,32 @@ def test_bad_turns_and_ids_are_input_errors(memory):
     with pytest.raises(InvalidInputError):
         turns.offer(HISTORY, user_id="*", session_id="s-1")
     assert len(turns.offer(HISTORY, user_id="alice", session_id="s-1")) == 3
+
+
+def test_the_policy_keeps_a_bounded_number_of_conversations_and_recognises_one_it_let_go(memory, gate, monkeypatch):
+    from hindsight_core.session import turns as policy
+
+    monkeypatch.setattr(policy, "SESSIONS_KEPT", 3)
+    turns = TurnLog(memory)
+    for n in range(10):
+        turns.offer(HISTORY[:2], user_id=f"user-{n}", session_id="s")
+    assert len(turns._seen) == 3 and len(turns._last) == 3  # the last three conversations
+    assert list(turns._seen)[-1] == ("user-9", "s")
+    offered = len(gate.offered)
+    assert turns.offer(HISTORY[:2], user_id="user-0", session_id="s") == []  # let go, found by its stored digests
+    assert len(gate.offered) == offered
+    assert len(memory.memories(user_id="user-0")) == 2
+
+
+def test_turns_fenced_by_a_forget_are_never_let_go(memory, gate, monkeypatch):
+    from hindsight_core.session import turns as policy
+
+    monkeypatch.setattr(policy, "SESSIONS_KEPT", 2)
+    turns = TurnLog(memory)
+    turns.offer(HISTORY[:2], user_id="alice", session_id="s")
+    memory.forget(user_id="alice", everything=True)
+    for n in range(5):  # alice's conversation is let go
+        turns.offer(HISTORY[:1], user_id=f"user-{n}", session_id="s")
+    assert ("alice", "s") not in turns._seen
+    assert turns.offer(HISTORY[:2], user_id="alice", session_id="s") == []  # the history handed over again
+    assert memory.memories(user_id="alice") == []
