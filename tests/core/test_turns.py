@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source
-from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
+from hindsight_core.session.turns import TURN_FIELD, AwaitingAnswer, Turn, TurnLog
 from hindsight_core.testing import FakeEmbedder, RecordingGate
 
 HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
@@ -109,3 +109,15 @@ def test_bad_turns_and_ids_are_input_errors(memory):
     with pytest.raises(InvalidInputError):
         turns.offer(HISTORY, user_id="*", session_id="s-1")
     assert len(turns.offer(HISTORY, user_id="alice", session_id="s-1")) == 3
+
+
+def test_a_turn_written_as_it_goes_waits_for_its_answer():
+    held = AwaitingAnswer()
+    question, answer = Turn("我下个月搬去里昂。", Source.USER), Turn("Welcome to Lyon!", Source.AGENT)
+    assert held.add([question]) == []  # not answered yet: not offered
+    later = Turn("My daughter starts school there.", Source.USER)
+    assert held.add([answer, later]) == [question, answer]  # up to the last answer, in order; the rest waits
+    assert held.add([]) == []
+    assert held.release() == [later] and held.release() == []  # the end of a session hands over what waits
+    two = [Turn("a", Source.USER), Turn("b", Source.AGENT), Turn("c", Source.USER), Turn("d", Source.AGENT)]
+    assert held.add(two) == two
