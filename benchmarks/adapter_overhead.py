@@ -33,22 +33,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
-import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from harness import percentiles, write_entry, write_results
+from load import cpu_hogs
 
-from load import cpu_hogs  # noqa: E402
-from metrics import percentiles  # noqa: E402
-
-from hindsight_core import Hindsight  # noqa: E402
-from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named  # noqa: E402
+from hindsight_core import Hindsight
+from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named
 
 FACTS = ["My sister {n} lives in Lisbon and works as a nurse.", "I prefer meetings after {n} am on weekdays.",
          "Project Falcon-{n} ships on the 12th; Priya owns the release.", "I am allergic to peanuts and {n} shellfish.",
@@ -276,20 +270,12 @@ def main(argv: list[str] | None = None) -> dict:
     embedder = embedder_named(DEFAULT_MODEL)
     embedder.embed(["warm up"])  # the model load is measured by benchmarks/model_load.py, not here
     if args.turn_cost:
-        report = json.loads(args.out.read_text()) if args.out.exists() else {}
-        report["turn_cost"] = {
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "command": "python benchmarks/adapter_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (shared)",
-            "embedder": embedder.name, **turn_costs(embedder, args.turns, args.pause)}
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2))
+        costs = turn_costs(embedder, args.turns, args.pause)
+        report = write_entry(args.out, "turn_cost", {"load_average": round(os.getloadavg()[0], 1),
+                                                     "embedder": embedder.name, **costs}, __file__, argv)
         print("wrote", args.out)
         return report
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "command": "python benchmarks/adapter_overhead.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "embedder": embedder.name, "sync": _default_sync(), "arms": {}}
+    report = {"embedder": embedder.name, "sync": _default_sync(), "arms": {}}
     for arm in ("quiet", "loaded"):
         with cpu_hogs(arm == "loaded") as hogs:
             result = {"cpu_hogs": hogs, "load_average": round(os.getloadavg()[0], 1),
@@ -306,8 +292,7 @@ def main(argv: list[str] | None = None) -> dict:
               "langchain_recall_le_embedding_plus_10ms":
                   r["langchain"]["recall_hook"]["p50_ms"] <= r["query_embedding"]["p50_ms"] + 10}
         for arm, r in report["arms"].items()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    report = write_results(args.out, report, __file__, argv)
     print("wrote", args.out)
     return report
 

@@ -4,6 +4,7 @@ A result file says when, on what machine and by which command it was made, so ev
 from it (`render_readme.py`) can say so too:
 
     report = write_results(RESULTS / "speed.json", report, __file__, argv)   # stamps, writes, returns
+    write_entry(RESULTS / "tenants.json", "shared-shards", run, __file__)     # one labelled run of several
 
 Timings are wall-clock milliseconds (`time.perf_counter`), summarised as p50 / p95 (`percentiles`).
 """
@@ -57,10 +58,24 @@ def write_results(path: Path, report: dict[str, Any], script: str | Path,
                   args: Sequence[str] | None = None) -> dict[str, Any]:
     """Write one result file (JSON, UTF-8, indented), stamped with its date, command and machine; returns it."""
     report = stamped(report, script, args)
+    _write_json(Path(path), report)
+    return report
+
+
+def write_entry(path: Path, key: str, entry: dict[str, Any], script: str | Path,
+                args: Sequence[str] | None = None) -> dict[str, Any]:
+    """Write one run under `key` of a result file that keeps several (a label per store layout, an extra
+    measurement beside the main one): the entry is stamped, the file's other entries stay; returns the file."""
     path = Path(path)
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    report[key] = stamped(entry, script, args)
+    _write_json(path, report)
+    return report
+
+
+def _write_json(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return report
 
 
 def percentiles(samples_ms: Sequence[float], digits: int = 3) -> dict[str, float]:

@@ -59,7 +59,7 @@ Scores:
   both sides, BM25, their fusion), scored the same way.
 
 The library measured is the one Python imports (PYTHONPATH first, then the installed
-package, then this repository), so `PYTHONPATH=/another/checkout python benchmarks/knowledge.py`
+package), so `PYTHONPATH=/another/checkout python benchmarks/knowledge.py`
 scores another checkout's code on this data; its folder is `setup.library` in the JSON.
 
 Per language: decisions by the case's language (en, zh, cross); questions by the
@@ -80,24 +80,21 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-# this repository's code only when no other is importable: `PYTHONPATH=/another/checkout python
-# benchmarks/knowledge.py` measures that checkout's library with this data and harness
-sys.path.append(str(HERE.parent))
 
-import hindsight_core  # noqa: E402  (before the harness modules, which put this repository first)
+import hindsight_core  # noqa: E402
 from hindsight_core import Layer, Source, count_tokens  # noqa: E402
 from hindsight_core.session.context import memory_block  # noqa: E402
 from hindsight_core.session.turns import TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
 from embedcache import CACHE_DIR  # noqa: E402
+from harness import write_results  # noqa: E402
 from locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
 from metrics import any_hit_at_k, recall_at_k  # noqa: E402
 from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
@@ -491,8 +488,6 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
     vectors = vectors or E5Vectors(None if args.no_cache else CACHE)
     prepare(cases, vectors)
     report: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.data.relative_to(HERE.parent) if args.data.is_relative_to(HERE.parent)
                              else args.data), **counts(cases)},
         "setup": {"embedder": vectors.name, "filler_exchanges_per_case": args.filler,
@@ -509,8 +504,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict[str,
         print(f"running {name} ...", file=sys.stderr, flush=True)
         report["systems"][name] = run_hindsight(VARIANTS[name], cases, vectors)
     report["systems"].update(run_baselines(cases, vectors, args.baselines))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    report = write_results(args.out, report, __file__)
     print_table(report)
     return report
 

@@ -60,25 +60,21 @@ from typing import Sequence
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir
+from harness import DATA, LOCOMO, RESULTS, SHARED, write_results
 
-from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
+from hindsight_core import HindsightConfig
+from hindsight_core.config import scaled_for_embedder
+from hindsight_core.consolidate.groups import _mutual
+from hindsight_core.embed.multilingual import E5Embedder
+from hindsight_core.types import MemoryRecord, Source
+from hindsight_core.write.decisions import decision_vectors
+from hindsight_core.write.gate import RuleBasedGate
+from hindsight_core.write.preparing import embedding_text
+from hindsight_core.write.rules import (STANDING_TYPES, asserted, consolidation_candidates, says_change,
+                                        text_script)
+from hindsight_core.write.writing import NEIGHBOURS
 
-from hindsight_core import HindsightConfig  # noqa: E402
-from hindsight_core.config import scaled_for_embedder  # noqa: E402
-from hindsight_core.consolidate.groups import _mutual  # noqa: E402
-from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
-from hindsight_core.types import MemoryRecord, Source  # noqa: E402
-from hindsight_core.write.decisions import decision_vectors  # noqa: E402
-from hindsight_core.write.gate import RuleBasedGate  # noqa: E402
-from hindsight_core.write.preparing import embedding_text  # noqa: E402
-from hindsight_core.write.rules import (STANDING_TYPES, asserted, consolidation_candidates,  # noqa: E402
-                                        says_change, text_script)
-from hindsight_core.write.writing import NEIGHBOURS  # noqa: E402
-
-ROOT = HERE.parent.parent
 #: the same statement said differently (written for this script)
 PARAPHRASES = [
     ("I never take the lift, I always use the stairs.", "Stairs for me, I don't use lifts."),
@@ -450,11 +446,11 @@ def pairs(rows: list[tuple[str, str]], embedder, cfg) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--locomo", type=Path, default=ROOT / "shared" / "benchmarks" / "locomo10.json")
+    parser.add_argument("--locomo", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=None, help="LoCoMo conversations (default: all)")
-    parser.add_argument("--madial", type=Path, default=ROOT / "shared" / "benchmarks" / "madial")
-    parser.add_argument("--multilingual", type=Path, default=HERE / "data" / "multilingual.jsonl")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_calibration.json")
+    parser.add_argument("--madial", type=Path, default=SHARED / "madial")
+    parser.add_argument("--multilingual", type=Path, default=DATA / "multilingual.jsonl")
+    parser.add_argument("--out", type=Path, default=RESULTS / "knowledge_calibration.json")
     args = parser.parse_args()
     embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "knowledge-calibration-e5.npy")
     cfg = scaled_for_embedder(HindsightConfig(), embedder.similarity_baseline).semantic
@@ -496,8 +492,7 @@ def main() -> None:
     result["paraphrases"] = pairs(PARAPHRASES, embedder, cfg)
     result["changes"] = pairs(CHANGES, embedder, cfg)
     embedder.save()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    result = write_results(args.out, result, __file__)
     print(json.dumps(result, indent=1, ensure_ascii=False))
 
 

@@ -38,18 +38,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from harness import RESULTS, write_entry
 
 QUERIES = ["What does the team use for the project?", "Where did they travel last month?",
            "Which tool does someone prefer?", "What was decided about the meeting?"]
@@ -293,17 +290,8 @@ def main() -> None:
             row = json.loads(out.stdout.strip().splitlines()[-1])
         print(json.dumps(row), flush=True)
         rows.append(row)
-    results_dir = Path(__file__).resolve().parent / "results"
-    path = Path(args.out or results_dir / ("tenants_served.json" if args.serve else "tenants.json"))
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results[args.label] = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": "python benchmarks/tenants.py " + " ".join(sys.argv[1:]),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} (shared)",
-        "rows": rows,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1) + "\n")
+    path = Path(args.out or RESULTS / ("tenants_served.json" if args.serve else "tenants.json"))
+    write_entry(path, args.label, {"load_average": round(os.getloadavg()[0], 1), "rows": rows}, __file__)
 
 
 if __name__ == "__main__":

@@ -23,14 +23,11 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
+from harness import LOCOMO, RESULTS, write_results  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 from locomo_adapters import make_turn  # noqa: E402
 
@@ -38,8 +35,6 @@ from hindsight_core import Hindsight, Source  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
 from hindsight_core.session.turns import TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
-
-ROOT = HERE.parent.parent
 
 
 class CountingEmbedder:
@@ -85,10 +80,10 @@ def write_conversation(cls, embedder: CountingEmbedder, conversation, sessions_c
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("path", nargs="?", type=Path, default=ROOT / "shared" / "benchmarks" / "locomo10.json")
+    parser.add_argument("path", nargs="?", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=2, help="LoCoMo conversations (default 2)")
     parser.add_argument("--sessions", type=int, default=None, help="only each conversation's first N sessions")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "write_cost.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "write_cost.json")
     args = parser.parse_args()
     embedder = CountingEmbedder(E5Embedder())
     systems = {"text alone (shipped)": Hindsight, "stored vectors": OnStoredVectors}
@@ -103,15 +98,12 @@ def main() -> None:
             print(f"{conversation.sample_id} {name}: {seconds:.1f} s, {texts} texts", file=sys.stderr, flush=True)
         turns += offered
     shipped, plain = totals["text alone (shipped)"], totals["stored vectors"]
-    report = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
-              "conversations": args.limit, "sessions_per_conversation": args.sessions, "turns": turns,
+    report = {"conversations": args.limit, "sessions_per_conversation": args.sessions, "turns": turns,
               "embedder": embedder.name,
               "systems": {k: {**v, "seconds": round(v["seconds"], 1)} for k, v in totals.items()},
               "seconds_ratio": round(shipped["seconds"] / plain["seconds"], 3),
               "texts_embedded_ratio": round(shipped["texts_embedded"] / max(1, plain["texts_embedded"]), 3)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    report = write_results(args.out, report, __file__)
     print(json.dumps(report, indent=1))
 
 

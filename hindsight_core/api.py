@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 # typing_extensions' runtime protocols read members statically (Python 3.12's rule): `isinstance(client, MemoryAPI)`
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory
     from .write.preparing import WriteResult
 
-__all__ = ["MemoryAPI", "RECALL_OPTIONS", "RecallOptions", "WRITE_OPTIONS", "WriteOptions"]
+__all__ = ["JournalsLocally", "MemoryAPI", "RECALL_OPTIONS", "RecallOptions", "WRITE_OPTIONS", "WriteOptions"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +157,16 @@ class MemoryAPI(Protocol):
     def __enter__(self) -> Any: ...
 
     def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class JournalsLocally(Protocol):
+    """A capability of a memory whose store lives elsewhere: where a write queue over it journals on this machine.
+
+    `HindsightClient` has it (a private folder per server and token, `remote/local_journal.py`); a memory
+    without it journals beside its store (`session.queue_journal.journal_path`).
+    """
+
+    def local_journal(self) -> Path | None:
+        """The journal file of a write queue over this memory; None to keep the queue in memory only."""
+        ...

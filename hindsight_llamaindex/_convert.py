@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
@@ -37,14 +37,6 @@ def turn_from_message(message: ChatMessage) -> Turn | None:
 
 def turns_from_messages(messages: Iterable[ChatMessage]) -> list[Turn]:
     return [turn for turn in map(turn_from_message, messages) if turn is not None]
-
-
-def answered(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
-    """The messages up to and including the last assistant message: the turns that have their answer."""
-    for end in range(len(messages), 0, -1):
-        if messages[end - 1].role == MessageRole.ASSISTANT:
-            return list(messages[:end])
-    return []
 
 
 def latest_user_text(messages: Iterable[ChatMessage]) -> str | None:

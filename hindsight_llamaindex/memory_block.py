@@ -20,11 +20,11 @@ follows each run). `_aput` offers flushed messages the same way.
 
 A chat that is only written (`put`/`aput`, never read) would reach the block
 only once its messages left the short-term history, which in a short chat is
-never. So `hindsight_memory` returns a `HindsightChatMemory`: a `Memory` that,
-once an assistant message is put, offers the messages put up to it. A user
-message still waiting for its answer is held back until the answer is put or
-the memory is read (recall first), so a turn is never recalled into its own
-prompt; `HindsightChatMemory.flush()` offers it too, and waits until every
+never. So `hindsight_memory` returns a `HindsightChatMemory`: a `Memory` that
+hands the turns it is put to the core's `AwaitingAnswer` (`session.turns`: a
+turn waits for the agent's answer, so it is never recalled into its own
+prompt) and offers those answered. A read offers the waiting ones too (recall
+first); `HindsightChatMemory.flush()` offers them, and waits until every
 offered turn is stored.
 
 The turns are handed to the core's write queue (`hindsight_core.session.write_queue`):
@@ -54,10 +54,10 @@ from llama_index.core.memory import BaseMemoryBlock, Memory
 from hindsight_core import InvalidInputError, MemoryAPI
 from hindsight_core.language.text import validate_id
 from hindsight_core.session.context import MemoryBlock, amemory_block, shorten_block
-from hindsight_core.session.turns import TurnLog
+from hindsight_core.session.turns import AwaitingAnswer, Turn, TurnLog
 from hindsight_core.session.write_queue import WriteQueue, write_queue
 
-from ._convert import TURN_FIELD, answered, latest_user_text, turns_from_messages
+from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
 from ._validate import check_k, check_memory
 
 logger = logging.getLogger("hindsight_llamaindex")
@@ -164,7 +164,10 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         await self._offer(messages, user, session)
 
     async def _offer(self, messages: List[ChatMessage], user: str, session: str | None) -> None:
-        _, refused = self._writes.offer_turns(turns_from_messages(messages), user_id=user, session_id=session,
+        self._offer_turns(turns_from_messages(messages), user, session)
+
+    def _offer_turns(self, turns: list[Turn], user: str, session: str | None) -> None:
+        _, refused = self._writes.offer_turns(turns, user_id=user, session_id=session,
                                               agent_id=self.agent_id, log=self._turns)  # journaled; written behind
         for turn, error in refused:  # one unstorable message must not break the conversation
             logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)
@@ -173,17 +176,17 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
 class HindsightChatMemory(Memory):
     """LlamaIndex's `Memory`, whose puts reach its hindsight blocks even in a chat that is never read.
 
-    `put`, `aput`, `put_messages` and `aput_messages` store the messages as `Memory` does; once an
-    assistant message is put, the messages put up to it are offered to each `HindsightMemoryBlock`
-    (the core's `TurnLog` offers each message once, whether it arrives here, at a read or when
-    flushed out of the short-term history). Messages after the last answer wait for it.
+    `put`, `aput`, `put_messages` and `aput_messages` store the messages as `Memory` does; their turns
+    are offered to each `HindsightMemoryBlock` once answered (the core's `AwaitingAnswer`; the core's
+    `TurnLog` offers each message once, whether it arrives here, at a read or when flushed out of the
+    short-term history).
 
     `close()` (or `await aclose()`) closes the chat store it opened: LlamaIndex keeps the short-term history in
     SQLite through aiosqlite, one connection and one worker thread per memory, which stay open until closed.
     A chat store passed in (`chat_store=`, `async_engine=`) is its owner's to close.
     """
 
-    _unanswered: list = PrivateAttr(default_factory=list)
+    _held: AwaitingAnswer = PrivateAttr(default_factory=AwaitingAnswer)
     _owns_store: bool = PrivateAttr(default=True)
 
     async def aput(self, message: ChatMessage) -> None:
@@ -195,24 +198,19 @@ class HindsightChatMemory(Memory):
         await self._offer_answered(list(messages))
 
     def flush(self, timeout: float | None = None) -> None:
-        """Offer the messages still waiting for an answer too, then wait until everything offered is stored."""
-        waiting, self._unanswered = self._unanswered, []
-        asyncio_run(self._offer_to_blocks(waiting))
+        """Offer the turns still waiting for an answer too, then wait until everything offered is stored."""
+        self._offer_to_blocks(self._held.release())
         for block in self._hindsight_blocks():
             block.flush(timeout)
 
     async def _offer_answered(self, messages: list[ChatMessage]) -> None:
-        self._unanswered.extend(messages)
-        ready = answered(self._unanswered)
-        if ready:
-            self._unanswered = self._unanswered[len(ready):]
-            await self._offer_to_blocks(ready)
+        self._offer_to_blocks(self._held.add(turns_from_messages(messages)))
 
-    async def _offer_to_blocks(self, messages: list[ChatMessage]) -> None:
+    def _offer_to_blocks(self, turns: list[Turn]) -> None:
         for block in self._hindsight_blocks():
-            if block.write_turns and messages:
+            if block.write_turns and turns:
                 user, session = block._ids(self.session_id)
-                await block._offer(messages, user, session)
+                block._offer_turns(turns, user, session)  # one journal append: returns at once
 
     def _hindsight_blocks(self) -> list[HindsightMemoryBlock]:
         return [block for block in self.memory_blocks if isinstance(block, HindsightMemoryBlock)]

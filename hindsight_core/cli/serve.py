@@ -13,6 +13,21 @@ from .settings import Settings
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
+def check_token(token: str | None) -> None:
+    """`--token` as `mcp`, `ui` and `serve` all take it: absent, or strong enough (`mcp.scope.strong_token`);
+    anything else is the same usage error (exit 2) from each."""
+    from ..mcp.scope import MIN_TOKEN_CHARS, strong_token
+
+    if token is None or strong_token(token):
+        return
+    example = '`--token "$(openssl rand -hex 16)"`'
+    if not token.strip():
+        raise click.UsageError(f"the token is empty (is the variable you passed set?); give a real one, e.g. "
+                               f"{example}, or leave --token out")
+    raise click.UsageError(f"--token must be at least {MIN_TOKEN_CHARS} characters, without surrounding spaces; "
+                           f"e.g. {example}")
+
+
 @click.command(help="Run a scripted multi-day conversation on an embedded store and show what memory does.")
 @click.option("--path", type=click.Path(path_type=Path), default=None,
               help="Keep the demo's embedded store in this folder (default: a temporary one, removed after).")
@@ -49,10 +64,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
         tokens_file: Path | None, allow_unauthenticated: bool, write_source: str) -> None:
     from ..mcp.scope import UserScope
 
-    if token is not None and not token.strip():
-        # `--token "$TOKEN"` with TOKEN unset: serving without one would be a silent surprise
-        raise click.UsageError("--token is empty (is the variable you passed set?); give the token, "
-                               "or leave --token out")
+    check_token(token)  # `--token "$TOKEN"` with TOKEN unset: serving without one would be a silent surprise
     if tokens_file is not None:
         if user_id or token:
             raise click.UsageError("--tokens-file names the users; do not also give --user-id or --token")
@@ -97,6 +109,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
 def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
     from ..ui.cli import run
 
+    check_token(token)
     running = settings.server()
     if running is not None:  # the server holds the store and serves the inspector already
         from urllib.parse import quote
@@ -135,12 +148,10 @@ def ui(settings: Settings, host: str, port: int, token: str | None) -> None:
 def serve_command(settings: Settings, host: str, port: int, token: str | None, tokens_file: Path | None,
           mcp_user: str | None, write_source: str, recall_log: bool | None, recall_log_entries: int,
           recall_log_days: float) -> None:
-    from ..mcp.scope import MIN_TOKEN_CHARS, UserScope
+    from ..mcp.scope import UserScope
     from ..ui.security import is_loopback
 
-    if token is not None and (not token.strip() or len(token) < MIN_TOKEN_CHARS):
-        raise click.UsageError(f"--token must be at least {MIN_TOKEN_CHARS} characters (is the variable you "
-                               "passed set?); e.g. `--token \"$(openssl rand -hex 16)\"`")
+    check_token(token)
     user_tokens = dict(UserScope.from_tokens_file(tokens_file).tokens) if tokens_file is not None else {}
     if token is None and not user_tokens and not is_loopback(host):
         raise click.UsageError(f"serving on {host} without a token would give every user's memories to anyone who "

@@ -9,7 +9,7 @@ is the only place that knows; the rest of `hindsight_core.mcp` imports from here
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from ..errors import StoreUnavailableError
 
@@ -24,7 +24,7 @@ except ImportError:  # mcp 1.x
 
     MCP_1 = True
 
-__all__ = ["MCP_1", "Context", "MCPServer", "ToolError", "new_server"]
+__all__ = ["MCP_1", "Context", "MCPServer", "ToolError", "check_tool_calls", "new_server", "tool_arguments"]
 
 if MCP_1:
     class MCPServer(_Server):  # type: ignore[valid-type,misc]
@@ -66,3 +66,30 @@ def new_server(name: str, *, version: str, instructions: str, log_level: str, ho
     server = MCPServer(name, instructions=instructions, log_level=log_level, host=host, port=port, **auth)
     server._mcp_server.version = version  # 1.x's FastMCP takes no version; its low-level server does
     return server
+
+
+async def tool_arguments(server: Any, name: str) -> set[str] | None:
+    """The argument names the tool `name` takes, from the server's public listing (`list_tools`, whose schema field
+    is `input_schema` on 2.x and `inputSchema` on 1.x); None when the server has no such tool."""
+    for tool in await server.list_tools():
+        if tool.name == name:
+            schema = tool.inputSchema if MCP_1 else tool.input_schema
+            return set((schema or {}).get("properties", {}))
+    return None
+
+
+def check_tool_calls(server: Any, check: Callable[[str, Any], Awaitable[None]]) -> None:
+    """Run `check(name, arguments)` before every tool call of `server`; it refuses a call by raising `ToolError`.
+
+    Both lines answer a call through the server's public `call_tool` (2.x passes it a context, 1.x does not);
+    1.x registered the bound method with its low-level server when it was made, so there it is registered again.
+    """
+    call_tool = server.call_tool
+
+    async def checked(name: str, arguments: Any, *context: Any) -> Any:
+        await check(name, arguments)
+        return await call_tool(name, arguments, *context)
+
+    server.call_tool = checked
+    if MCP_1:
+        server._mcp_server.call_tool(validate_input=False)(checked)

@@ -21,6 +21,11 @@ from ..language.text import validate_id
 MIN_TOKEN_CHARS = 16
 
 
+def strong_token(token: object) -> bool:
+    """Whether `token` may guard a user's memories: a string of at least `MIN_TOKEN_CHARS`, no surrounding space."""
+    return isinstance(token, str) and len(token) >= MIN_TOKEN_CHARS and token == token.strip()
+
+
 @dataclass(frozen=True)
 class UserScope:
     """One fixed `user_id`, or `tokens` mapping each bearer token to the user it authenticates."""
@@ -35,7 +40,7 @@ class UserScope:
             validate_id(self.user_id)
         for token, user in self.tokens.items():
             validate_id(user)
-            if not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS or token != token.strip():
+            if not strong_token(token):
                 raise InvalidInputError(f"the token of user {user!r} is shorter than {MIN_TOKEN_CHARS} characters "
                                         "or has surrounding whitespace; use e.g. `python -c 'import secrets; "
                                         "print(secrets.token_urlsafe(32))'`")

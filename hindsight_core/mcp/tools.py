@@ -26,7 +26,7 @@ from ..api import MemoryAPI
 from ..session.choices import TIME_RANGE_DESCRIPTION, TIME_RANGES, time_range_spec
 from ..session.outcome import report
 from ..types import ScoredMemory, Source
-from .compat import Context, MCPServer, ToolError
+from .compat import Context, MCPServer, ToolError, check_tool_calls, tool_arguments
 from .scope import UserScope
 
 MAX_RESULTS = 20
@@ -91,20 +91,17 @@ def refuse_unknown_arguments(server: MCPServer) -> None:
     """Make `server` answer a call with an argument its tool does not take (a `user_id`, a `source`, a typo) with a
     tool error naming the arguments it does take, instead of ignoring it: a model that asked for another user, or
     to speak as the user, must not read a success as having got it."""
-    call_tool = server.call_tool
 
-    async def checked(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        tool = server._tool_manager.get_tool(name)  # noqa: SLF001 - the tool's own argument schema
-        if tool is not None and isinstance(arguments, dict):
-            known = set(tool.parameters.get("properties", {}))
+    async def known_arguments_only(name: str, arguments: Any) -> None:
+        known = await tool_arguments(server, name)
+        if known is not None and isinstance(arguments, dict):
             unknown = sorted(set(arguments) - known)
             if unknown:
                 raise ToolError(f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments are "
                                 f"{', '.join(sorted(known)) or 'none'} (the user and the speaker are the server's "
                                 "to set, never a tool argument's)")
-        return await call_tool(name, arguments, context)
 
-    server.call_tool = checked  # type: ignore[method-assign]
+    check_tool_calls(server, known_arguments_only)
 
 
 def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,

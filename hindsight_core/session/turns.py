@@ -42,6 +42,12 @@ The rules:
   first turn after a forget, and never lets a forgotten text come back as one.
   Turns offered before the forget stay recognised (by digest), so a history
   handed over again does not store them again.
+* A conversation that is only written as it goes (messages put, never read
+  before the model answers) holds each turn until the agent's answer to it
+  arrives (`AwaitingAnswer`): the turns up to the agent's last answer are
+  offered together, the ones after it wait. A user's message offered before it
+  is answered would be stored before the model sees it, and recalled into its
+  own prompt. Whatever still waits when the conversation ends is offered then.
 * A turn is claimed before it is written, so two threads offering the same
   history write it once. If a write fails, its turn is released and offered again
   next time; a turn the core refuses as input (`InvalidInputError`, e.g. over the
@@ -263,3 +269,31 @@ class TurnLog:
     async def aoffer(self, turns: Sequence[Turn], **options: str | None) -> list[Offered]:
         """Async twin of `offer`."""
         return await asyncio.to_thread(self.offer, list(turns), **options)  # type: ignore[arg-type]
+
+
+class AwaitingAnswer:
+    """The turns of a conversation written as it goes, each held until the agent answers it (see the module rules).
+
+        held = AwaitingAnswer()
+        held.add([Turn("I moved to Lyon.", Source.USER)])      # [] : not answered yet
+        held.add([Turn("Welcome to Lyon!", Source.AGENT)])     # both turns, in order
+        held.release()                                          # what still waits, at the end of a session
+    """
+
+    def __init__(self) -> None:
+        self._waiting: list[Turn] = []
+        self._lock = threading.Lock()
+
+    def add(self, turns: Iterable[Turn]) -> list[Turn]:
+        """Hold `turns` after the ones waiting; returns those now answered (up to the last agent turn), in order."""
+        with self._lock:
+            self._waiting.extend(turns)
+            answered = max((i + 1 for i, t in enumerate(self._waiting) if t.source is Source.AGENT), default=0)
+            ready, self._waiting = self._waiting[:answered], self._waiting[answered:]
+        return ready
+
+    def release(self) -> list[Turn]:
+        """Every turn still waiting for its answer, no longer held."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        return waiting

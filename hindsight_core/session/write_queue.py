@@ -54,7 +54,8 @@ The rules:
   next `submit` starts the writer again, from the write that failed.
 
 The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
-a `HindsightClient`, in a private folder of this machine (its `queue_journal`,
+a memory whose store is elsewhere, where it names (`api.JournalsLocally`: a
+`HindsightClient`'s private folder of this machine, its `queue_journal`,
 `remote/local_journal.py`), replayed when a queue is next made for
 the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
 to keep the queue in memory only (then a crash loses what was not yet written).
@@ -76,6 +77,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
+from ..api import JournalsLocally
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
@@ -402,8 +404,7 @@ class WriteQueue:
 
 def _default_journal(memory: "Hindsight") -> Path | None:
     """Beside an embedded store; for a client of `hindsight serve`, the private local folder it names."""
-    local = getattr(memory, "local_journal", None)
-    return local() if callable(local) else journal_path(memory)
+    return memory.local_journal() if isinstance(memory, JournalsLocally) else journal_path(memory)
 
 
 def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:

@@ -30,6 +30,17 @@ def test_a_result_file_says_when_where_and_how_it_was_made(tmp_path):
     assert kept["command"] == "python benchmarks/x.py --a" and kept["date"] == "2026-01-01"
 
 
+def test_a_labelled_run_joins_the_file_and_keeps_the_others(tmp_path):
+    out = tmp_path / "tenants.json"
+    harness.write_entry(out, "layout-a", {"rows": [1]}, "tenants.py", ["--label", "layout-a"])
+    report = harness.write_entry(out, "layout-b", {"rows": [2]}, "tenants.py", ["--label", "layout-b"])
+    assert json.loads(out.read_text(encoding="utf-8")) == report
+    assert list(report) == ["layout-a", "layout-b"] and report["layout-a"]["rows"] == [1]
+    assert report["layout-b"]["command"] == "python benchmarks/tenants.py --label layout-b"
+    again = harness.write_entry(out, "layout-a", {"rows": [3]}, "tenants.py", [])
+    assert again["layout-a"]["rows"] == [3] and again["layout-b"] == report["layout-b"]
+
+
 def test_timings_are_milliseconds_summarised_one_way():
     samples = harness.timed(lambda i: sum(range(100 * i)), range(20))
     assert len(samples) == 20 and all(s >= 0 for s in samples)

@@ -154,7 +154,7 @@ def test_mcp_without_the_mcp_extra_says_what_to_install(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["mcp", "--http", "--user-id", "alice", "--token", ""], "--token is empty"),
+    (["mcp", "--http", "--user-id", "alice", "--token", ""], "the token is empty"),
 ])
 def test_an_empty_token_is_refused(hs, args, message):
     result = hs(*args, ok=False)

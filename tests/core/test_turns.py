@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source
-from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
+from hindsight_core.session.turns import TURN_FIELD, AwaitingAnswer, Turn, TurnLog
 from hindsight_core.testing import FakeEmbedder, RecordingGate
 
 HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
@@ -138,3 +138,15 @@ def test_turns_fenced_by_a_forget_are_never_let_go(memory, gate, monkeypatch):
     assert ("alice", "s") not in turns._seen
     assert turns.offer(HISTORY[:2], user_id="alice", session_id="s") == []  # the history handed over again
     assert memory.memories(user_id="alice") == []
+
+
+def test_a_turn_written_as_it_goes_waits_for_its_answer():
+    held = AwaitingAnswer()
+    question, answer = Turn("我下个月搬去里昂。", Source.USER), Turn("Welcome to Lyon!", Source.AGENT)
+    assert held.add([question]) == []  # not answered yet: not offered
+    later = Turn("My daughter starts school there.", Source.USER)
+    assert held.add([answer, later]) == [question, answer]  # up to the last answer, in order; the rest waits
+    assert held.add([]) == []
+    assert held.release() == [later] and held.release() == []  # the end of a session hands over what waits
+    two = [Turn("a", Source.USER), Turn("b", Source.AGENT), Turn("c", Source.USER), Turn("d", Source.AGENT)]
+    assert held.add(two) == two

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, StoreUnavailableError, TextTooLargeError
+from hindsight_core.api import JournalsLocally
 from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
 from hindsight_core.session.write_queue import JOURNAL_NAME, WriteQueue, write_queue
 from hindsight_core.testing import FakeEmbedder, RecordingGate
@@ -35,6 +36,14 @@ class GatedEmbedder(FakeEmbedder):
 
 def texts_of(memory: Hindsight, user: str = "alice") -> list[str]:
     return [r.raw_content for r in memory.memories(user_id=user)]
+
+
+def test_an_embedded_memory_journals_beside_its_store(tmp_path):
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
+        assert not isinstance(memory, JournalsLocally)  # only a memory whose store is elsewhere names its own
+        queue = WriteQueue(memory)
+        assert queue.journal == tmp_path / "store" / JOURNAL_NAME and queue.durable
+        queue.close()
 
 
 def test_a_write_returns_before_it_is_stored_and_a_flush_waits_for_it(clock):

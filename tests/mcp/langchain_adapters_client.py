@@ -39,7 +39,10 @@ async def over_stdio(env: dict[str, str]) -> dict:
         tools = {tool.name: tool for tool in await load_mcp_tools(session)}
         written = await tools["memory_write"].ainvoke({"text": PREFERENCE})
         found = await tools["memory_search"].ainvoke(QUESTION)
-    return {"tools": sorted(tools), "written": text_of(written), "found": text_of(found)}
+        # an argument the tool does not take is refused on mcp 1.x too, not ignored
+        other_user = await session.call_tool("memory_search", {**QUESTION, "user_id": "bob"})
+    refused = {"is_error": other_user.isError, "text": " ".join(getattr(c, "text", "") for c in other_user.content)}
+    return {"tools": sorted(tools), "written": text_of(written), "found": text_of(found), "refused": refused}
 
 
 async def stateless(env: dict[str, str]) -> str:

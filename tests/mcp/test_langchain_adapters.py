@@ -45,5 +45,6 @@ def test_langchain_mcp_adapters_write_then_search(tmp_path):
     assert {"memory_write", "memory_search", "memory_forget"} <= set(answer["tools"])
     written = json.loads(answer["written"])
     assert written["outcome"] == "stored" and written["kept"] is True
+    assert answer["refused"]["is_error"] and "takes no argument 'user_id'" in answer["refused"]["text"]
     for way in ("found", "stateless", "http"):
         assert "A4 landscape" in answer[way], (way, answer[way])

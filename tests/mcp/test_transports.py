@@ -145,11 +145,11 @@ def test_a_loopback_server_without_a_token_warns(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["mcp"], "--user-id"),
-    (["mcp", "--http", "--user-id", "alice", "--token", ""], "--token is empty"),
-    (["mcp", "--sse", "--user-id", "alice", "--token", "  "], "--token is empty"),
+    (["mcp", "--http", "--user-id", "alice", "--token", ""], "the token is empty"),
+    (["mcp", "--sse", "--user-id", "alice", "--token", "  "], "the token is empty"),
     (["mcp", "--http", "--host", "0.0.0.0", "--user-id", "alice"], "without a token"),
     (["mcp", "--user-id", "alice", "--token", "a-long-enough-token-1234"], "apply to --http"),
-    (["mcp", "--http", "--user-id", "alice", "--token", "short"], "shorter than"),
+    (["mcp", "--http", "--user-id", "alice", "--token", "short"], "at least 16 characters"),
 ])
 def test_unsafe_or_incomplete_server_settings_are_refused(tmp_path, argv, message):
     env = server_env(tmp_path, HINDSIGHT_EMBEDDING_MODEL="fake-hash-embedder")

@@ -21,6 +21,7 @@ from .http import request
 
 pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).parents[2]
+TOKEN = "s3cret-inspector-token"
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -55,9 +56,21 @@ def test_ui_serve_and_mcp_refuse_an_open_host_without_a_token_alike(tmp_path):
     assert all("without a token" in r.output for r in results)
 
 
+@pytest.mark.parametrize("token, message", [("abc", "at least 16 characters"), (" ", "the token is empty"),
+                                            (" " + "t" * 20, "without surrounding spaces")])
+def test_ui_serve_and_mcp_refuse_a_weak_token_alike(tmp_path, token, message):
+    env = {**_cli_env(tmp_path), "HINDSIGHT_SERVE_TOKEN": None, "HINDSIGHT_MCP_TOKEN": None,
+           "HINDSIGHT_SERVE_TOKENS_FILE": None, "HINDSIGHT_USER_ID": "alice"}
+    results = [CliRunner().invoke(main, [command, "--host", "0.0.0.0", "--token", token, *extra], env=env)
+               for command, extra in (("ui", []), ("serve", []), ("mcp", ["--http"]))]
+    assert [r.exit_code for r in results] == [2, 2, 2], [r.output for r in results]
+    assert all(message in r.output for r in results), [r.output for r in results]
+    assert not (tmp_path / "store").exists()
+
+
 def test_the_token_can_come_from_the_environment(tmp_path):
     result = CliRunner().invoke(main, ["ui", "--host", "0.0.0.0", "--port", "70000"],
-                                env={**_cli_env(tmp_path), "HINDSIGHT_UI_TOKEN": "t"})
+                                env={**_cli_env(tmp_path), "HINDSIGHT_UI_TOKEN": "t" * 16})
     assert result.exit_code == 2 and "70000" in result.output  # past the token check, stopped by the port
 
 
@@ -76,7 +89,7 @@ def test_a_busy_port_is_one_line(tmp_path):
 def test_hindsight_ui_serves_the_store_it_opened(tmp_path):
     with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
         memory.write("I'm vegetarian, so please never suggest meat dishes.", user_id="alice")
-    proc = subprocess.Popen([sys.executable, "-m", "hindsight_core.cli", "ui", "--port", "0", "--token", "s3cret"],
+    proc = subprocess.Popen([sys.executable, "-m", "hindsight_core.cli", "ui", "--port", "0", "--token", TOKEN],
                             cwd=ROOT, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True)
     lines: queue.Queue[str] = queue.Queue()
@@ -86,10 +99,10 @@ def test_hindsight_ui_serves_the_store_it_opened(tmp_path):
             login_url = lines.get(timeout=60).strip()
         except queue.Empty:
             raise AssertionError("`hindsight ui` printed no URL within 60 s") from None
-        assert login_url.startswith("http://127.0.0.1:") and login_url.endswith("/?token=s3cret")
+        assert login_url.startswith("http://127.0.0.1:") and login_url.endswith(f"/?token={TOKEN}")
         port = int(login_url.split(":")[2].split("/")[0])
         assert request(port, "GET", "/memories?user=alice").status == 401
-        page = request(port, "GET", "/memories?user=alice", headers={"Authorization": "Bearer s3cret"})
+        page = request(port, "GET", "/memories?user=alice", headers={"Authorization": f"Bearer {TOKEN}"})
         assert page.status == 200 and "never suggest meat dishes" in page.body
     finally:
         proc.terminate()
