@@ -206,7 +206,7 @@ class Hindsight(FacadeBase):
             if self.consensus is not None and results:
                 ranked = results
                 results, held, report = check_recalled(self.store, user, results,
-                                                       {h.record.id: h for h in found.hits},
+                                                       {h.record.id: h for h in found.hits}, k=k,
                                                        config=self.consensus, judge=self.judge)
                 held = recall_plan.would_have_shown(ranked, held, k)
             results = RecallResults(recall_plan.final_order(results, k), consensus=report, held_back=held)
