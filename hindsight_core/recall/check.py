@@ -79,8 +79,9 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
                    ) -> tuple[list[ScoredMemory], list[ScoredMemory], ConsensusReport]:
     """(the results after the check, those it held back, its report): all empty but the results when no agent
     or tool wrote a result. Every result in the top `k` afterwards (as `final_order` places them) was checked
-    against every result and the related memories around each; a held-back memory's notes say so and why.
-    The report holds the checks made, in the results' order."""
+    against every result and the related memories around each. Held back: each agent's or tool's result that
+    would have been in the top k but for the check (at first, or let up when one above it was held back or
+    down-weighted), its notes saying so and why. The report holds the checks made, in the results' order."""
     if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
         return results, [], ConsensusReport(())
     vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
