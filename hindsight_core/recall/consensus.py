@@ -290,12 +290,12 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     conflict = 0.0
     supporting, conflicting, superseded_by, reasons = [], [], [], []
     related = 0
-    for j, other in enumerate(pool):
+    outranked = True  # every memory counted against it is less trusted than it
+    for j in np.flatnonzero(cosines >= config.relate_at):  # the pool's related memories, in the pool's order
+        other = pool[j]
         if j == i or other.id == record.id:
             continue
         cosine = float(cosines[j])
-        if cosine < config.relate_at:
-            continue
         related += 1
         why = conflict_reason(record.raw_content, other.raw_content, cosine, config)
         if why is None:
@@ -311,6 +311,7 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
         else:
             conflict += config.trust[other.source]
             conflicting.append(other.id)
+            outranked = outranked and config.trust[other.source] < config.trust[record.source]
             reasons.append(f"conflicts with {other.source.value} memory {other.id} ({why})")
     support, conflict = round(support, 3), round(conflict, 3)
     if superseded_by:
@@ -318,8 +319,7 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     elif conflict and abs(support - conflict) <= config.tie_margin:
         verdict = Verdict.TIE
         reasons.append(f"tie: {support:g} for, {conflict:g} against (margin {config.tie_margin:g})")
-    elif conflict > support and all(config.trust[o.source] < config.trust[record.source]
-                                    for o in pool if o.id in conflicting):
+    elif conflict > support and outranked:
         # planting many low-trust memories must not silence what a more trusted source said
         verdict = Verdict.TIE
         reasons.append(f"outweighed only by less trusted sources: {support:g} for, {conflict:g} against")
