@@ -204,11 +204,9 @@ class Hindsight(FacadeBase):
                 results = [r for r in results if where(r.memory)]
             report, held = None, []
             if self.consensus is not None and results:
-                ranked = results
                 results, held, report = check_recalled(self.store, user, results,
-                                                       {h.record.id: h for h in found.hits},
+                                                       {h.record.id: h for h in found.hits}, k=k,
                                                        config=self.consensus, judge=self.judge)
-                held = recall_plan.would_have_shown(ranked, held, k)
             results = RecallResults(recall_plan.final_order(results, k), consensus=report, held_back=held)
             if reinforce and results:
                 self._reinforce(user, [r.memory for r in results if recall_plan.cued(r, cfg)], now)

@@ -136,6 +136,17 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(t for t in keyword_tokens(text) if not any(ch.isdigit() for ch in t))
 
 
+@per_text
+def _slots(text: str) -> Mapping[str, frozenset[str]]:
+    """The values a statement pins down (cached, read only: each text meets every related one)."""
+    return MappingProxyType(value_slots(text))
+
+
+@per_text
+def _negated(text: str) -> int:
+    return polarity(text)
+
+
 def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | None = None) -> str | None:
     """Why two statements disagree, or None: related (cosine), sharing a word, and a cue that they differ."""
     config = config or DEFAULT_CONFIG
@@ -145,7 +156,7 @@ def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | Non
     shared = words_a & words_b
     if not shared:
         return None
-    slots_a, slots_b = value_slots(a), value_slots(b)
+    slots_a, slots_b = _slots(a), _slots(b)
     # bare numbers are everywhere (gates, rooms, counts): they only conflict in near-identical statements
     near_identical = len(shared) / len(words_a | words_b) >= 0.6
     for kind in ("time", "weekday", "month", "money", "email", "url", "number"):
@@ -156,8 +167,8 @@ def conflict_reason(a: str, b: str, cosine: float, config: ConsensusConfig | Non
     clash = exclusive_clash(a, b)
     if clash:
         return clash
-    if cosine >= config.polarity_at and polarity(a) != polarity(b):
-        negated, other = (a, words_b) if polarity(a) else (b, words_a)
+    if cosine >= config.polarity_at and _negated(a) != _negated(b):
+        negated, other = (a, words_b) if _negated(a) else (b, words_a)
         if negated_words(negated) & other:
             return "one is negated, the other is not"
     return None
@@ -210,42 +221,67 @@ def _trusted(record: MemoryRecord) -> bool:
     return record.source in (Source.USER, Source.SYSTEM)
 
 
-def check_consensus(recalled: Sequence[MemoryRecord | ScoredMemory], vectors: object,
-                    neighbours: Sequence[MemoryRecord] = (), neighbour_vectors: object = None, *,
-                    config: ConsensusConfig | None = None,
-                    judge: Callable[[str], str] | None = None) -> ConsensusReport:
-    """Check each recalled memory against the others and the related neighbours (same user only).
+class ConsensusPool:
+    """The recalled memories and their related neighbours (same user only), checked one memory at a time.
 
     `vectors`: one embedding per recalled memory (rows, any scale: they are
     normalised); `neighbour_vectors` likewise for `neighbours`. Neighbours that
     are not active (quarantined, archived) or duplicate a recalled memory are
-    ignored. Raises InvalidInputError if the memories belong to more than one user.
+    ignored. Every memory of the pool votes on each verdict; a recalled
+    memory's verdict is reached when it is asked for, once (a recall asks only
+    for those it may show). Raises InvalidInputError if the memories belong to
+    more than one user.
     """
-    config = config or DEFAULT_CONFIG
-    records = _records(recalled)
-    if not records:
-        return ConsensusReport(())
-    top = _matrix(vectors, len(records), "vectors")
-    neighbour_list = list(neighbours)
-    near = _matrix(neighbour_vectors if neighbour_vectors is not None else np.zeros((0, top.shape[1])),
-                   len(neighbour_list), "neighbour_vectors", top.shape[1])
-    users = {r.user_id for r in records} | {n.user_id for n in neighbour_list}
-    if len(users) != 1:
-        raise InvalidInputError("the retrieval check was given memories of more than one user; "
-                                "gather neighbours from the same user's store only")
-    recalled_ids = {r.id for r in records}
-    keep = [i for i, n in enumerate(neighbour_list)
-            if n.status is Status.ACTIVE and n.id not in recalled_ids]
-    pool = records + [neighbour_list[i] for i in keep]
-    matrix = np.vstack([top, near[keep]]) if keep else top
-    cosines = matrix @ top.T  # pool x recalled
 
-    checks = []
-    for i, record in enumerate(records):
-        checks.append(_check_one(i, record, pool, cosines[:, i], config))
-    if judge is not None:
-        checks = [_with_judge(check, records[i], pool, cosines[:, i], config, judge) for i, check in enumerate(checks)]
-    return ConsensusReport(tuple(checks))
+    def __init__(self, recalled: Sequence[MemoryRecord | ScoredMemory], vectors: object,
+                 neighbours: Sequence[MemoryRecord] = (), neighbour_vectors: object = None, *,
+                 config: ConsensusConfig | None = None, judge: Callable[[str], str] | None = None) -> None:
+        self.config = config or DEFAULT_CONFIG
+        self.judge = judge
+        self.records = _records(recalled)
+        top = _matrix(vectors, len(self.records), "vectors")
+        neighbour_list = list(neighbours)
+        near = _matrix(neighbour_vectors if neighbour_vectors is not None else np.zeros((0, top.shape[1])),
+                       len(neighbour_list), "neighbour_vectors", top.shape[1])
+        users = {r.user_id for r in self.records} | {n.user_id for n in neighbour_list}
+        if len(users) > 1:
+            raise InvalidInputError("the retrieval check was given memories of more than one user; "
+                                    "gather neighbours from the same user's store only")
+        recalled_ids = {r.id for r in self.records}
+        keep = [i for i, n in enumerate(neighbour_list)
+                if n.status is Status.ACTIVE and n.id not in recalled_ids]
+        self.pool = self.records + [neighbour_list[i] for i in keep]
+        self.matrix = np.vstack([top, near[keep]]) if keep else top
+        self._index = {r.id: i for i, r in reversed(list(enumerate(self.records)))}
+        self._checks: dict[int, ConsensusCheck] = {}
+
+    def check(self, memory_id: str) -> ConsensusCheck:
+        """The verdict on one recalled memory (KeyError for a memory that was not recalled)."""
+        return self._check(self._index[memory_id])
+
+    def _check(self, i: int) -> ConsensusCheck:
+        if i not in self._checks:
+            cosines = self.matrix @ self.matrix[i]
+            check = _check_one(i, self.records[i], self.pool, cosines, self.config)
+            if self.judge is not None:
+                check = _with_judge(check, self.records[i], self.pool, cosines, self.config, self.judge)
+            self._checks[i] = check
+        return self._checks[i]
+
+    def report(self) -> ConsensusReport:
+        """A check of every recalled memory, in the order they were given."""
+        return ConsensusReport(tuple(self._check(i) for i in range(len(self.records))))
+
+
+def check_consensus(recalled: Sequence[MemoryRecord | ScoredMemory], vectors: object,
+                    neighbours: Sequence[MemoryRecord] = (), neighbour_vectors: object = None, *,
+                    config: ConsensusConfig | None = None,
+                    judge: Callable[[str], str] | None = None) -> ConsensusReport:
+    """Check each recalled memory against the others and the related neighbours (same user only); see
+    `ConsensusPool`. Raises InvalidInputError if the memories belong to more than one user."""
+    if not _records(recalled):
+        return ConsensusReport(())
+    return ConsensusPool(recalled, vectors, neighbours, neighbour_vectors, config=config, judge=judge).report()
 
 
 def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: np.ndarray,
@@ -254,12 +290,12 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     conflict = 0.0
     supporting, conflicting, superseded_by, reasons = [], [], [], []
     related = 0
-    for j, other in enumerate(pool):
+    outranked = True  # every memory counted against it is less trusted than it
+    for j in np.flatnonzero(cosines >= config.relate_at):  # the pool's related memories, in the pool's order
+        other = pool[j]
         if j == i or other.id == record.id:
             continue
         cosine = float(cosines[j])
-        if cosine < config.relate_at:
-            continue
         related += 1
         why = conflict_reason(record.raw_content, other.raw_content, cosine, config)
         if why is None:
@@ -275,6 +311,7 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
         else:
             conflict += config.trust[other.source]
             conflicting.append(other.id)
+            outranked = outranked and config.trust[other.source] < config.trust[record.source]
             reasons.append(f"conflicts with {other.source.value} memory {other.id} ({why})")
     support, conflict = round(support, 3), round(conflict, 3)
     if superseded_by:
@@ -282,8 +319,7 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     elif conflict and abs(support - conflict) <= config.tie_margin:
         verdict = Verdict.TIE
         reasons.append(f"tie: {support:g} for, {conflict:g} against (margin {config.tie_margin:g})")
-    elif conflict > support and all(config.trust[o.source] < config.trust[record.source]
-                                    for o in pool if o.id in conflicting):
+    elif conflict > support and outranked:
         # planting many low-trust memories must not silence what a more trusted source said
         verdict = Verdict.TIE
         reasons.append(f"outweighed only by less trusted sources: {support:g} for, {conflict:g} against")

@@ -260,12 +260,6 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return top
 
 
-def would_have_shown(ranked: list[ScoredMemory], held: list[ScoredMemory], k: int) -> list[ScoredMemory]:
-    """The held-back results that would have been in the top k without the check (as `final_order` places them)."""
-    top = {r.memory.id for r in final_order(ranked, k)}
-    return [r for r in held if r.memory.id in top]
-
-
 def last_utterance(query: str) -> str:
     """The last non-empty line of a query: a query made of a dialogue so far dates things from its last turn."""
     lines = [line for line in query.splitlines() if line.strip()]

@@ -267,6 +267,61 @@ def test_bad_config_is_an_error():
         ConsensusConfig(tie_margin=-1)
 
 
+# -- the check on recall: verdicts for what is shown ----------------------------------------------------
+class _NothingAround:
+    """A store with no memory beyond the candidates (the unit tests give every voter as a candidate)."""
+
+    def neighbours(self, user_id, vectors, **_):
+        return [[] for _ in vectors]
+
+
+def _checked_on_recall(items, k):
+    from hindsight_core.recall.check import check_recalled
+    from hindsight_core.store.base import Hit
+
+    results = [scored(record, score) for record, score in items]
+    vectors = same_topic(len(results))
+    hits = {r.memory.id: Hit(r.memory, r.score, vectors[i]) for i, r in enumerate(results)}
+    out, held, report = check_recalled(_NothingAround(), "alice", results, hits, k=k, config=ConsensusConfig(),
+                                       judge=None)
+    return results, vectors, out, held, report
+
+
+def test_a_planted_memory_just_below_the_top_k_is_checked_when_the_one_above_is_held_back():
+    # ranked: the user's 9am, then two planted 3pm memories, then more of the user's 9am
+    results, vectors, out, held, report = _checked_on_recall([
+        (rec(0, "The team standup is at 9am every weekday."), 0.9),
+        (rec(1, "The team standup is at 3pm every weekday.", "tool", day=5), 0.8),
+        (rec(2, "The team standup is at 3pm every weekday now.", "agent", day=6), 0.7),
+        (rec(3, "Standup is at 9am.", day=1), 0.6),
+        (rec(4, "Our standup: 9am, every weekday.", day=2), 0.5),
+        (rec(5, "The standup is at 9am on weekdays.", day=3), 0.4)], k=2)
+    # m1 is shown, held back; m2 comes up into the top 2 and is checked and held back too; m3 takes its place
+    assert [r.memory.id for r in out[:2]] == ["m0", "m3"]
+    assert [r.memory.id for r in held] == ["m1", "m2"]
+    assert all(any(n.startswith("held back by the retrieval check: contradicts") for n in r.explanation.notes)
+               for r in held)
+    # nothing shown went unchecked, and no verdict was reached for what cannot be shown
+    assert [c.memory_id for c in report.checks] == ["m0", "m1", "m2", "m3"]
+    # each verdict is the one a check of every candidate gives
+    full = check_consensus([r.memory for r in results], vectors)
+    assert all(full.verdict_of(c.memory_id) is c.verdict for c in report.checks)
+
+
+def test_a_down_weighted_result_lets_the_next_one_up_and_it_is_checked():
+    # m0 is the user's older statement, superseded by the user's newer one below the top 1 (down-weighted x0.5);
+    # the planted tool memory ranked second comes up to the top, is checked and held back; then the user's newer one
+    results, _, out, held, report = _checked_on_recall([
+        (rec(0, "My locker code at the gym is 4312.", day=0), 0.9),
+        (rec(1, "My locker code at the gym is 9999 now.", "tool", day=5), 0.8),
+        (rec(2, "My locker code at the gym is 2718.", day=3), 0.7),
+        (rec(3, "Gym locker code: 2718.", day=4), 0.3)], k=1)
+    assert report.verdict_of("m0") is Verdict.SUPERSEDED
+    assert [r.memory.id for r in held] == ["m1"]
+    assert out[0].memory.id == "m2" and report.verdict_of("m2") is not Verdict.CONTRADICTS
+    assert [c.memory_id for c in report.checks] == ["m0", "m1", "m2"]
+
+
 # -- with the real model and a real store ------------------------------------------------------------
 @pytest.mark.model
 def test_recall_path_with_real_embeddings_drops_the_planted_memory(real_embedder, clock):
@@ -288,6 +343,35 @@ def test_recall_path_with_real_embeddings_drops_the_planted_memory(real_embedder
     assert [r.memory.id for r in results.held_back] == [planted]
     assert any(n.startswith("held back by the retrieval check: contradicts") for n in
                results.held_back[0].explanation.notes)
+
+
+_STANDUP = [("The team standup is at 9am every weekday.", "user"), ("Our daily standup starts at 9am.", "user"),
+            ("Standup is at 9am, in the small meeting room.", "user"),
+            ("The team standup moved to 3pm every weekday.", "tool"),
+            ("Noted: the team standup is at 3pm now.", "agent"), ("团队站会每个工作日上午9点开始。", "user"),
+            ("My dentist appointment is on Tuesday.", "user")]
+
+
+@pytest.mark.model
+def test_a_planted_memory_just_below_the_top_k_is_held_back_when_it_comes_up(real_embedder, clock):
+    def recalled(consensus: bool, k: int):
+        with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, consensus=consensus) as memory:
+            for day, (text, source) in enumerate(_STANDUP):
+                memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(days=day),
+                             force=True)
+            return memory.recall("When is the team standup?", user_id="alice", k=k, reinforce=False)
+
+    unchecked = [r.memory.raw_content for r in recalled(False, k=4)]
+    planted = {text for text, source in _STANDUP if source != "user"}
+    # the setting: a planted memory in the top 3, the other just below it
+    assert unchecked[0] in planted and unchecked[3] in planted and not planted & set(unchecked[1:3])
+    results = recalled(True, k=3)
+    assert len(results) == 3 and not planted & {r.memory.raw_content for r in results}
+    # both said so: the one shown at first, and the one the check let up in its place
+    assert [r.memory.raw_content for r in results.held_back] == [unchecked[0], unchecked[3]]
+    assert all(any(n.startswith("held back by the retrieval check: contradicts") for n in r.explanation.notes)
+               for r in results.held_back)
+    assert all(results.consensus.verdict_of(r.memory.id) is not Verdict.CONTRADICTS for r in results)
 
 
 @pytest.mark.model
