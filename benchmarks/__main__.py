@@ -32,6 +32,7 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--turns", "12"]),  # after: adds turn_cost
     ("knowledge.json", ["knowledge.py", "--out", "benchmarks/results/knowledge.json"]),
     ("knowledge_calibration.json", ["knowledge_calibration.py", "--limit", "1"]),
+    ("knowledge_steps.json", ["knowledge_steps.py"]),
     ("write_cost.json", ["write_cost.py", "--limit", "2", "--sessions", "3"]),
     ("decisions.json", ["decisions.py", "--limit", "2"]),
     ("madial.json", ["madial.py"]),

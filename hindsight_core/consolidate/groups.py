@@ -20,8 +20,9 @@ attributes decides. A leader episode gathers the episodes that
 
 Which episodes may group at all is decided before (`write.rules.consolidation_candidates`:
 the user's own asserted statements, never questions, conditionals, quotes or
-other people's news). A group with at least `min_episodes` occurrences (a merged
-near-duplicate counts once per confirmation) spread over at least
+other people's news). A group with at least `min_episodes` occurrences (`times_said`: a merged
+near-duplicate counts once per confirmation, except an ask repeated in the same words, which
+is the same task asked again and counts once) spread over at least
 `min_span_days`, whose members share a topic word, becomes one semantic memory
 (`consolidate.plan`). Ties are broken by position (oldest first), never by a
 set's order, so the same store gives the same groups every run.
@@ -40,8 +41,8 @@ from ..config import SemanticConfig
 from ..language.cues import CHANGE_MARKER_TOKENS, exclusive_clash, exclusive_terms, polarity, value_slots
 from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
-from ..types import MemoryRecord
-from ..write.gate import speaker, strip_speaker
+from ..types import EventType, MemoryRecord
+from ..write.gate import REQUEST, speaker, strip_speaker
 from ..write.rules import attributes_of, content_tokens
 
 #: CJK characters too common to say what a group is about ("我", "的", "了" ...)
@@ -52,6 +53,24 @@ _NOT_TOPICS = frozenset(keyword_tokens(
     "today yesterday tomorrow tonight morning evening night day days week weeks weekend month months year years "
     "time times again also really still now new got get went go going one two") +
     ["今天", "昨天", "明天", "周末", "最近", "上午", "下午", "晚上", "早上", "时候", "一下", "已经"])
+
+
+@per_text
+def _asks(text: str) -> bool:
+    """Shaped as an ask (`gate.REQUEST`: an imperative or polite opening, "please", "again"; 请, 帮我, 给我, 再)."""
+    return bool(REQUEST.search(strip_speaker(text)))
+
+
+def times_said(record: MemoryRecord) -> int:
+    """The occurrences an episode adds to a group: a merged repeat was said again (its confirmations), but an ask
+    repeated in the same words ("帮我写一下这周的周报吧" on Monday and on Friday, "Play me something by Miles Davis"
+    three times) is the same task asked again, not a standing wish, and counts once. A standing wish shows as the
+    same parameter asked for different things or in other words ("print the report in landscape", "landscape for
+    the invoice too"), which are separate episodes. An ask is read from its shape whatever kind the gate filed it
+    as (`_asks`: "帮我查一下苏州五月的天气" is filed as a fact, for its 我)."""
+    if record.event_type == EventType.REQUEST.value or _asks(record.raw_content):
+        return 1
+    return max(1, record.confirmations)
 
 
 @per_text  # a group's test reads every candidate's words, write after write
@@ -80,7 +99,7 @@ def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
     first: dict[str, int] = {}
     for record in records:
         for token in sorted(_topic_tokens(record.raw_content), key=lambda t: (record.raw_content.lower().find(t), t)):
-            counts[token] += max(1, record.confirmations)  # a merged repeat was said again
+            counts[token] += times_said(record)  # a merged repeat was said again
             first.setdefault(token, len(first))
     best = min(((-c, first[t], t) for t, c in counts.items() if c >= 2), default=None)
     return best[2] if best else None
@@ -122,7 +141,7 @@ def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
         return Group((), 0, 0.0, None)
     shared = set.intersection(*(attributes_of(m) for m in members))
     topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
-    return Group(tuple(kept), sum(r.confirmations for r in members), _span_days(members), topic)
+    return Group(tuple(kept), sum(times_said(r) for r in members), _span_days(members), topic)
 
 
 def _contradicts(a: str, b: str) -> bool:
@@ -218,7 +237,7 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
     n = len(records)
     if n == 0:
         return []
-    said = np.asarray([max(1, r.confirmations) for r in records], dtype=np.int64)  # a merged repeat counts again
+    said = np.asarray([times_said(r) for r in records], dtype=np.int64)  # a merged repeat counts again
     counts = np.zeros(n, dtype=np.int64)
     for start in range(0, n, block):
         counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity) @ said

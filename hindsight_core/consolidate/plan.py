@@ -33,7 +33,7 @@ from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
-from .groups import Group, find_groups, group_around, largest_group
+from .groups import Group, find_groups, group_around, largest_group, times_said
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -253,7 +253,7 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
         summary = None
         if remaining:
             vectors = np.asarray([h.vector for h in hits], dtype=np.float32)
-            group = Group(tuple(range(len(remaining))), sum(r.confirmations for r in remaining),
+            group = Group(tuple(range(len(remaining))), sum(times_said(r) for r in remaining),
                           _span(remaining))
             if group.occurrences >= semantic.min_episodes and group.span_days >= semantic.min_span_days:
                 try:
@@ -309,7 +309,7 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
     score = {h.record.id: float(s) for h, s in zip(hits, near)}
     close = {i for i, s in score.items() if s >= semantic.group_similarity}
     fresh = {r.id for r, _ in around}
-    if not close - fresh and sum(max(1, r.confirmations) for r, _ in around) < semantic.min_episodes:
+    if not close - fresh and sum(times_said(r) for r, _ in around) < semantic.min_episodes:
         return []  # no episode near the new ones, and they were not said often enough alone: no group to complete
     leaders = sorted((h for h in hits if h.record.id not in fresh and h.record.id in close),
                      key=lambda h: (-score[h.record.id], h.seq))[:LEADERS]

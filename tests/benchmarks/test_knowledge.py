@@ -81,6 +81,23 @@ def test_the_ablations_ask_the_set_through_the_same_runner(tmp_path, real_embedd
     assert {column} == {c for figures in bench.baselines().values() for c in figures}
 
 
+@pytest.mark.model
+def test_the_steps_a_group_fails_at_are_tallied_on_a_slice(tmp_path, real_embedder):
+    import knowledge_steps
+    from recipes import E5Vectors
+
+    out = tmp_path / "steps.json"
+    report = knowledge_steps.run(knowledge_steps.parse_args(["--cases", "2", "--out", str(out)]),
+                                 vectors=E5Vectors(None, inner=real_embedder))
+    assert json.loads(out.read_text()) == report and set(report["views"]) == set(knowledge_steps.VIEWS)
+    positives = sum(1 for c in knowledge.load(cases=2) for g in c.groups if g["positive"])
+    for view in report["views"].values():
+        assert sum(view["positives_failing_at"].values()) == positives
+        assert set(view["positives_failing_at"]) == set(knowledge_steps.STEPS)
+    # every positive row names the step it failed at
+    assert all(r["step"] in knowledge_steps.STEPS for r in report["rows"] if r["positive"])
+
+
 def test_scoring_rules():
     assert knowledge.matches_group({"a", "b", "c"}, ["a", "b", "c", "d"])
     assert not knowledge.matches_group({"a", "x", "y"}, ["a", "b", "c"])  # mostly other turns

@@ -1,6 +1,8 @@
 """The flagship scenario, in English and Chinese: repeated requests become a preference, and a change of mind wins.
 
-Five days of print requests with a parameter (landscape) go through the write
+Five days of print requests with a parameter (landscape), each in different words and for a
+different document (the same request repeated word for word is one task asked again and counts
+once, `consolidate.groups.times_said`), go through the write
 gate with the default configuration; repetition consolidates them into a
 preference that answers "How should I print the new report?" first; then "From
 now on, portrait please" replaces it, in either language. Run with the default embedder
@@ -21,15 +23,15 @@ SCENARIOS = {
         "days": ["Print the sales report in landscape, please.",
                  "Landscape orientation again for this invoice printout.",
                  "Please print the quarterly summary in landscape.",
-                 "Print the sales report in landscape, please.",
-                 "Landscape orientation again for this invoice printout."],
+                 "Print the budget in landscape, thanks.",
+                 "Landscape for the team report printout, please."],
         "knowledge": "Prefers printing in landscape",
         "question": "How should I print the new report?",
         "change": "From now on, portrait please.",
     },
     "zh": {
-        "days": ["请把销售报告横向打印", "这张发票还是横向打印", "季度总结也横向打印，谢谢", "请把销售报告横向打印",
-                 "这张发票还是横向打印"],
+        "days": ["请把销售报告横向打印", "这张发票还是横向打印", "季度总结也横向打印，谢谢", "预算表也请横向打印",
+                 "团队报告还是横向打印"],
         "knowledge": "偏好：",
         "question": "新报告应该怎么打印？",
         "change": "以后改成纵向打印",
@@ -103,7 +105,7 @@ def test_consolidated_on_demand_the_preference_reads_as_knowledge(request, lang,
         report = memory.consolidate(user_id="alice")
         assert report.ok and len(report.created) == 1, report
         knowledge = report.created[0]
-        expected = {"en": "Prefers printing in landscape (sales report, quarterly summary; said 5 times, "
+        expected = {"en": "Prefers printing in landscape (sales report, quarterly summary, budget; said 5 times, "
                           "2026-03-15 to 03-19)",
                     "zh": "偏好：把销售报告横向打印（说过5次，2026-03-15 至 03-19）"}[lang]
         assert knowledge.summary == expected

@@ -89,6 +89,25 @@ def test_questions_and_other_people_never_become_the_users_knowledge(memory, clo
     assert "dialogue" in report.why_nothing or "questions" in report.why_nothing, report.why_nothing
 
 
+@pytest.mark.parametrize("ask", ["Play me something by Miles Davis.", "帮我写一下这周的周报吧。"])
+def test_the_same_ask_word_for_word_is_one_task_not_knowledge(memory, clock, ask):
+    """Asked again in the same words on five days, it is merged into one episode said five times, which counts once
+    for a group (`groups.times_said`): the same task asked again, not a standing wish."""
+    ids = _say(memory, clock, [ask] * 5)
+    assert len(set(ids)) == 1 and memory.get(ids[0], user_id="u").confirmations == 5
+    report = memory.consolidate(user_id="u")
+    assert not report.created and report.ok, report
+
+
+def test_a_fact_said_again_in_the_same_words_counts_each_time(memory, clock):
+    """A statement (not an ask) merged with its repeats counts once per confirmation."""
+    ids = _say(memory, clock, ["I'm lactose intolerant."] * 5)
+    assert len(set(ids)) == 1
+    report = memory.consolidate(user_id="u")
+    assert report.ok and len(report.created) == 1, report
+    assert "said 5 times" in report.created[0].summary
+
+
 def test_a_report_says_why_nothing_formed(memory, clock):
     _say(memory, clock, SAME_FACT["en"][:2])
     report = memory.consolidate(user_id="u")

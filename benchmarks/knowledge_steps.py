@@ -1,0 +1,198 @@
+"""At which step each labelled group of `knowledge.jsonl` fails to become knowledge (an error analysis).
+
+    python benchmarks/knowledge_steps.py [--cases N] [--lang en|zh|cross] [--out benchmarks/results/knowledge_steps.json]
+
+Each case is written as `benchmarks/knowledge.py` writes it (defaults: `TurnLog.offer`, one
+offer per day, no consolidation), then the episodes are read back and the steps of
+`consolidate.plan.draft` and `consolidate.groups` are run one at a time. For a positive group
+(turns that must become one knowledge memory) the first step that leaves fewer than
+`min_episodes` of its occurrences (or fewer than its own turns' worth, whichever is smaller)
+is where it fails:
+
+1. `stored`: the turns became episodes (a turn the gate dropped, or merged into another);
+2. `candidate`: `write.rules.consolidation_candidates` keeps them (the gate's kind, asserted);
+3. `floor`: cosine to the best leader among them >= `group_similarity` (text-alone vectors);
+4. `stands_out`: `GROUP_STANDS_OUT` standard deviations above the leader's other cosines;
+5. `topic`: a topic word shared with the leader (`groups._topic_tokens`);
+6. `mutual`: the leader among each member's nearest (`groups._mutual`);
+7. `same_way`: same speaker, no negation, no clashing value (`groups._group`);
+8. `count_days`: `min_episodes` occurrences over `min_span_days` (`groups.qualifies`).
+
+For a negative group (turns that must not become knowledge) it reports how many of its turns
+pass `candidate` (a negative whose turns are not candidates can never be violated).
+
+Three views are reported: as configured; `any kind`, every asserted statement of the user a
+candidate whatever kind the gate filed it as (`dialogue`, `event`): where the groups would fail
+next if the gate's kind did not decide; and that with groups of three (`min_episodes` 3, the
+size of most labelled groups). Each positive row also says whether the case's pool was large
+enough for the stand-out test to apply (`background`: at least `2 * min_episodes` other
+candidates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+from harness import write_results  # noqa: E402
+from knowledge import CACHE, DEFAULT_DATA, CaseStore, load, prepare  # noqa: E402
+from recipes import E5Vectors, Recipe  # noqa: E402
+
+from hindsight_core.consolidate import groups as grouping  # noqa: E402
+from hindsight_core.consolidate.plan import _EPISODES  # noqa: E402
+from hindsight_core.write.decisions import decision_vectors  # noqa: E402
+from hindsight_core.consolidate.groups import times_said  # noqa: E402
+from hindsight_core.types import Layer, Source, Status  # noqa: E402
+from hindsight_core.write.rules import asserted, consolidation_candidates, excluded_because  # noqa: E402
+
+STEPS = ("stored", "candidate", "floor", "stands_out", "topic", "mutual", "same_way", "count_days", "formed")
+
+
+def _steps_for(member_idx: list[int], records, vectors, cfg) -> tuple[str, dict]:
+    """The first step that breaks the group among candidate indices `member_idx`, trying each as leader."""
+    best_step, best_detail = -1, {}
+    need = cfg.min_episodes
+    for leader in member_idx:
+        row = vectors @ vectors[leader]
+        others = np.delete(row, leader)
+        members = set(member_idx)
+        floor = {j for j in members if row[j] >= cfg.group_similarity}
+        if len(others) >= 2 * cfg.min_episodes:
+            z = (row - float(others.mean())) / max(float(others.std()), 1e-6)
+            stand = {j for j in floor if z[j] >= grouping.GROUP_STANDS_OUT}
+        else:
+            z = np.zeros_like(row)
+            stand = set(floor)
+        topic_l = grouping._topic_tokens(records[leader].raw_content)
+        topic = {j for j in stand if topic_l & grouping._topic_tokens(records[j].raw_content)}
+        near = grouping._near(leader, vectors, records, cfg)
+        mutual = set(int(j) for j in near) & topic
+        grp = grouping._group(np.asarray(sorted(mutual, key=lambda j: (j != leader, j))), records) if mutual \
+            else grouping.Group((), 0, 0.0, None)
+        same = set(grp.members) & mutual
+        occ = lambda s: sum(times_said(records[j]) for j in s)  # noqa: E731
+        chain = [("floor", floor), ("stands_out", stand), ("topic", topic), ("mutual", mutual),
+                 ("same_way", same)]
+        step = len(chain)
+        for k, (name, kept) in enumerate(chain):
+            if occ(kept) < min(need, occ(members)):
+                step = k
+                break
+        detail = {"leader": records[leader].raw_content[:80],
+                  "cos": {records[j].raw_content[:50]: round(float(row[j]), 3) for j in member_idx if j != leader},
+                  "z": {records[j].raw_content[:50]: round(float(z[j]), 2) for j in member_idx if j != leader}}
+        if step == len(chain):
+            detail["occurrences"], detail["span_days"], detail["topic_word"] = grp.occurrences, grp.span_days, grp.topic
+            name = "formed" if grouping.qualifies(grp, cfg) else "count_days"
+        else:
+            name = chain[step][0]
+        if STEPS.index(name) > best_step:
+            best_step, best_detail = STEPS.index(name), detail
+    return STEPS[best_step], best_detail
+
+
+def _any_kind(records) -> list[int]:
+    """Every active, unconsolidated episode the user asserted, whatever kind the gate filed it as."""
+    return [i for i, r in enumerate(records) if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE
+            and not r.consolidated_into and not r.superseded_by and r.source is Source.USER
+            and asserted(r.raw_content)]
+
+
+def analyse(case, store: CaseStore, any_kind: bool = False, min_episodes: int | None = None) -> list[dict]:
+    memory = store.memory
+    cfg = memory.config.semantic
+    if min_episodes:
+        cfg = dataclasses.replace(cfg, min_episodes=min_episodes)
+    pool = sorted(memory.store.scan(case.user, _EPISODES, with_vectors=True), key=lambda h: (h.record.timestamp, h.seq))
+    records_all = [h.record for h in pool]
+    keep = _any_kind(records_all) if any_kind else consolidation_candidates(records_all)
+    records = [records_all[i] for i in keep]
+    vectors = decision_vectors(records, [pool[i].vector for i in keep], memory._embed_alone) if keep else None
+    turn_of = {}
+    for position, record in enumerate(records_all):
+        for turn in store.written.get(record.id, ()):
+            turn_of.setdefault(turn, position)
+    out = []
+    texts = {t.id: t.text for t in case.turns}
+    for label in case.groups:
+        turns = label["turns"]
+        stored = sorted({turn_of[t] for t in turns if t in turn_of})
+        row = {"case": case.id, "lang": case.lang, "positive": label["positive"], "why": label.get("why"),
+               "note": label.get("note"), "turns": [texts[t] for t in turns],
+               "excluded": {records_all[p].raw_content[:60]: f"{records_all[p].event_type}: "
+                            f"{excluded_because(records_all[p])}" for p in stored if p not in keep},
+               "not_stored": [texts[t][:60] for t in turns if t not in turn_of]}
+        cand = [keep.index(p) for p in stored if p in keep]
+        row["candidates"] = len(cand)
+        if not label["positive"]:
+            out.append(row)
+            continue
+        need = min(cfg.min_episodes, len(turns))
+        row["background"] = len(keep) - 1 >= 2 * cfg.min_episodes
+        if sum(times_said(records_all[p]) for p in stored) < need:
+            row["step"] = "stored"
+        elif sum(times_said(records[j]) for j in cand) < need:
+            row["step"] = "candidate"
+        else:
+            row["step"], row["detail"] = _steps_for(cand, records, vectors, cfg)
+        out.append(row)
+    return out
+
+
+#: the views reported: as configured; every asserted statement a candidate; and that with groups of three
+VIEWS = {"as configured": (False, None), "any kind": (True, None), "any kind, min_episodes 3": (True, 3)}
+
+
+def summarise(rows: list[dict]) -> dict:
+    positives = [r for r in rows if r["positive"]]
+    tally = Counter(r["step"] for r in positives)
+    negatives = [r for r in rows if not r["positive"]]
+    return {"positives_failing_at": {s: tally.get(s, 0) for s in STEPS},
+            "positives_with_background": sum(1 for r in positives if r["background"]),
+            "formed_where_the_stand_out_test_applied": sum(1 for r in positives
+                                                           if r["step"] == "formed" and r["background"]),
+            "by_lang": {lang: dict(Counter(r["step"] for r in positives if r["lang"] == lang))
+                        for lang in ("en", "zh", "cross")},
+            "negatives_with_two_candidates": {
+                why: sum(1 for r in negatives if r["why"] == why and r["candidates"] >= 2)
+                for why in sorted({r["why"] for r in negatives})}}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--cases", type=int, default=None)
+    parser.add_argument("--lang", default=None)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_steps.json")
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
+    cases = load(args.data, cases=args.cases, lang=args.lang)
+    vectors = vectors or E5Vectors(CACHE)
+    prepare(cases, vectors)
+    rows: dict[str, list[dict]] = {view: [] for view in VIEWS}
+    for case in cases:
+        store = CaseStore(Recipe(), vectors, case)
+        try:
+            for view, (any_kind, min_episodes) in VIEWS.items():
+                rows[view] += analyse(case, store, any_kind, min_episodes)
+        finally:
+            store.close()
+    report = {"views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}
+    return write_results(args.out, report, __file__)
+
+
+def main() -> None:
+    print(json.dumps(run(parse_args())["views"], indent=1))
+
+
+if __name__ == "__main__":
+    main()
