@@ -516,7 +516,7 @@ def summary_rows(results: Path) -> list[tuple[str, str, str, str]]:
             name, system = _most_decisive(knowledge["systems"], key, made)
             row = system[key]["overall"]
             parts.append(f"{label.split(' (')[0]}: {_fmt(row['precision'])} / {_fmt(row['recall'])} ({name})")
-        rows.append(("Knowledge decisions on our held-out set, precision / recall", "; ".join(parts),
+        rows.append(("Knowledge decisions on our own labelled set, precision / recall", "; ".join(parts),
                      _command(knowledge), "Knowledge: repetitions and changes of mind"))
     poisoning = _load(results, "poisoning.json")
     if poisoning:
