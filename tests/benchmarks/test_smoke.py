@@ -108,6 +108,14 @@ def test_readme_and_docs_sections_are_rendered_between_the_markers(results, tmp_
     assert readme.read_text() == summary and docs.read_text() == tables  # regenerating changes nothing
 
 
+def test_every_target_in_the_readme_has_its_command_and_a_missed_one_says_what_limits_it():
+    rows = render_readme.target_rows(render_readme.HERE / "results")
+    assert len(rows) >= 8
+    for target, figure, met, command, limit in rows:
+        assert figure and command.startswith("python benchmarks/"), target
+        assert met or limit, target
+
+
 def test_a_missing_docs_page_is_an_error_that_names_it(results, tmp_path, capsys):
     readme = tmp_path / "README.md"
     readme.write_text("<!-- bench:start -->\n<!-- bench:end -->\n")
