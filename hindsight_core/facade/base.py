@@ -58,8 +58,7 @@ class FacadeBase:
                  config: HindsightConfig | None = None) -> None:
         if store is None and path is not None:
             path = check_store_path(path)
-        self.store = store if store is not None else open_store(path=path, location=location, url=url,
-                                                                 api_key=api_key, default=default_home)
+        # everything that can refuse is checked before the store opens: a refusal leaves no folder or open shard
         if embedder is None or isinstance(embedder, str):
             embedder = embedder_named(embedder or DEFAULT_MODEL)
         self.embedder = embedder
@@ -68,6 +67,8 @@ class FacadeBase:
         self.config = scaled_for_embedder(config or HindsightConfig(), baseline,
                                           getattr(embedder, "query_similarity_baseline", None))
         self.clock = check_clock(clock)
+        self.store = store if store is not None else open_store(path=path, location=location, url=url,
+                                                                 api_key=api_key, default=default_home)
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()

@@ -103,6 +103,7 @@ def test_a_model_that_is_not_there_is_refused_before_torch_loads(tmp_path):
     error, torch_loaded = out.stdout.splitlines()[-2:]
     assert "cannot load embedding model 'no-such-model': no such folder" in error
     assert torch_loaded == "False", out.stderr
+    assert not (tmp_path / "store").exists()  # refused before the store: no empty folder left behind
 
 
 def test_remember_and_recall_read_standard_input(hs):
