@@ -12,12 +12,33 @@ sys.path.insert(0, str(knowledge.HERE / "data" / "knowledge"))
 import build  # noqa: E402
 
 
+#: the main set and the fresh held-out slice (written later, apart, to measure rules tuned on the main set)
+DATA_SETS = pytest.mark.parametrize("data", [knowledge.DEFAULT_DATA, build.FRESH_OUT], ids=["main", "fresh"])
+
+
 def test_the_jsonl_is_what_the_case_files_give():
     assert build.main(["--check"]) == 0
 
 
-def test_every_case_names_only_its_own_turns_and_is_dated():
-    cases = knowledge.load()
+def test_the_fresh_slice_is_what_its_case_files_give_and_shares_no_case_with_the_main_set(tmp_path):
+    assert build.main(["--cases-dir", str(build.FRESH_CASES), "--out", str(build.FRESH_OUT), "--check"]) == 0
+    fresh = knowledge.load(build.FRESH_OUT)
+    assert {c.lang for c in fresh} == set(knowledge.LANGS)
+    assert not {c.id for c in fresh} & {c.id for c in knowledge.load()}
+    def sentences(cases):  # longer than a greeting ("Good morning!", "早上好！" may well recur)
+        return {t.text for c in cases for t in c.turns if len(t.text) > 24}
+    assert not sentences(fresh) & sentences(knowledge.load())  # its own writing, no turn copied over
+    # --out writes elsewhere and leaves the default set alone
+    out = tmp_path / "fresh.jsonl"
+    assert build.main(["--cases-dir", str(build.FRESH_CASES), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == build.FRESH_OUT.read_text(encoding="utf-8")
+    with pytest.raises(build.CaseError, match="no case files"):
+        build.build(tmp_path)
+
+
+@DATA_SETS
+def test_every_case_names_only_its_own_turns_and_is_dated(data):
+    cases = knowledge.load(data)
     assert {c.lang for c in cases} <= set(knowledge.LANGS)
     for case in cases:
         ids = {t.id for t in case.turns}
@@ -119,8 +140,9 @@ def test_filler_adds_unlabelled_exchanges_in_the_cases_language_before_its_turns
     assert knowledge.with_filler(case, 6, pool) == padded  # the same draw every run
 
 
-def test_every_negative_says_why_and_a_positive_does_not():
-    for case in knowledge.load():
+@DATA_SETS
+def test_every_negative_says_why_and_a_positive_does_not(data):
+    for case in knowledge.load(data):
         for label in case.groups + case.changes:
             assert ("why" in label) != label["positive"], (case.id, label)
             assert label.get("why", "question") in build.NEGATIVE_KINDS

@@ -3,6 +3,11 @@
     python benchmarks/data/knowledge/build.py          # rewrites knowledge.jsonl
     python benchmarks/data/knowledge/build.py --check  # exits 1 if knowledge.jsonl is not what the files give
 
+Another folder of case files builds another set, e.g. the fresh held-out slice:
+
+    python benchmarks/data/knowledge/build.py --cases-dir benchmarks/data/knowledge/fresh \
+        --out benchmarks/data/knowledge/fresh.jsonl [--check]
+
 The case files are the source (easy to write and review); the JSONL is what
 benchmarks/knowledge.py reads. The format of a case file is in README.md.
 """
@@ -18,6 +23,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "knowledge.jsonl"
+CASES = HERE / "cases"
+#: the fresh held-out slice: its case files and the JSONL they build
+FRESH_CASES = HERE / "fresh"
+FRESH_OUT = HERE / "fresh.jsonl"
 SPEAKERS = {"U": "user", "A": "agent", "T": "tool"}
 KINDS = ("current", "past", "repeated", "recommended", "fact")
 LANGS = ("en", "zh", "cross")
@@ -134,9 +143,12 @@ def check(case: dict, origin: str) -> None:
             raise CaseError(f"{origin}: {case['id']}: a question needs its text and evidence")
 
 
-def build() -> str:
+def build(cases_dir: Path = CASES) -> str:
+    paths = sorted(cases_dir.glob("*.txt"))
+    if not paths:
+        raise CaseError(f"no case files (*.txt) in {cases_dir}")
     cases: list[dict] = []
-    for path in sorted((HERE / "cases").glob("*.txt")):
+    for path in paths:
         cases += parse(path.read_text(encoding="utf-8"), path.name)
     ids = [c["id"] for c in cases]
     if len(set(ids)) != len(ids):
@@ -146,15 +158,19 @@ def build() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--check", action="store_true", help="exit 1 if --out is not what the case files give")
+    parser.add_argument("--cases-dir", type=Path, default=CASES, help="the folder of case files (*.txt)")
+    parser.add_argument("--out", type=Path, default=OUT, help="the JSONL to write or check")
     args = parser.parse_args(argv)
-    text = build()
+    text = build(args.cases_dir)
+    out = args.out
     if args.check:
-        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
-        print("knowledge.jsonl is up to date" if same else "knowledge.jsonl differs from cases/: run build.py")
+        same = out.exists() and out.read_text(encoding="utf-8") == text
+        print(f"{out.name} is up to date" if same
+              else f"{out.name} differs from {args.cases_dir.name}/: run build.py")
         return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT} ({text.count(chr(10))} cases)")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out} ({text.count(chr(10))} cases)")
     return 0
 
 
