@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> dict:
               "langchain_recall_le_embedding_plus_10ms":
                   r["langchain"]["recall_hook"]["p50_ms"] <= r["query_embedding"]["p50_ms"] + 10}
         for arm, r in report["arms"].items()}
-    report = write_results(args.out, report, __file__, argv)
+    report = write_results(args.out, report, __file__, argv, keep=("turn_cost",))  # the --turn-cost run's entry stays
     print("wrote", args.out)
     return report
 

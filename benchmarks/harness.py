@@ -4,6 +4,7 @@ A result file says when, on what machine and by which command it was made, so ev
 from it (`render_readme.py`) can say so too:
 
     report = write_results(RESULTS / "speed.json", report, __file__, argv)   # stamps, writes, returns
+    write_results(path, report, __file__, argv, keep=("turn_cost",))          # ... keeping another run's entry
     write_entry(RESULTS / "tenants.json", "shared-shards", run, __file__)     # one labelled run of several
 
 Timings are wall-clock milliseconds (`time.perf_counter`), summarised as p50 / p95 (`percentiles`).
@@ -55,10 +56,17 @@ def stamped(report: dict[str, Any], script: str | Path, args: Sequence[str] | No
 
 
 def write_results(path: Path, report: dict[str, Any], script: str | Path,
-                  args: Sequence[str] | None = None) -> dict[str, Any]:
-    """Write one result file (JSON, UTF-8, indented), stamped with its date, command and machine; returns it."""
+                  args: Sequence[str] | None = None, *, keep: Sequence[str] = ()) -> dict[str, Any]:
+    """Write one result file (JSON, UTF-8, indented), stamped with its date, command and machine; returns it.
+
+    `keep`: entries of the file this run does not make (a run of the same script with other arguments wrote
+    them, through `write_entry`): carried over from the file as it is, so the main run does not drop them."""
+    path = Path(path)
     report = stamped(report, script, args)
-    _write_json(Path(path), report)
+    if keep and path.exists():
+        before = json.loads(path.read_text(encoding="utf-8"))
+        report.update({key: before[key] for key in keep if key in before and key not in report})
+    _write_json(path, report)
     return report
 
 

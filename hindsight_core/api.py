@@ -12,14 +12,18 @@ one capability that differs: `holds_store` (True when the store, with its files
 and engine, lives in this process). `hindsight_core.testing.conformance` runs
 the same behavioural tests on every implementation.
 
-The option names of a write and a recall are stated once, as the fields of
-`WriteOptions` and `RecallOptions`; the server's allow-list and the adapters'
-per-call options are derived from them, so a new option is added here and in
-the facade, and every relay follows.
+The options of a write and a recall are stated once, as the fields of frozen
+values: `WriteOptions` (`write/request.py`, with its one validation, `checked`,
+since the write stage reads the checked value) and `RecallOptions` (here). The
+server's allow-lists, the client's request body, the write queue's journal entry
+and the adapters' per-call options are derived from their fields, so a new
+option is a field there and a parameter of the facade's method, and every relay
+follows.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +33,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Te
 # must not call the client's `config` property, which asks the server
 from typing_extensions import Protocol, runtime_checkable
 
+from .write.request import PER_TEXT, WRITE_MANY_OPTIONS, WRITE_OPTIONS, WriteOptions
+
 if TYPE_CHECKING:
     from .config import HindsightConfig
     from .consolidate.plan import ConsolidationReport
@@ -37,7 +43,8 @@ if TYPE_CHECKING:
     from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory
     from .write.preparing import WriteResult
 
-__all__ = ["JournalsLocally", "MemoryAPI", "RECALL_OPTIONS", "RecallOptions", "WRITE_OPTIONS", "WriteOptions"]
+__all__ = ["JournalsLocally", "MemoryAPI", "PER_TEXT", "RECALL_OPTIONS", "RecallOptions", "WRITE_MANY_OPTIONS",
+           "WRITE_OPTIONS", "WriteOptions", "keywords"]
 
 
 @dataclass(frozen=True)
@@ -58,27 +65,8 @@ class RecallOptions:
     reinforce: bool = True
 
 
-@dataclass(frozen=True)
-class WriteOptions:
-    """What a write may carry besides its text and user: the defaults of `MemoryAPI.write`."""
-
-    session_id: str | None = None
-    agent_id: str | None = None
-    source: str = "user"
-    event_type: str | None = None
-    timestamp: datetime | None = None
-    confidence: float | None = None
-    entities: Sequence[str] | None = None
-    metadata: Mapping[str, Any] | None = None
-    force: bool = False
-    layer: str = "episodic"
-    merge_duplicates: bool | None = None
-    context: str | None = None
-
-
-#: the names of the recall and write options, in order (the server's allow-lists, the adapters' per-call options)
+#: the names of the recall options, in order (the server's allow-list, the LangChain retriever's per-call options)
 RECALL_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RecallOptions))
-WRITE_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(WriteOptions))
 
 
 @runtime_checkable
@@ -170,3 +158,21 @@ class JournalsLocally(Protocol):
     def local_journal(self) -> Path | None:
         """The journal file of a write queue over this memory; None to keep the queue in memory only."""
         ...
+
+
+#: the calls whose options are not in their signature (`**options`): the names of their frozen values
+_OPTIONS: Mapping[str, tuple[str, ...]] = {"write": WRITE_OPTIONS, "awrite": WRITE_OPTIONS,
+                                           "write_many": WRITE_MANY_OPTIONS, "recall": RECALL_OPTIONS,
+                                           "arecall": RECALL_OPTIONS}
+
+
+def keywords(call: str) -> tuple[str, ...]:
+    """What `MemoryAPI.<call>` takes by name besides `user_id`, in order: the server's allow-list for that call.
+
+    For a call with options, its frozen value's fields; for any other, the keyword-only parameters of its
+    signature here, so a new argument is added to the contract and the wire follows.
+    """
+    if call in _OPTIONS:
+        return _OPTIONS[call]
+    parameters = inspect.signature(getattr(MemoryAPI, call)).parameters.values()
+    return tuple(p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "user_id")

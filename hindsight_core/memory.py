@@ -38,10 +38,10 @@ from .store.base import ALL, ARCHIVE
 from .types import ForgetReceipt, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from .write import preparing, writing
 from .write.preparing import WriteResult
+from .write.request import WRITE_OPTIONS
 from .write.validation import (
     check_event_types,
     check_flag,
-    check_flag_or_none,
     check_layers,
     check_metadata,
     check_predicate,
@@ -102,34 +102,32 @@ class Hindsight(FacadeBase):
         together (so "yes, the blue one" is found by what it refers to), and the
         record keeps it beside its own text.
         """
-        return self.write_many([text], user_id=user_id, session_id=session_id, agent_id=agent_id, source=source,
-                               event_type=event_type, timestamp=timestamp, confidence=confidence,
-                               entities=entities, metadata=metadata, force=force, layer=layer,
-                               merge_duplicates=merge_duplicates, contexts=[context])[0]
+        options = {name: value for name, value in locals().items() if name in WRITE_OPTIONS}  # the parameters above
+        return self.write_many([text], user_id=user_id, **options)[0]
 
     def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
                    sources: Sequence[Source | str] | None = None,
                    metadatas: Sequence[Mapping[str, Any] | None] | None = None,
-                   contexts: Sequence[str | None] | None = None,
-                   merge_duplicates: bool | None = None, **common: Any) -> list[WriteResult]:
+                   contexts: Sequence[str | None] | None = None, **options: Any) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
         `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one
-        entry per text; other keyword arguments are as for `write` and apply to
+        entry per text; `options` are those of `write` (`WriteOptions`) and apply to
         every text. All texts are checked before anything is stored: one bad
         text stores none. `merge_duplicates=False` stores a repeated text as a
         memory of its own (for keyed stores, where each write must hold its own
         record); None uses the config.
         """
         user = self._user(user_id)
-        merge_duplicates = check_flag_or_none(merge_duplicates, "merge_duplicates")
         prepared = preparing.prepare_batch(
-            texts, user_id=user, config=self.config, audit=self.audit, gate=self.gate, now=self.now,
-            embedding_model=self.embedder.name, window=self.session_window, common=common,
-            per_text={"timestamps": timestamps, "sources": sources, "metadatas": metadatas, "contexts": contexts})
+            texts, {"timestamps": timestamps, "sources": sources, "metadatas": metadatas, "contexts": contexts,
+                    **options},
+            user_id=user, config=self.config, audit=self.audit, gate=self.gate, now=self.now,
+            embedding_model=self.embedder.name, window=self.session_window)
         to_store = [record for record, _, _ in prepared if record is not None]
         plan = None
-        if to_store:
+        if to_store:  # then every option was checked (`WriteOptions.checked`), merge_duplicates among them
+            merge_duplicates = options.get("merge_duplicates")
             vectors = self._embed([preparing.embedding_text(r) for r in to_store])
             semantic = self.config.semantic if merge_duplicates is None else \
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))

@@ -1,6 +1,9 @@
 """The HTTP API's operations: each takes the JSON arguments of one `Hindsight` call and returns its JSON result.
 
 Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `OPERATIONS[name]`.
+What each call accepts by name is read from the contract (`api.keywords`: the fields of the
+frozen option values, or the call's signature), so a new argument needs no change here;
+any other name is refused.
 `who` is the caller as its token says: `EVERYONE` (the server's own token, or
 no token on loopback) or one user id (a per-user token), whose calls are
 confined to that user: their user_id is filled in or checked, and operations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .. import maintenance
-from ..api import RECALL_OPTIONS, WRITE_OPTIONS
+from ..api import keywords
 from ..errors import InvalidInputError
 from ..language.text import validate_id
 from ..write.validation import check_users
@@ -67,10 +70,6 @@ class Call:
             raise ForbiddenError("this operation spans every user; it needs the server's own token")
 
 
-_WRITE = WRITE_OPTIONS
-_RECALL = RECALL_OPTIONS
-
-
 def _text(call: Call, name: str) -> Any:
     if name not in call.args:
         raise InvalidInputError(f"{name} is required")
@@ -90,15 +89,16 @@ class Operations:
                 "config", "recall_log", "recall_log_consent")}
 
     def write(self, call: Call) -> Any:
-        return wire.write_result_out(self.memory.write(_text(call, "text"), **call.kwargs(*_WRITE, also=("text",))))
+        written = self.memory.write(_text(call, "text"), **call.kwargs(*keywords("write"), also=("text",)))
+        return wire.write_result_out(written)
 
     def write_many(self, call: Call) -> Any:
-        names = ("timestamps", "sources", "metadatas", "contexts", "merge_duplicates", *_WRITE)
-        return [wire.write_result_out(r) for r in self.memory.write_many(_text(call, "texts"), **call.kwargs(*names, also=("texts",)))]
+        written = self.memory.write_many(_text(call, "texts"), **call.kwargs(*keywords("write_many"), also=("texts",)))
+        return [wire.write_result_out(r) for r in written]
 
     def recall(self, call: Call) -> Any:
         query = _text(call, "query")
-        kwargs = call.kwargs(*_RECALL, also=("query",))
+        kwargs = call.kwargs(*keywords("recall"), also=("query",))
         if isinstance(kwargs.get("time_range"), list):
             kwargs["time_range"] = tuple(kwargs["time_range"])
         results = self.memory.recall(query, **kwargs)
@@ -107,19 +107,19 @@ class Operations:
         return wire.results_out(results)
 
     def forget(self, call: Call) -> Any:
-        return wire.receipt_out(self.memory.forget(**call.kwargs("memory_id", "about", "everything", "dry_run", "for_good")))
+        return wire.receipt_out(self.memory.forget(**call.kwargs(*keywords("forget"))))
 
     def get(self, call: Call) -> Any:
         return wire.record_out(self.memory.get(_text(call, "memory_id"), user_id=call.user()))
 
     def memories(self, call: Call) -> Any:
-        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs("include_inactive", "agent_id"))]
+        return [wire.record_out(r) for r in self.memory.memories(**call.kwargs(*keywords("memories")))]
 
     def find(self, call: Call) -> Any:
-        return [wire.record_out(r) for r in self.memory.find(**call.kwargs("metadata"))]
+        return [wire.record_out(r) for r in self.memory.find(**call.kwargs(*keywords("find")))]
 
     def release(self, call: Call) -> Any:
-        return wire.record_out(self.memory.release(**call.kwargs("memory_id")))
+        return wire.record_out(self.memory.release(**call.kwargs(*keywords("release"))))
 
     def unreadable(self, call: Call) -> Any:
         return [list(pair) for pair in self.memory.unreadable(user_id=call.user())]
@@ -129,7 +129,7 @@ class Operations:
         return users if call.who == EVERYONE else [u for u in users if u == call.who]
 
     def consolidate(self, call: Call) -> Any:
-        return wire.consolidation_out(self.memory.consolidate(**call.kwargs("dry_run")))
+        return wire.consolidation_out(self.memory.consolidate(**call.kwargs(*keywords("consolidate"))))
 
     def consolidate_all(self, call: Call) -> Any:
         call.whole_store()

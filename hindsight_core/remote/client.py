@@ -251,9 +251,8 @@ class HindsightClient:
 
     def memories(self, *, user_id: str, include_inactive: bool = True, agent_id: str | None = None
                  ) -> list[MemoryRecord]:
-        scope = {"agent_id": agent_id} if agent_id is not None else {}  # a server before agent_id= still answers
         return [wire.record_in(r) for r in self._call("memories", user_id=user_id,  # type: ignore[misc]
-                                                      include_inactive=include_inactive, **scope)]
+                                                      include_inactive=include_inactive, agent_id=agent_id)]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
         return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]  # type: ignore[misc]

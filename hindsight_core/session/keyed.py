@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..errors import InvalidInputError, MemoryNotFoundError
 from ..types import MemoryRecord, Source, Status
+from ..write.request import WriteOptions
 from .outcome import WriteOutcome, outcome_of
 
 if TYPE_CHECKING:
@@ -139,6 +140,10 @@ class PutResult:
     replaced: tuple[str, ...] = ()
 
 
+#: the write options a put always sets (an explicit write, never merged: see the module rules)
+_SET_BY_PUT = frozenset(("force", "merge_duplicates"))
+
+
 class KeyedMemory:
     """Keyed, idempotent items over a `Hindsight` (see the module docstring for the rules)."""
 
@@ -166,10 +171,17 @@ class KeyedMemory:
         return next(iter(self._held(as_key(key), user_id, agent_id)), None)
 
     def put(self, key: KeyLike, text: str, *, user_id: str, value: Any = None, agent_id: str | None = None,
-            session_id: str | None = None, source: Source | str = Source.AGENT,
-            metadata: Mapping[str, Any] | None = None) -> PutResult:
-        """Make `key` hold `text` (and the JSON `value`), replacing what it held; see the module rules."""
+            source: Source | str = Source.AGENT, metadata: Mapping[str, Any] | None = None,
+            **options: Any) -> PutResult:
+        """Make `key` hold `text` (and the JSON `value`), replacing what it held; see the module rules.
+
+        `options`: the other write options (`session_id`, ...: `WriteOptions`), but not the two a put sets
+        itself (`force`, `merge_duplicates`)."""
         labels = as_key(key)
+        own = sorted(set(options) & _SET_BY_PUT)
+        if own:
+            raise InvalidInputError(f"{', '.join(own)}: a put sets it itself (see KeyedMemory's rules)")
+        WriteOptions.named(options)  # an unknown name is refused before anything is read
         extra = dict(metadata or {})
         if KEY_FIELD in extra or ITEM_FIELD in extra:
             raise InvalidInputError(f"metadata fields {KEY_FIELD!r} and {ITEM_FIELD!r} are the key's own")
@@ -184,8 +196,8 @@ class KeyedMemory:
             revision = (previous.revision if previous is not None else 0) + 1
             extra[KEY_FIELD] = encode_key(labels)
             extra[ITEM_FIELD] = {"created_at": created.isoformat(), "revision": revision, "value": encoded_value}
-            result = self.memory.write(text, user_id=user_id, agent_id=agent_id, session_id=session_id, source=source,
-                                       metadata=extra, force=True, merge_duplicates=False)
+            result = self.memory.write(text, user_id=user_id, agent_id=agent_id, source=source, metadata=extra,
+                                       force=True, merge_duplicates=False, **options)
             outcome = outcome_of(result)
             if outcome is not WriteOutcome.STORED:  # refused or held for review: the key keeps what it held
                 return PutResult(labels, outcome, previous, result)

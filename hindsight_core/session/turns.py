@@ -67,13 +67,14 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import HindsightError, InvalidInputError
 from ..events import Forgotten, WeakListener
 from ..language.text import validate_id
 from ..recall.formatting import ANSWERS_KEY
 from ..types import Source
+from ..write.request import PER_TEXT, WriteOptions
 
 if TYPE_CHECKING:
     from ..memory import Hindsight, WriteResult
@@ -87,6 +88,19 @@ ANSWERS_FIELD = ANSWERS_KEY
 CONTEXT_CHARS = 2000
 #: conversations (user, session) whose offered turns the policy keeps in memory, most recently offered first
 SESSIONS_KEPT = 4096
+
+
+#: the write options each turn sets for itself (who said it, when, its digest, the turn it answers)
+PER_TURN = frozenset(PER_TEXT.values())
+
+
+def shared_options(options: Mapping[str, Any]) -> WriteOptions:
+    """The write options a caller gives for all the turns of one offer, by name (a turn's own are refused)."""
+    own = sorted(set(options) & PER_TURN)
+    if own:
+        raise InvalidInputError(f"{', '.join(own)}: each turn sets its own; pass the write options shared by "
+                                "every turn (agent_id, ...)")
+    return WriteOptions.named(options)
 
 
 @dataclass(frozen=True)
@@ -235,15 +249,19 @@ class TurnLog:
         return metadata
 
     def offer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
-              agent_id: str | None = None) -> list[Offered]:
-        """Offer the turns not offered before to the write gate; returns one `Offered` per turn offered now."""
+              **options: Any) -> list[Offered]:
+        """Offer the turns not offered before to the write gate; returns one `Offered` per turn offered now.
+
+        `options` are the write options that apply to every turn (`agent_id`, ...: `WriteOptions`, less the
+        ones each turn sets, `PER_TURN`), checked as a write checks them."""
+        shared_options(options)
         turns = list(turns)
         user_id = validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)  # as the facade keys users
         fresh = self._claim(turns, user_id, session_id)
         contexts = self._contexts(turns, user_id, session_id)
         if not fresh:
             return []
-        common = dict(user_id=user_id, session_id=session_id, agent_id=agent_id)
+        common = dict(user_id=user_id, session_id=session_id, **options)
         try:
             try:  # one batch: one embedding call and one store commit
                 answered = [contexts.get(t.digest) for t in fresh]

@@ -9,8 +9,9 @@
 
 The rules:
 
-* `submit` checks what it can check at once (the user id, each text, that the
-  options can be journaled), appends the write to the journal and commits it
+* `submit` checks what it can check at once (the user id, each text, every
+  option as the write will check it, `WriteOptions.checked`, and that they can be
+  journaled), appends the write to the journal and commits it
   (SQLite, `sync="normal"` by default: it survives a killed process, which is what
   an acknowledgement promises; `sync="full"` adds an fsync per hand-over, 5.7 ms on
   a busy machine here, so that it survives a power cut too) before it returns. A bad text is an
@@ -53,6 +54,12 @@ The rules:
   the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
   next `submit` starts the writer again, from the write that failed.
 
+A journal entry names each option by its field (`WriteOptions`, and `write_many`'s
+per-text lists): a write is {"kind": "write", "user_id", "texts", "options"}, turns
+are {"kind": "turns", "user_id", "texts", "sources", "times", "field", "options"}.
+Nothing here lists the options, so a new one needs no change in this module, and
+an entry journaled before an option existed replays with its default.
+
 The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
 a memory whose store is elsewhere, where it names (`api.JournalsLocally`: a
 `HindsightClient`'s private folder of this machine, its `queue_journal`,
@@ -83,7 +90,8 @@ from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
 from .queue_journal import JOURNAL_NAME, QueueJournal, journal_path
-from .turns import TURN_FIELD, Turn, TurnLog
+from ..write.request import PER_TEXT, per_text
+from .turns import TURN_FIELD, Turn, TurnLog, shared_options
 
 if TYPE_CHECKING:
     from ..memory import Hindsight
@@ -92,10 +100,6 @@ logger = logging.getLogger("hindsight_core.session.write_queue")
 
 __all__ = ["JOURNAL_NAME", "WriteFailure", "WriteQueue", "close_write_queue", "replay_journal", "write_queue"]
 
-#: per-text lists of `write_many`; every other option applies to the whole call
-_PER_TEXT = ("timestamps", "sources", "metadatas", "contexts")
-_OPTIONS = frozenset(("session_id", "agent_id", "source", "event_type", "timestamp", "confidence", "entities",
-                      "metadata", "force", "layer", "merge_duplicates", "context", *_PER_TEXT))
 _DEFAULT = object()
 
 
@@ -167,22 +171,18 @@ class WriteQueue:
         """
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInputError("texts must be a list of strings")
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise InvalidInputError(f"unknown write option(s): {', '.join(sorted(unknown))}")
-        limits = self.memory.config.limits
-        if len(texts) > limits.max_batch:
-            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {limits.max_batch:,}")
-        for name in _PER_TEXT:
-            values = options.get(name)
-            if values is not None and (isinstance(values, (str, bytes)) or len(values) != len(texts)):
-                raise InvalidInputError(f"{name} must be a list with one entry per text")
+        config = self.memory.config
+        if len(texts) > config.limits.max_batch:
+            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+        for one in per_text(options, len(texts)):  # every option checked as the write will, before it is journaled
+            one.checked(config)
         entry = {"kind": "write", "user_id": self._user(user_id), "texts": self._texts(texts),
-                 "options": {k: (list(v) if k in _PER_TEXT and v is not None else v) for k, v in options.items()}}
+                 "options": {k: (list(v) if k in PER_TEXT and v is not None else v) for k, v in options.items()}}
         return self._append(entry)
 
     def offer_turns(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
-                    agent_id: str | None = None, log: TurnLog | None = None) -> tuple[int | None, list[tuple[Turn, InvalidInputError]]]:
+                    log: TurnLog | None = None, **options: Any
+                    ) -> tuple[int | None, list[tuple[Turn, InvalidInputError]]]:
         """Journal conversation turns for `TurnLog.offer` behind the caller.
 
         Returns (the place in the queue or None, the turns refused at once with
@@ -191,8 +191,8 @@ class WriteQueue:
         a queue replaying its journal after a restart uses one of its own.
         """
         user = self._user(user_id)
-        validate_id(session_id, what="session_id", required=False)
-        validate_id(agent_id, what="agent_id", required=False)
+        shared = {"session_id": session_id, **options}
+        shared_options(shared).checked(self.memory.config)
         accepted, refused = [], []
         for turn in turns:
             try:
@@ -209,7 +209,7 @@ class WriteQueue:
                  "sources": [t.source.value for t in accepted],
                  "times": [t.timestamp.isoformat() if t.timestamp is not None else None for t in accepted],
                  "field": field,
-                 "options": {"session_id": session_id, "agent_id": agent_id}}
+                 "options": shared}
         return self._append(entry), refused
 
     def _user(self, user_id: object) -> str:
@@ -369,14 +369,14 @@ class WriteQueue:
             return
         texts = [t for _, e in batch for t in e["texts"]]
         options = dict(first["options"])
-        for name in _PER_TEXT:
+        for name in PER_TEXT:
             if options.get(name) is not None:
                 options[name] = [v for _, e in batch for v in e["options"][name]]
         try:
             self.memory.write_many(texts, user_id=first["user_id"], **options)
         except InvalidInputError:  # one bad text fails the call: write them one by one to keep the rest
             for i, text in enumerate(texts):
-                one = {k: ([v[i]] if k in _PER_TEXT and v is not None else v) for k, v in options.items()}
+                one = {k: ([v[i]] if k in PER_TEXT and v is not None else v) for k, v in options.items()}
                 try:
                     self.memory.write_many([text], user_id=first["user_id"], **one)
                 except InvalidInputError as exc:
@@ -414,7 +414,7 @@ def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     a, b = first["options"], entry["options"]
     if set(a) != set(b):
         return False
-    return all((a[k] is None) == (b[k] is None) if k in _PER_TEXT else a[k] == b[k] for k in a)
+    return all((a[k] is None) == (b[k] is None) if k in PER_TEXT else a[k] == b[k] for k in a)
 
 
 def _flush_at_exit(ref: "weakref.ref[WriteQueue]") -> None:

@@ -24,6 +24,7 @@ shared store (a server) is fine.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -31,7 +32,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..api import MemoryAPI
+from ..api import PER_TEXT, MemoryAPI, WriteOptions
 from ..consolidate.plan import ConsolidationReport
 from ..decay import retention_of
 from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, MemoryNotFoundError
@@ -90,6 +91,15 @@ class MemoryAPIConformance:
         assert isinstance(record, MemoryRecord) and record.user_id == user and record.session_id == "s1"
         assert record.metadata == {"channel": "chat", "n": 2} and record.timestamp.tzinfo is not None
         assert memory.get(record.id, user_id=user) == record
+
+    def test_every_write_option_is_taken_by_name(self, memory: MemoryAPI, user: str) -> None:
+        """Each field of `WriteOptions` reaches the write by its name (a relay listing them would miss a new one)."""
+        for option in dataclasses.fields(WriteOptions):
+            given = {"force": True, option.name: option.default}
+            assert isinstance(memory.write(f"My {option.name} option is set.", user_id=user, **given), WriteResult)
+        defaults = WriteOptions()
+        names = {**{name: [getattr(defaults, one)] for name, one in PER_TEXT.items()}, **dataclasses.asdict(defaults)}
+        assert len(memory.write_many(["Every option at once."], user_id=user, **names)) == 1
 
     def test_memories_of_one_agent(self, memory: MemoryAPI, user: str) -> None:
         planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner",
@@ -177,6 +187,8 @@ class MemoryAPIConformance:
         (lambda m, u: m.forget(user_id=u, about="tea", for_good="yes"), InvalidInputError),
         (lambda m, u: m.write("I like tea", user_id=u, metadata={"x": float("nan")}), InvalidInputError),
         (lambda m, u: m.release(user_id=u, memory_id="nope"), MemoryNotFoundError),
+        (lambda m, u: m.write_many(["I like tea"], user_id=u, colour="green"), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, agent_id="bot\x00"), InvalidInputError),
     ])
     def test_bad_input_raises_the_same_error_class(self, memory: MemoryAPI, user: str, call: Any,
                                                    error: type) -> None:

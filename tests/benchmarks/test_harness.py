@@ -41,6 +41,42 @@ def test_a_labelled_run_joins_the_file_and_keeps_the_others(tmp_path):
     assert again["layout-a"]["rows"] == [3] and again["layout-b"] == report["layout-b"]
 
 
+def test_a_main_run_keeps_the_entries_another_run_wrote(tmp_path):
+    out = tmp_path / "adapter_overhead.json"
+    harness.write_results(out, {"arms": {"quiet": 1}}, "adapter_overhead.py", ["--turns", "15"])
+    harness.write_entry(out, "turn_cost", {"remember": 2}, "adapter_overhead.py", ["--turn-cost"])
+    again = harness.write_results(out, {"arms": {"quiet": 3}}, "adapter_overhead.py", ["--turns", "15"],
+                                  keep=("turn_cost",))
+    assert json.loads(out.read_text(encoding="utf-8")) == again
+    assert again["arms"] == {"quiet": 3} and again["turn_cost"]["remember"] == 2
+    assert again["turn_cost"]["command"] == "python benchmarks/adapter_overhead.py --turn-cost"
+    plain = harness.write_results(out, {"arms": {}}, "adapter_overhead.py", [])
+    assert "turn_cost" not in plain  # only what is named is kept
+
+
+def test_the_adapter_benchmarks_main_run_keeps_turn_cost(tmp_path, monkeypatch):
+    """`make bench` runs adapter_overhead.py, then --turn-cost (which adds its entry); a later main run keeps it.
+    The arms are replaced by constants here: what is checked is the file, not a timing."""
+    import contextlib
+
+    import adapter_overhead
+    from hindsight_core.testing import FakeEmbedder
+
+    stat = {"p50_ms": 1.0, "p95_ms": 2.0}
+    monkeypatch.setattr(adapter_overhead, "embedder_named", lambda name: FakeEmbedder())
+    monkeypatch.setattr(adapter_overhead, "cpu_hogs", lambda on: contextlib.nullcontext(0))
+    for arm in ("query_embedding", "journal_append"):
+        monkeypatch.setattr(adapter_overhead, arm, lambda *args: stat)
+    for arm in ("langchain_arm", "llamaindex_arm"):
+        monkeypatch.setattr(adapter_overhead, arm, lambda *args: {"write_hook": stat, "recall_hook": stat,
+                                                                  "hand_over": stat})
+    out = tmp_path / "adapter_overhead.json"
+    harness.write_entry(out, "turn_cost", {"remember": 2}, "adapter_overhead.py", ["--turn-cost"])
+    report = adapter_overhead.main(["--turns", "1", "--out", str(out)])
+    assert report["turn_cost"]["remember"] == 2 and set(report["arms"]) == {"quiet", "loaded"}
+    assert json.loads(out.read_text(encoding="utf-8")) == report
+
+
 def test_timings_are_milliseconds_summarised_one_way():
     samples = harness.timed(lambda i: sum(range(100 * i)), range(20))
     assert len(samples) == 20 and all(s >= 0 for s in samples)
@@ -72,6 +108,18 @@ def test_every_rendered_result_file_is_remade_by_make_bench():
         assert (BENCHMARKS / argv[0]).exists(), argv
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^bench:.*\n\tHF_HUB_OFFLINE=1 \$\(PY\) -m benchmarks all$", makefile, re.M)
+
+
+def test_every_rendered_run_of_a_labelled_file_is_one_make_bench_remakes():
+    """tenants.json keeps a run per label; a run `make bench` cannot remake (an earlier store layout) is history,
+    which the pages do not render."""
+    labels = {argv[argv.index("--label") + 1] for name, argv in entry.FIGURES if name == "tenants.json"}
+    stored = json.loads((BENCHMARKS / "results" / "tenants.json").read_text(encoding="utf-8"))
+    assert set(stored) - {render_readme.HISTORY} <= labels
+    rendered = render_readme.render(BENCHMARKS / "results")
+    old = [label for label in stored.get(render_readme.HISTORY, {}) if label != "note"]
+    assert old and not [label for label in old if f"| {label} |" in rendered]
+    assert all(f"| {label} |" in rendered for label in set(stored) - {render_readme.HISTORY})
 
 
 def test_one_entry_point_runs_a_script_as_its_own_command_would(tmp_path):

@@ -141,3 +141,16 @@ def test_a_damaged_key_record_is_still_read(memory):
         KEY_FIELD: encode_key(("city",)), ITEM_FIELD: {"created_at": "not a date", "revision": "x", "value": "{"}})
     item = KeyedMemory(memory).get("city", user_id="alice")
     assert (item.text, item.created_at, item.revision, item.value) == ("I live in Lyon.", item.updated_at, 0, None)
+
+
+def test_a_put_passes_the_other_write_options_on_and_keeps_its_own(memory):
+    keyed = KeyedMemory(memory)
+    put = keyed.put(("trip",), "The Lisbon trip is on June 4th.", user_id="alice", session_id="s-9",
+                    event_type="fact", agent_id="planner")
+    record = put.item.record
+    assert (record.session_id, record.event_type, record.agent_id) == ("s-9", "fact", "planner")
+    with pytest.raises(InvalidInputError, match="a put sets it itself"):
+        keyed.put(("trip",), "The trip moved.", user_id="alice", force=False)
+    with pytest.raises(InvalidInputError, match="unknown write option"):
+        keyed.put(("trip",), "The trip moved.", user_id="alice", colour="green")
+    assert keyed.get(("trip",), user_id="alice").record.id == record.id  # nothing refused changed the key

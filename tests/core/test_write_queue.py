@@ -104,8 +104,15 @@ def test_bad_input_is_refused_at_once_and_nothing_of_that_call_is_queued(fake_me
         queue.submit(["I prefer tea."], user_id="alice", colour="red")
     with pytest.raises(InvalidInputError, match="one entry per text"):
         queue.submit(["I prefer tea."], user_id="alice", sources=["user", "agent"])
-    with pytest.raises(InvalidInputError, match="cannot be queued"):
+    # every option is checked as the write will check it (`WriteOptions.checked`), before it is journaled
+    with pytest.raises(InvalidInputError, match="metadata must be plain JSON"):
         queue.submit(["I prefer tea."], user_id="alice", metadata={"when": object()})
+    with pytest.raises(InvalidInputError, match="confidence must be a number"):
+        queue.submit(["I prefer tea."], user_id="alice", confidence=2)
+    with pytest.raises(InvalidInputError, match="timestamp must be a timezone-aware datetime"):
+        queue.submit(["I prefer tea.", "I drink it black."], user_id="alice", timestamps=[None, "2026-01-01"])
+    with pytest.raises(InvalidInputError, match="agent_id"):
+        queue.submit(["I prefer tea."], user_id="alice", agent_id="bot\x00")
     with pytest.raises(InvalidInputError, match="sync must be"):
         WriteQueue(fake_memory, journal=None, sync="sometimes")
     assert queue.pending == 0
@@ -115,13 +122,12 @@ def test_bad_input_is_refused_at_once_and_nothing_of_that_call_is_queued(fake_me
 
 def test_a_text_only_the_full_check_refuses_is_reported_and_the_others_are_kept(fake_memory):
     queue = write_queue(fake_memory)
-    deep = {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}}
-    queue.submit(["I prefer tea over coffee.", "My manager is Priya Shah."], user_id="alice",
-                 metadatas=[deep, None])
+    invisible = "\u200b\u200d\u200b"  # text to the hand-over's check, nothing to remember to the write's
+    queue.submit([invisible, "My manager is Priya Shah."], user_id="alice")
     queue.flush()
     assert texts_of(fake_memory) == ["My manager is Priya Shah."]
-    assert [(f.user_id, f.text) for f in queue.failures] == [("alice", "I prefer tea over coffee.")]
-    assert "nested deeper" in queue.failures[0].error
+    assert [(f.user_id, f.text) for f in queue.failures] == [("alice", invisible)]
+    assert "invisible" in queue.failures[0].error
 
 
 def test_a_store_that_fails_stops_the_writer_and_the_write_stays_journaled(tmp_path, clock):
@@ -269,3 +275,57 @@ def test_the_journal_keeps_pending_writes_across_a_reopen(tmp_path):
     again.close()
     with pytest.raises(InvalidInputError, match="sync"):
         QueueJournal(None, sync="sometimes")
+
+
+#: entries as the journal held them before the options were read from `WriteOptions` (the JSON on disk, verbatim)
+_JOURNALED_BEFORE = [
+    '{"kind": "write", "user_id": "alice", "texts": ["I moved to Lisbon in March.", "My sister Ana lives in Porto."], '
+    '"options": {"session_id": "s-1", "agent_id": "planner", "force": true, '
+    '"timestamps": [{"$datetime": "2026-03-01T09:00:00+00:00"}, null], "sources": ["user", "agent"]}}',
+    '{"kind": "turns", "user_id": "alice", "texts": ["I am allergic to peanuts.", "Noted: no peanuts."], '
+    '"sources": ["user", "agent"], "times": [null, null], "field": "hindsight_turn", '
+    '"options": {"session_id": "s-2", "agent_id": "planner"}}',
+]
+
+
+def test_a_journal_written_before_still_replays(tmp_path, clock):
+    import sqlite3
+
+    folder = tmp_path / "store"
+    Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock).close()
+    db = sqlite3.connect(folder / JOURNAL_NAME)  # the table as the journal has always made it
+    db.execute("CREATE TABLE pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
+    db.executemany("INSERT INTO pending (entry) VALUES (?)", [(entry,) for entry in _JOURNALED_BEFORE])
+    db.commit()
+    db.close()
+    with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
+        queue = write_queue(memory)  # made on first use: it writes what the journal holds
+        queue.flush()
+        assert queue.failures == [] and queue.pending == 0
+        stored = {r.raw_content: r for r in memory.memories(user_id="alice")}
+        assert set(stored) >= {"I moved to Lisbon in March.", "My sister Ana lives in Porto.",
+                               "I am allergic to peanuts."}
+        moved = stored["I moved to Lisbon in March."]
+        assert (moved.session_id, moved.agent_id, moved.timestamp) == \
+            ("s-1", "planner", datetime(2026, 3, 1, 9, tzinfo=timezone.utc))
+        assert stored["My sister Ana lives in Porto."].source is Source.AGENT
+        allergy = stored["I am allergic to peanuts."]
+        assert (allergy.session_id, allergy.agent_id) == ("s-2", "planner") and TURN_FIELD in allergy.metadata
+    with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
+        assert write_queue(memory).pending == 0  # replayed once, gone from the journal
+
+
+def test_a_new_option_reaches_the_journal_without_naming_it(fake_memory):
+    """Every write option goes through the queue by its field name: the queue lists none of them."""
+    import dataclasses
+
+    from hindsight_core.api import WriteOptions
+
+    queue = write_queue(fake_memory)
+    for field in dataclasses.fields(WriteOptions):  # each accepted by name (a wrong value is refused, not unknown)
+        try:
+            queue.submit(["I prefer tea."], user_id="probe", **{field.name: field.default})
+        except InvalidInputError as exc:
+            pytest.fail(f"{field.name}: {exc}")
+    queue.flush()
+    assert queue.failures == []

@@ -16,6 +16,7 @@ from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
+from hindsight_core.write.request import WriteOptions
 from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out,
                                         text_script)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
@@ -101,9 +102,10 @@ def _batch(seed: int, size: int, start: int = 0):
     records = []
     for i in range(start, start + size):
         text = rng.choice(STATEMENTS)
-        record, _, _ = prepare(text, user_id="u", config=config, audit=WriteAudit(), gate=RuleBasedGate(),
-                               now=START, embedding_model="fake", timestamp=START + timedelta(minutes=i), force=True,
+        options = WriteOptions(timestamp=START + timedelta(minutes=i), force=True,
                                layer=Layer.SEMANTIC if rng.random() < 0.15 else Layer.EPISODIC)
+        record, _, _ = prepare(text, options, user_id="u", config=config, audit=WriteAudit(), gate=RuleBasedGate(),
+                               now=START, embedding_model="fake")
         records.append(record)
     # some turns are embedded with the turn they answer: the same text, far from its twin
     contexts = [rng.choice(["", "", "", "What about the budget meeting with Lars and the Orion deadline?"])

@@ -115,3 +115,25 @@ def test_the_option_values_state_the_facades_options_and_defaults():
         keywords = {name: p.default for name, p in inspect.signature(method).parameters.items()
                     if p.kind is p.KEYWORD_ONLY and name not in own}
         assert {f.name: f.default for f in dataclasses.fields(values)} == keywords, method.__name__
+
+
+def test_the_server_reads_each_calls_names_from_the_contract(served, user):
+    """The allow-lists are the option values' fields (or the call's signature): an unknown name is refused as
+    before, with the same error, over raw HTTP and through the client."""
+    import httpx
+
+    from hindsight_core import InvalidInputError
+    from hindsight_core.api import RECALL_OPTIONS, WRITE_OPTIONS, keywords
+
+    assert keywords("write") == WRITE_OPTIONS and keywords("recall") == RECALL_OPTIONS
+    assert keywords("memories") == ("include_inactive", "agent_id")
+    answer = httpx.post(f"{served['url']}/api/v1/write", json={"text": "I like tea.", "user_id": user,
+                                                               "colour": "green"}, trust_env=False).json()
+    assert answer["error"] == {"type": "InvalidInputError", "message": "unexpected argument(s): colour"}
+    with HindsightClient(served["url"]) as client:
+        with pytest.raises(InvalidInputError, match=r"^unexpected argument\(s\): colour$"):
+            client.write("I like tea.", user_id=user, colour="green")
+        assert client.memories(user_id=user) == []
+    answer = httpx.post(f"{served['url']}/api/v1/memories", json={"user_id": user, "colour": "green"},
+                        trust_env=False).json()
+    assert answer["error"] == {"type": "InvalidInputError", "message": "unexpected argument(s): colour"}
