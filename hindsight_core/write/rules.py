@@ -175,7 +175,13 @@ def stands_out(similarity: float, others: Sequence[float]) -> bool:
 
 def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
                  background: bool = True) -> bool:
-    """Whether `new` says that what `old` stated has changed, about any subject.
+    """Whether `new` says that what `old` stated has changed, about any subject (`change_refused` is None)."""
+    return change_refused(new, old, similarity, cfg, background=background) is None
+
+
+def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
+                   background: bool = True) -> str | None:
+    """The first step at which `new` is not a change of what `old` stated (`CHANGE_STEPS`), or None when it is.
 
     Both are the user's, by the same speaker, and asserted (`asserted`); `new`
     carries a change marker (`mood.marks_change`: "switched to", "now", "no
@@ -185,26 +191,39 @@ def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: S
     applies it to the closest such statement only.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
-        return False
+        return "inactive"
     if new.source is not Source.USER or old.source is not Source.USER:
-        return False
+        return "not the user's"
     if new.event_type not in _CHANGEABLE:
-        return False
+        return "kind"
     if REQUEST.search(strip_speaker(new.raw_content)) and not states_about_speaker(new.raw_content):
-        return False  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
+        return "an order"  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
     if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
-        return False
+        return "kind"
     if speaker(new.raw_content) != speaker(old.raw_content):
-        return False
-    if not says_change(new.raw_content) or not asserted(new.raw_content) or not asserted(old.raw_content):
-        return False
+        return "another speaker"
+    if not says_change(new.raw_content):
+        return "no change marker"
+    if not asserted(new.raw_content):
+        return "new not asserted"
+    if not asserted(old.raw_content):
+        return "old not asserted"
     if similarity < same_subject_floor(strip_speaker(new.raw_content), strip_speaker(old.raw_content), cfg):
-        return False
+        return "subject floor"
     if not background and not shares_topic(new.raw_content, old.raw_content):
-        return False
+        return "topic"
     if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
-        return False
-    return bool(_value_words(new.raw_content) - _value_words(old.raw_content))
+        return "same text"
+    if not _value_words(new.raw_content) - _value_words(old.raw_content):
+        return "no new value"
+    return None
+
+
+#: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
+#: standing out from the rest): what `benchmarks/change_steps.py` tallies
+CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
+                "new not asserted", "old not asserted", "subject floor", "topic", "same text", "no new value",
+                "not the closest", "stand-out")
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
