@@ -12,8 +12,9 @@ on exactly what the write rules saw. For each label, the furthest any of its (ol
 * `not a neighbour`: the old memory was not among the new one's nearest when it was written;
 * the first refusing step of `write.rules.change_refused` (`CHANGE_STEPS`: not the user's, the kind,
   an order, another speaker, no change marker, the new one or the old one not asserted, the subject
-  floor, no shared topic, the same text, no new value), then of `writing._changed_by`: `not the closest`
-  (another eligible statement was closer) and `stand-out` (not far enough above the background);
+  floor, the same text, no new value), then of `writing._changed_by`: `not the closest` (another eligible
+  statement was chosen: one sharing a topic word, or closer) and `stand-out` (`rules.subject_refused`: no shared
+  topic word, and not far enough above the background, or too little background to tell);
 * `decided`: the change rule would replace it; `conflict`: `write.rules.is_conflict` (a single-valued
   attribute set to another value) replaces it whatever the change rule says.
 
@@ -39,8 +40,8 @@ from recipes import E5Vectors  # noqa: E402
 
 from hindsight_core.types import Layer  # noqa: E402
 from hindsight_core.write import writing  # noqa: E402
-from hindsight_core.write.rules import (CHANGE_STEPS, MIN_BACKGROUND, change_refused, is_conflict,  # noqa: E402
-                                        says_change, stands_out, text_script)
+from hindsight_core.write.rules import (CHANGE_STEPS, change_refused, is_conflict, says_change,  # noqa: E402
+                                        subject_refused, topic_overlap)
 
 SUPERSESSION_ON = VARIANTS["hindsight, supersession on"]
 #: the steps in the order a pair gets through them (a later one is further)
@@ -75,19 +76,17 @@ def judge_pair(new, old, neighbours: list[tuple[float, Any]], cfg) -> tuple[str,
     old_then = found[0][1]
     if is_conflict(new, old_then, sim, cfg):
         return "conflict", sim
-    background = len(neighbours) > MIN_BACKGROUND
-    refused = change_refused(new, old_then, sim, cfg, background=background)
+    refused = change_refused(new, old_then, sim, cfg)
     if refused:
         return refused, sim
-    eligible = [(s, o) for s, o in neighbours if o.layer is old_then.layer
-                and change_refused(new, o, s, cfg, background=background) is None]
-    best_sim, best = max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))
-    if best.id != old.id:
-        return "not the closest", sim
-    script = text_script(old.raw_content)
-    others = [s for s, other in neighbours if other.id != old.id
-              and text_script(other.raw_content) == script][:writing.NEIGHBOURS - 1]
-    return ("decided" if stands_out(sim, others) else "stand-out"), sim
+    refused = subject_refused(new.raw_content, old.raw_content, sim, writing.background_of(old, neighbours))
+    if refused:
+        return refused, sim
+    eligible = [(s, o) for s, o in neighbours if o.layer is old_then.layer and change_refused(new, o, s, cfg) is None
+                and subject_refused(new.raw_content, o.raw_content, s, writing.background_of(o, neighbours)) is None]
+    best = max(eligible, key=lambda pair: (topic_overlap(new.raw_content, pair[1].raw_content),
+                                           round(pair[0], 6), pair[1].timestamp, pair[1].id))[1]
+    return ("decided" if best.id == old.id else "not the closest"), sim
 
 
 def analyse(case, store: CaseStore, seen: dict[str, list]) -> tuple[list[dict], list[dict]]:
