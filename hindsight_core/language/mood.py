@@ -77,8 +77,8 @@ CHANGE = re.compile(
     r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
     r"used to|not \w+ any ?more|no more|updated?|swapp?(?:ed|ing)|ditch(?:ed|ing)|quit|upgrad(?:ed|ing)|"
-    r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing))\b|"
-    r"现在|如今|目前|以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
+    r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing)|gone back to)\b|"
+    r"现在|如今|目前|(?<![点号天月年周时分钟后])以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
     r"挪到|调到|转到|转用|变成|变了|"
     # 改 before a verb says what is done instead (改用, 改学, 改喝, 改去, 改回); 修改, 改善, 改进 ... edit or improve
     r"(?<![修更篡])改(?=[\u4e00-\u9fff])(?![善进革良正造装编写稿动])", re.I)

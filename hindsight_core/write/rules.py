@@ -305,6 +305,9 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
             and not EXCLUSIVE_STATEMENT.search(new.raw_content):
         return False  # "Remind me to call the plumber on Monday morning": a request for once, no standing rule
     if exclusive_clash(new.raw_content, old.raw_content) is not None:
+        if text_script(new.raw_content) == text_script(old.raw_content) and \
+                not shares_topic(new.raw_content, old.raw_content):
+            return False  # "晚上发提醒" and "钢琴课改成下午": two times of day, two subjects
         # "never book me into morning meetings" beside "I prefer afternoons" agrees: the value is negated
         return polarity(new.raw_content) == polarity(old.raw_content) or says_change(new.raw_content)
     if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
