@@ -1,6 +1,7 @@
 """At which step each labelled change of mind of `knowledge.jsonl` is decided or refused (an error analysis).
 
-    python benchmarks/change_steps.py [--cases N] [--lang en|zh|cross] [--out benchmarks/results/change_steps.json]
+    python benchmarks/change_steps.py [--cases N] [--lang en|zh|cross] [--madial DIR]
+                                      [--out benchmarks/results/change_steps.json]
 
 Each case is written as `benchmarks/knowledge.py` writes it with supersession on
 (`SemanticConfig.detect_conflicts=True`: `TurnLog.offer`, one offer per day). While it is written,
@@ -22,6 +23,12 @@ Beside the steps, the supersessions actually made (`superseded_by` in the store)
 right (it matches a positive label), matching a negative label (by its kind: question, hypothetical,
 quote, other-person, agent, restatement), or unlabelled (an old memory no label pairs with the new one),
 and by which rule made it (`conflict` or `change`), with both texts for reading.
+
+Real conversations (`--madial`, default `../shared/benchmarks/madial`, MIT, read in place): each
+language's dialogues written through `TurnLog.offer` with supersession on (one dialogue a day, the
+user's and the assistant's lines), and its dated memories written one by one on their dates: every
+supersession made, with both texts, for reading by hand. Real conversations seldom change a value,
+so most of these are wrong: the count is the figure to read.
 """
 
 from __future__ import annotations
@@ -162,11 +169,62 @@ def summarise(labels: list[dict], made: list[dict]) -> dict[str, Any]:
     return out
 
 
+def real_madial(folder: Path, vectors: E5Vectors) -> dict[str, Any]:
+    """Every supersession made on madial's dialogues and memories, per language, with supersession on."""
+    from datetime import datetime, timedelta, timezone
+
+    from hindsight_core.session.turns import Turn, TurnLog
+    from hindsight_core.testing import FrozenClock
+    from hindsight_core.types import Source
+    from madial import load_memories, speaker_and_text
+
+    out: dict[str, Any] = {}
+    for lang in ("zh", "en"):
+        dialogues = [json.loads(line) for line in (folder / f"{lang}-dialogue.json").read_text("utf-8").splitlines()
+                     if line.strip()]
+        start = datetime(2026, 1, 1, 9, tzinfo=timezone.utc)
+        clock = FrozenClock(start)
+        memory = SUPERSESSION_ON.build(vectors, clock)
+        log, offered = TurnLog(SUPERSESSION_ON.writer(memory)), 0
+        for day, dialogue in enumerate(dialogues):
+            turns = []
+            for n, raw in enumerate(dialogue["dialogue"]):
+                if raw.strip() in ("<BOD>", "<EOD>"):
+                    continue
+                who, text = speaker_and_text(raw)
+                if text:
+                    source = Source.AGENT if who == "Assistant" else Source.USER
+                    turns.append(Turn(text, source, start + timedelta(days=day, minutes=2 * n)))
+            clock.set(start + timedelta(days=day, hours=2))
+            offered += len(log.offer(turns, user_id="u", session_id=f"d{day}"))
+        dialogue_rows = _superseded(memory)
+        memory.close()
+        memories = sorted(load_memories(folder / f"{lang}-memory.json").values(), key=lambda m: m.date)
+        clock = FrozenClock(memories[0].date)
+        memory = SUPERSESSION_ON.build(vectors, clock)
+        for m in memories:
+            clock.set(m.date)
+            memory.write(m.text, user_id="u")
+        memory_rows = _superseded(memory)
+        memory.close()
+        out[lang] = {"dialogue_turns_offered": offered, "dialogue_supersessions": dialogue_rows,
+                     "memories": len(memories), "memory_supersessions": memory_rows}
+    vectors.save()
+    return out
+
+
+def _superseded(memory) -> list[dict[str, str]]:
+    records = {r.id: r for r in memory.memories(user_id="u", include_inactive=True)}
+    return [{"old": r.raw_content, "new": records[r.superseded_by].raw_content} for r in records.values()
+            if r.superseded_by in records]
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cases", type=int, default=None)
     parser.add_argument("--lang", default=None)
+    parser.add_argument("--madial", type=Path, default=HERE.parent.parent / "shared" / "benchmarks" / "madial")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "change_steps.json")
     return parser.parse_args(argv)
 
@@ -188,6 +246,12 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
             store.close()
     vectors.save()
     report = {"summary": summarise(labels, made), "labels": labels, "made": made}
+    if args.madial.exists():
+        report["madial"] = real_madial(args.madial, vectors)
+        report["summary"]["madial_supersessions"] = {
+            lang: {"dialogue_turns": r["dialogue_turns_offered"], "dialogue": len(r["dialogue_supersessions"]),
+                   "memories": r["memories"], "memory": len(r["memory_supersessions"])}
+            for lang, r in report["madial"].items()}
     return write_results(args.out, report, __file__)
 
 

@@ -10,12 +10,13 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
     colour, landscape or portrait; `cues.attributes`) to a different value
     (`is_conflict`), or
   - it says a value changed (`mood.marks_change`: "now", "switched", "no
-    longer", 改用, 不再, 现在), is about the same thing as the older statement
-    (close on the embedder's own scale, `is_change_of`), and names a value the
-    older one does not; `writing.plan_writes` applies this only to the closest
-    such statement (a rank, not a cut-off alone).
+    longer", 改用, 不再, 现在), both are stated by one holder (`change_refused`),
+    the two are about the same subject (close on the embedder's own scale, and a
+    shared topic word or a cosine that stands out: `subject_refused`), and it names
+    a value the older one does not; `writing.plan_writes` applies this to one such
+    statement per layer (most topic words shared, then the closest).
   Neither fires on a question, a conditional or wish, quoted or reported speech,
-  or a statement about someone else (`mood.asserts`).
+  or someone else's change (`mood`).
 - **Candidates for knowledge**: preferences, facts, corrections and requests with
   a parameter that the user asserts (`mood.asserts`), never questions, greetings,
   hypotheticals, quotes, other people's news or chit-chat, and never an agent's
@@ -32,7 +33,8 @@ import numpy as np
 
 from ..config import SemanticConfig
 from ..language import mood
-from ..language.cues import CHANGE_MARKER_TOKENS, EXCLUSIVE_STATEMENT, attributes, exclusive_clash, polarity, value_slots
+from ..language.cues import (CHANGE_MARKER_TOKENS, EXCLUSIVE_STATEMENT, attributes, exclusive_clash, polarity,
+                             value_slots, without_clock_times)
 from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
 from ..types import EventType, Layer, MemoryRecord, Source, Status
@@ -304,10 +306,8 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     if REQUEST.search(strip_speaker(new.raw_content)) and not says_change(new.raw_content) \
             and not EXCLUSIVE_STATEMENT.search(new.raw_content):
         return False  # "Remind me to call the plumber on Monday morning": a request for once, no standing rule
-    if exclusive_clash(new.raw_content, old.raw_content) is not None:
-        if text_script(new.raw_content) == text_script(old.raw_content) and \
-                not shares_topic(new.raw_content, old.raw_content):
-            return False  # "晚上发提醒" and "钢琴课改成下午": two times of day, two subjects
+    # a part of the day that pins a clock time ("下午三点上课") is part of the time, not a chosen value
+    if exclusive_clash(without_clock_times(new.raw_content), without_clock_times(old.raw_content)) is not None:
         # "never book me into morning meetings" beside "I prefer afternoons" agrees: the value is negated
         return polarity(new.raw_content) == polarity(old.raw_content) or says_change(new.raw_content)
     if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
