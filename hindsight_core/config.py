@@ -146,8 +146,8 @@ class SemanticConfig:
     #: (`write.rules.is_conflict`) marks the older statement superseded. Off by default, by measurement
     #: (`python benchmarks/knowledge.py --variants "hindsight, supersession on"`): on the labelled knowledge set 74 of
     #: its 80 supersessions are right (precision 92.5%, recall 68.9%, no negative violated) and the new value answers
-    #: 53.6% of current-state questions first (41.8% off), but recall@5 falls from 84.5 to 82.8: questions about the
-    #: past state lose the old value (85.1 -> 67.6), since a superseded memory weighs `RecallConfig.superseded_weight`
+    #: 54.5% of current-state questions first (41.8% off), but recall@5 falls from 84.4 to 83.3: questions about the
+    #: past state lose the old value (85.1 -> 68.9), since a superseded memory weighs `RecallConfig.superseded_weight`
     #: whatever the question asks. Turn it on where the current state is what is asked (a superseded memory is
     #: down-weighted, never hidden)
     detect_conflicts: bool = False
