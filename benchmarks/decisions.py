@@ -1,6 +1,6 @@
 """Every supersession and consolidation decision hindsight makes, on real conversations and on update cases.
 
-    python benchmarks/decisions.py [PATH] [--limit N] [--out benchmarks/results/decisions.json]
+    python benchmarks/decisions.py [PATH] [--limit N] [--supersession] [--out benchmarks/results/decisions.json]
 
 Two sources of decisions, both written through the conversation policy
 (`TurnLog.offer`, one offer per session, as the adapters write) with the default
@@ -17,6 +17,9 @@ embedder and configuration:
   benchmark): short histories with what must and must not be superseded and
   what must and must not be grouped. They are labelled by construction:
   precision and recall of the decisions are computed.
+
+`--supersession` turns supersession on (`SemanticConfig.detect_conflicts`, off by default) for both
+sources, so its decisions on real conversations can be counted and read.
 
 The JSON lists the LoCoMo decisions (with `label: null` until a person labels
 them; `--labels FILE` merges a file of {key: true|false}) and the update-case
@@ -35,7 +38,8 @@ from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
 from harness import write_results  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 
-from hindsight_core import Hindsight, Layer, Source  # noqa: E402
+from hindsight_core import Hindsight, HindsightConfig, Layer, Source  # noqa: E402
+from hindsight_core.config import SemanticConfig  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
 from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
@@ -96,9 +100,9 @@ UPDATE_CASES = (
 )
 
 
-def run_case(case: UpdateCase, embedder) -> dict:
+def run_case(case: UpdateCase, embedder, config: HindsightConfig | None = None) -> dict:
     clock = FrozenClock(START)
-    with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+    with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=config) as memory:
         ids = []
         for text in case.said:
             result = memory.write(text, user_id="u")
@@ -134,11 +138,11 @@ def score_cases(rows: list[dict]) -> dict:
             "consolidation": pr(grp_decided, grp_right, grp_expected)}
 
 
-def locomo_decisions(path: Path, limit: int | None, embedder) -> dict:
+def locomo_decisions(path: Path, limit: int | None, embedder, config: HindsightConfig | None = None) -> dict:
     supersessions, consolidations, turns_written = [], [], 0
     for conversation in load_locomo(path, limit=limit):
         clock = FrozenClock(conversation.turns[0].timestamp)
-        with Hindsight(location=":memory:", embedder=embedder, clock=clock) as memory:
+        with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=config) as memory:
             policy = TurnLog(memory)
             sessions: dict[int, list] = {}
             for turn in conversation.turns:
@@ -166,15 +170,18 @@ def main() -> None:
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="LoCoMo conversations (default: all)")
     parser.add_argument("--labels", type=Path, default=None, help="a JSON {key: true|false} of hand labels")
+    parser.add_argument("--supersession", action="store_true",
+                        help="supersession on (SemanticConfig.detect_conflicts=True; off by default)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
     args = parser.parse_args()
     # the LoCoMo run's vector cache: the same turns and exchanges, embedded once
     embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "locomo-adapters-multilingual-e5-small.npy")
-    cases = [run_case(case, embedder) for case in UPDATE_CASES]
-    result = {"benchmark": "decisions", "embedder": embedder.name,
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=True)) if args.supersession else None
+    cases = [run_case(case, embedder, config) for case in UPDATE_CASES]
+    result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": bool(args.supersession),
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}
     if args.path.exists():
-        result["locomo"] = locomo_decisions(args.path, args.limit, embedder)
+        result["locomo"] = locomo_decisions(args.path, args.limit, embedder, config)
         labels = json.loads(args.labels.read_text()) if args.labels else {}
         for kind in ("supersessions", "consolidations"):
             rows = result["locomo"][kind]

@@ -234,8 +234,10 @@ _DECISION_LIMITS = {
     "groups": "off by default; most repetitions are filed as dialogue by the gate, and paraphrases do not stand "
               "out from a user's other statements on e5-small's cosine at the level that keeps real "
               "conversations free of false groups",
-    "changes": "off by default; change-worded real turns still find a wrong statement to replace, and most true "
-               "changes do not stand out at the level calibrated on real conversations",
+    "changes": "off by default; with it on, past-state questions lose the old value (a superseded memory weighs "
+               "0.3 whatever the question asks), a change across languages with no shared word needs five "
+               "statements in the old one's script to stand out from, and a user's change still replaces what a "
+               "named third party holds (a neighbour's car, a father's medicine)",
 }
 
 

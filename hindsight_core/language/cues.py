@@ -138,6 +138,12 @@ def value_slots(text: str) -> dict[str, frozenset[str]]:
     return {kind: frozenset(values) for kind, values in slots.items()}
 
 
+def without_clock_times(text: str) -> str:
+    """The text with its clock times blanked out ("3pm", "15:00", "下午三点半"): a part of the day inside one
+    ("下午" in "下午三点") pins the time, it names no chosen value."""
+    return _ZH_TIME.sub(" ", _TIME.sub(" ", text))
+
+
 def exclusive_terms(text: str) -> dict[int, set[str]]:
     """The exclusive values a text names: group index -> the values found (whole words for Latin spellings)."""
     lowered = text.lower()

@@ -27,6 +27,11 @@ from __future__ import annotations
 import re
 
 _QUOTE_PAIRS = re.compile(r"\"[^\"]{3,}\"|“[^”]{3,}”|「[^」]{2,}」|『[^』]{2,}』|‘[^’]{3,}’|'[^']{6,}'(?=\W|$)")
+#: a quoted span that names something (a title, a band, a studio: "Hard Fork", “小满影像”) rather than repeating
+#: someone's words: a few words with no sentence punctuation and no personal pronoun
+_NAME_IN_QUOTES = re.compile(r"[\"“「『‘']\s*(?![^\"”」』’']*\b(?:i|you|we|he|she|they|me|us|my|your|our)\b)"
+                             r"(?:[A-Z0-9][\w&'-]*(?: [\w&'-]+){0,4}|[^\x00-\x7f\s，。！？,.!?:：我你他她]{1,8})"
+                             r"\s*[\"”」』’']")
 _REPORTED = re.compile(
     r"\b(?:said|says|say|told (?:me|us|him|her|them)|tells (?:me|us)|asked|asks|joked|jokes|joking|wrote|writes|"
     r"texted|tweeted|quoted|claims?|claimed|replied|yelled|shouted|whispered)\b\s*(?:[:,，：]|that\b|[\"“‘'])|"
@@ -71,11 +76,20 @@ SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+"
 CHANGE = re.compile(
     r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
-    r"used to|not \w+ any ?more|updated?)\b|"
-    r"现在|如今|目前|以后|今后|从此|不再|已经不|改用|改成|改为|改到|改在|换成|换了|换到|换用|搬到|搬去|搬家|"
-    r"挪到|调到|转到|转用|变成|变了", re.I)
+    r"used to|not \w+ any ?more|no more|updated?|swapp?(?:ed|ing)|ditch(?:ed|ing)|quit|upgrad(?:ed|ing)|"
+    r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing)|gone back to)\b|"
+    r"现在|如今|目前|(?<![点号天月年周时分钟后])以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
+    r"挪到|调到|转到|转用|变成|变了|"
+    # 改 before a verb says what is done instead (改用, 改学, 改喝, 改去, 改回); 修改, 改善, 改进 ... edit or improve
+    r"(?<![修更篡])改(?=[\u4e00-\u9fff])(?![善进革良正造装编写稿动])", re.I)
 #: words that say a value did not change: such a statement confirms, it never replaces
-CONTINUITY = re.compile(r"\b(?:still|as always|as usual|same as (?:before|always))\b|仍然|仍旧|依然|还是|照旧|一直", re.I)
+CONTINUITY = re.compile(r"\b(?:still|as always|as usual|same as (?:before|always))\b|仍然|仍旧|依然|"
+                        r"(?<!最后)(?<!最终)(?<!后来)还是|照旧|一直", re.I)
+#: the speaker or their side: I, we, my, our, 我, 我们
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|ours)\b|我", re.I)
+#: a third party named by a pronoun: he, she, they, their, 他, 她, 他们
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|his|her|hers|their|theirs|him|them)\b|"
+                           r"他|她", re.I)
 
 
 def _body(text: str) -> str:
@@ -133,3 +147,29 @@ def without_markers(text: str) -> str:
 
 def marks_continuity(text: str) -> bool:
     return bool(CONTINUITY.search(_body(text)))
+
+
+#: speech reported without quote marks: "she says her dad is an astronaut", "同事说微信输入法挺好用"
+_REPORTED_CLAUSE = re.compile(
+    r"\b(?:says?|said|saying|claims?|claimed|claiming|swears?|swore|tells? me|told me)\s+(?:that\s+)?"
+    r"(?:he|she|they|it|his|her|their|there)\b|"
+    r"(?<![小听据话我])说(?=[^，。！？,.!?]{2,})(?![了过完好实真白])", re.I)
+
+
+def reports(text: str) -> bool:
+    """Someone's words repeated, quoted or not ("Leo said his friend is moving", "我妈说她想去学书法"); unlike
+    `quotes`, a quoted name ("the podcast "Hard Fork"", “小满影像”) is no one's words."""
+    body = _body(text)
+    spans = [m.group(0) for m in _QUOTE_PAIRS.finditer(body)]
+    return any(not _NAME_IN_QUOTES.fullmatch(span) for span in spans) or bool(_REPORTED.search(body)) or \
+        bool(_REPORTED_CLAUSE.search(body))
+
+
+def speaks_of_self(text: str) -> bool:
+    """The speaker or their side is named (I, we, our, 我, 我们)."""
+    return bool(_FIRST_PERSON.search(_body(text)))
+
+
+def speaks_of_others(text: str) -> bool:
+    """A third party is named by a pronoun (he, they, their, 他, 她)."""
+    return bool(_THIRD_PERSON.search(_body(text)))

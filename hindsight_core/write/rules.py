@@ -10,12 +10,13 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
     colour, landscape or portrait; `cues.attributes`) to a different value
     (`is_conflict`), or
   - it says a value changed (`mood.marks_change`: "now", "switched", "no
-    longer", 改用, 不再, 现在), is about the same thing as the older statement
-    (close on the embedder's own scale, `is_change_of`), and names a value the
-    older one does not; `writing.plan_writes` applies this only to the closest
-    such statement (a rank, not a cut-off alone).
+    longer", 改用, 不再, 现在), both are stated by one holder (`change_refused`),
+    the two are about the same subject (close on the embedder's own scale, and a
+    shared topic word or a cosine that stands out: `subject_refused`), and it names
+    a value the older one does not; `writing.plan_writes` applies this to one such
+    statement per layer (most topic words shared, then the closest).
   Neither fires on a question, a conditional or wish, quoted or reported speech,
-  or a statement about someone else (`mood.asserts`).
+  or someone else's change (`mood`).
 - **Candidates for knowledge**: preferences, facts, corrections and requests with
   a parameter that the user asserts (`mood.asserts`), never questions, greetings,
   hypotheticals, quotes, other people's news or chit-chat, and never an agent's
@@ -32,7 +33,8 @@ import numpy as np
 
 from ..config import SemanticConfig
 from ..language import mood
-from ..language.cues import CHANGE_MARKER_TOKENS, attributes, exclusive_clash, value_slots
+from ..language.cues import (CHANGE_MARKER_TOKENS, EXCLUSIVE_STATEMENT, attributes, exclusive_clash, polarity,
+                             value_slots, without_clock_times)
 from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
 from ..types import EventType, Layer, MemoryRecord, Source, Status
@@ -106,6 +108,20 @@ def asserted(text: str) -> bool:
 
 
 @per_text
+def _states(text: str) -> bool:
+    """Stated as holding: no question, conditional or wish, quote or reported speech (`mood.reports`: "he says
+    his dad is an astronaut" reports a claim, quoted or not). What the user says of
+    someone in their life ("my son Leo is in year 3") is stated too; `_about_others` tells it apart."""
+    body = strip_speaker(text)
+    return not is_question(text) and not mood.supposes(body) and not mood.reports(body)
+
+
+@per_text
+def _about_others(text: str) -> bool:
+    return mood.about_someone_else(strip_speaker(text))
+
+
+@per_text
 def says_change(text: str) -> bool:
     return mood.marks_change(strip_speaker(text))
 
@@ -113,6 +129,7 @@ def says_change(text: str) -> bool:
 #: the statements a change of mind may replace: anything the user stated, except a task's outcome
 _CHANGEABLE = STANDING_TYPES | {EventType.DIALOGUE.value, EventType.EVENT.value}
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 @per_text
@@ -139,18 +156,29 @@ def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> flo
 
 #: CJK characters too common to name a subject
 _CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+#: CJK numerals and the words of times: "九点", "周一", "三楼" name a value, never the subject
+_CJK_NUMERAL = frozenset("零一二两三四五六七八九十百千万点半")
 
 
 @per_text
 def topic_words(text: str) -> frozenset[str]:
-    """Words that can name what a statement is about: content tokens without change markers, numbers, or single
-    or common CJK characters ("backend", "周报", "commute")."""
-    return frozenset(t for t in content_tokens(mood.without_markers(strip_speaker(text)))
-                     if not t.isdigit() and not (_CJK_CHAR.match(t) and (len(t) < 2 or set(t) & _CJK_FUNCTION)))
+    """Words that can name what a statement is about ("backend", "jira", "周报", "朗逸"): Latin content tokens
+    and the character pairs of each CJK run, without change markers, numbers (digits or CJK numerals) or common
+    CJK characters. A Latin
+    name inside a Chinese sentence ("从 Jira 换到 Linear") is a topic word in both languages."""
+    body = mood.without_markers(strip_speaker(text))
+    latin = {t for t in content_tokens(body) if not t.isdigit() and not _CJK_CHAR.search(t)}
+    pairs = {run[i:i + 2] for run in _CJK_RUN.findall(body) for i in range(len(run) - 1)}
+    return frozenset(latin | {p for p in pairs if not set(p) & (_CJK_FUNCTION | _CJK_NUMERAL)})
 
 
 def shares_topic(a: str, b: str) -> bool:
     return bool(topic_words(a) & topic_words(b))
+
+
+def topic_overlap(a: str, b: str) -> int:
+    """How many topic words two statements share (`topic_words`)."""
+    return len(topic_words(a) & topic_words(b))
 
 
 #: how far (in standard deviations) the statement a change replaces must stand out from the new statement's other
@@ -173,9 +201,28 @@ def stands_out(similarity: float, others: Sequence[float]) -> bool:
     return (similarity - float(np.mean(others))) >= STANDS_OUT * max(spread, 1e-6)
 
 
+def subject_refused(new_text: str, old_text: str, similarity: float, others: Sequence[float]) -> str | None:
+    """Whether a change of mind and the statement it would replace are about the same subject, past the floor
+    (`same_subject_floor`): they share a topic word (`shares_topic`: "Heroku", "朗逸", a name kept in either
+    language), or the old one stands out from the new one's other neighbours in its script (`others`,
+    `stands_out`). Without enough neighbours to say what stands out (`MIN_BACKGROUND`), a cosine alone never
+    decides: "stand-out" when it fails, None when they are."""
+    if shares_topic(new_text, old_text):
+        return None
+    if len(others) < MIN_BACKGROUND or not stands_out(similarity, others):
+        return "stand-out"
+    return None
+
+
 def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
                  background: bool = True) -> bool:
-    """Whether `new` says that what `old` stated has changed, about any subject.
+    """Whether `new` says that what `old` stated has changed, about any subject (`change_refused` is None)."""
+    return change_refused(new, old, similarity, cfg, background=background) is None
+
+
+def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
+                   background: bool = True) -> str | None:
+    """The first step at which `new` is not a change of what `old` stated (`CHANGE_STEPS`), or None when it is.
 
     Both are the user's, by the same speaker, and asserted (`asserted`); `new`
     carries a change marker (`mood.marks_change`: "switched to", "now", "no
@@ -185,26 +232,46 @@ def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: S
     applies it to the closest such statement only.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
-        return False
+        return "inactive"
     if new.source is not Source.USER or old.source is not Source.USER:
-        return False
+        return "not the user's"
     if new.event_type not in _CHANGEABLE:
-        return False
+        return "kind"
     if REQUEST.search(strip_speaker(new.raw_content)) and not states_about_speaker(new.raw_content):
-        return False  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
+        return "an order"  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
     if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
-        return False
+        return "kind"
     if speaker(new.raw_content) != speaker(old.raw_content):
-        return False
-    if not says_change(new.raw_content) or not asserted(new.raw_content) or not asserted(old.raw_content):
-        return False
+        return "another speaker"
+    if not says_change(new.raw_content):
+        return "no change marker"
+    if not _states(new.raw_content):
+        return "new not asserted"
+    if not _states(old.raw_content):
+        return "old not asserted"
+    if _about_others(new.raw_content) and not _about_others(old.raw_content):
+        return "someone else's"  # "my brother switched to rugby" beside "I play football"
+    if mood.speaks_of_others(new.raw_content) and not mood.speaks_of_self(new.raw_content) \
+            and mood.speaks_of_self(old.raw_content):
+        return "someone else's"  # "the people next door changed their bin day" beside "our bin day"
     if similarity < same_subject_floor(strip_speaker(new.raw_content), strip_speaker(old.raw_content), cfg):
-        return False
+        return "subject floor"
+    if says_change(old.raw_content) and shares_topic(new.raw_content, old.raw_content):
+        return "follows a change"  # "Hyperoptic is blazing fast now" after "switched the broadband to Hyperoptic"
     if not background and not shares_topic(new.raw_content, old.raw_content):
-        return False
+        return "topic"
     if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
-        return False
-    return bool(_value_words(new.raw_content) - _value_words(old.raw_content))
+        return "same text"
+    if not _value_words(new.raw_content) - _value_words(old.raw_content):
+        return "no new value"
+    return None
+
+
+#: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
+#: standing out from the rest): what `benchmarks/change_steps.py` tallies
+CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
+                "new not asserted", "old not asserted", "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
+                "stand-out", "not the closest")
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
@@ -236,8 +303,13 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
         return False
     if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
         return False
-    if exclusive_clash(new.raw_content, old.raw_content) is not None:
-        return True
+    if REQUEST.search(strip_speaker(new.raw_content)) and not says_change(new.raw_content) \
+            and not EXCLUSIVE_STATEMENT.search(new.raw_content):
+        return False  # "Remind me to call the plumber on Monday morning": a request for once, no standing rule
+    # a part of the day that pins a clock time ("下午三点上课") is part of the time, not a chosen value
+    if exclusive_clash(without_clock_times(new.raw_content), without_clock_times(old.raw_content)) is not None:
+        # "never book me into morning meetings" beside "I prefer afternoons" agrees: the value is negated
+        return polarity(new.raw_content) == polarity(old.raw_content) or says_change(new.raw_content)
     if all(a.startswith("exclusive:") for a in shared):  # the same exclusive value: an agreement
         return False
     mine, theirs = _value_words(new.raw_content), _value_words(old.raw_content)

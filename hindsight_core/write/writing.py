@@ -29,7 +29,7 @@ from ..types import GateDecision, Layer, MemoryRecord, Status
 from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                    MIN_BACKGROUND, normalise_for_duplicates, says_change, stands_out, text_script)
+                    normalise_for_duplicates, says_change, subject_refused, text_script, topic_overlap)
 
 
 @dataclass
@@ -159,25 +159,29 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
 
 
 def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
-    """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace, only the closest
-    episode and the closest knowledge, each only if it stands out from the new statement's other neighbours in the
-    same script as it (`rules.stands_out`: a user who writes in two languages has two clusters of statements, and
-    their mixture is no background). Ties go to the newer statement, then to the id, so the choice never depends
-    on the engine's order."""
+    """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace that are about
+    the same subject (`rules.subject_refused`: a shared topic word, or a cosine standing out from the new
+    statement's other neighbours in the script of the one replaced: a user who writes in two languages has two
+    clusters of statements, and their mixture is no background), one episode and one piece of knowledge, each
+    the one sharing the most topic words with it (`rules.topic_overlap`), the closest among those. Ties go to the newer statement, then to the id, so the choice never depends on the engine's
+    order."""
     if not says_change(record.raw_content):
         return set()
     chosen: set[str] = set()
-    background = len(neighbours) > MIN_BACKGROUND
     for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-        eligible = [(sim, old) for sim, old in neighbours
-                    if old.layer is layer and is_change_of(record, old, sim, cfg, background=background)]
+        eligible = [(sim, old) for sim, old in neighbours if old.layer is layer and is_change_of(record, old, sim, cfg)
+                    and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
         if eligible:
-            sim, old = max(eligible, key=lambda pair: (round(pair[0], 6), pair[1].timestamp, pair[1].id))
-            script = text_script(old.raw_content)
-            if stands_out(sim, [s for s, other in neighbours
-                                if other.id != old.id and text_script(other.raw_content) == script][:NEIGHBOURS - 1]):
-                chosen.add(old.id)
+            chosen.add(max(eligible, key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content),
+                                                       round(pair[0], 6), pair[1].timestamp, pair[1].id))[1].id)
     return chosen
+
+
+def background_of(old: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]]) -> list[float]:
+    """The new statement's cosines to its other neighbours in the script of `old`: what `old` must stand out of."""
+    script = text_script(old.raw_content)
+    return [s for s, other in neighbours if other.id != old.id and text_script(other.raw_content) == script][
+        :NEIGHBOURS - 1]
 
 
 class _EarlierInBatch:

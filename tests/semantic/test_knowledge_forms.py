@@ -178,11 +178,16 @@ HISTORY = ["I had a long walk by the river today.", "My knee hurts after the run
            "I'm reading a novel about Venice."]
 
 
+#: more of the user's Chinese statements: the background a cross-language change must stand out from
+HISTORY_ZH = ["周三晚上去游泳了", "我最近在读一本关于唐朝的书", "家里的猫今天打了疫苗", "我们小区门口新开了一家面馆"]
+
+
 def test_a_change_across_languages(memory, clock):
     """An English change of a Chinese statement sits at cosine 0.79 with e5, below the English history; it stands out
-    from the user's statements in its own script (`writing._changed_by`)."""
+    from the user's statements in its own script (`writing._changed_by`), once there are enough of them to tell
+    (`rules.MIN_BACKGROUND`): no shared word, so the cosine's rank decides."""
     old = memory.write("我们组用钉钉沟通", user_id="u").record
-    _say(memory, clock, HISTORY)
+    _say(memory, clock, HISTORY + HISTORY_ZH)
     new = memory.write("Our group switched from DingTalk to Slack now.", user_id="u").record
     assert memory.get(old.id, user_id="u").superseded_by == new.id
     assert memory.get(new.id, user_id="u").layer is Layer.EPISODIC

@@ -17,8 +17,8 @@ from hindsight_core.types import Layer, MemoryRecord, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
 from hindsight_core.write.request import WriteOptions
-from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate, stands_out,
-                                        text_script)
+from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate,
+                                        subject_refused, text_script, topic_overlap)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -76,15 +76,16 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             continue
         upserts.append([record, vector])
         outcome.append(record)
-        changed = set()  # a change of mind replaces the closest statement it may replace, per layer
+        changed = set()  # a change of mind replaces one statement per layer: about the same subject, most topic words
         for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-            eligible = [(sim, old) for sim, old in near
-                        if old.layer is layer and is_change_of(record, old, sim, cfg, background=len(near) > 5)]
+            eligible = [(sim, old) for sim, old in near if old.layer is layer and is_change_of(record, old, sim, cfg)
+                        and subject_refused(record.raw_content, old.raw_content, sim,
+                                            [s for s, other in near if other.id != old.id  # in the script of the old
+                                             and text_script(other.raw_content) == text_script(old.raw_content)][:19])
+                        is None]
             if cfg.detect_conflicts and eligible:
-                sim, best = max(eligible, key=lambda p: (round(p[0], 6), p[1].timestamp, p[1].id))
-                if stands_out(sim, [s for s, other in near if other.id != best.id  # in the script of the one replaced
-                                    and text_script(other.raw_content) == text_script(best.raw_content)][:19]):
-                    changed.add(best.id)
+                changed.add(max(eligible, key=lambda p: (topic_overlap(record.raw_content, p[1].raw_content),
+                                                         round(p[0], 6), p[1].timestamp, p[1].id))[1].id)
         for sim, old in near:
             if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4), superseded_by=record.id))

@@ -1,0 +1,150 @@
+"""Changes of mind about any subject, in English, Chinese and across the two: the rule's steps one at a time
+(no embedder), and the whole write path on the real model and store."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from hindsight_core import Hindsight, HindsightConfig
+from hindsight_core.config import SemanticConfig
+from hindsight_core.language import mood
+from hindsight_core.safety.audit import WriteAudit
+from hindsight_core.types import Source
+from hindsight_core.write.gate import RuleBasedGate
+from hindsight_core.write.preparing import prepare
+from hindsight_core.write.rules import change_refused, subject_refused, topic_overlap, topic_words
+
+from ..conftest import START
+
+CFG = SemanticConfig()
+
+
+def _record(text: str, minutes: int = 0, source: Source = Source.USER):
+    record, _, _ = prepare(text, user_id="u", config=HindsightConfig(), audit=WriteAudit(), gate=RuleBasedGate(),
+                           now=START, embedding_model="fake", timestamp=START + timedelta(minutes=minutes), force=True,
+                           source=source)
+    return record
+
+
+def _refused(old_text: str, new_text: str, similarity: float = 0.99) -> str | None:
+    return change_refused(_record(new_text, 10), _record(old_text), similarity, CFG)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Our app runs on MySQL 5.7.", "We migrated the app from MySQL to Postgres."),
+    ("I use an Android phone.", "I switched to an iPhone last week."),
+    ("Standup is at 9:00.", "Standup moved to 9:30 now."),
+    ("公司用企业微信沟通。", "公司改用钉钉了。"),
+    ("我周末在社区大学学国画。", "国画课报满了，我改学书法了。"),
+    ("We live in Kitsilano.", "最后还是搬了，我们现在住在维多利亚岛。"),
+])
+def test_a_change_told_by_the_user_passes_every_step(old, new):
+    assert _refused(old, new) is None
+
+
+@pytest.mark.parametrize("old, new, step", [
+    ("Our app runs on MySQL.", "Did you switch the app to Postgres?", "new not asserted"),
+    ("I live in Lyon.", "If I moved to Paris I'd learn French.", "new not asserted"),
+    ("我住在杭州。", "同事开玩笑说：“你干脆搬到深圳算了。”", "new not asserted"),
+    ("I play football every Thursday.", "My brother switched from football to rugby.", "someone else's"),
+    ("我用搜狗输入法。", "我妈说她现在改用微信输入法了。", "new not asserted"),
+    ("One of my students has a dad who is a pilot.", "That kid now claims his dad walked on Mars.",
+     "new not asserted"),
+    ("Switched the broadband to Hyperoptic, 500 Mbps.", "Hyperoptic is blazing fast now.", "follows a change"),
+    ("医生给我换药了，现在吃缬沙坦。", "换成缬沙坦两周了，血压挺稳。", "follows a change"),
+    ("I still live in Lyon.", "I still live in Lyon, nothing changed.", "no change marker"),
+])
+def test_what_is_not_the_users_own_change_is_refused_at_its_step(old, new, step):
+    assert _refused(old, new) == step
+
+
+def test_an_agents_claim_never_replaces_the_users_words():
+    old, new = _record("Our code is on self-hosted GitLab."), _record("Since you moved to GitHub now, use Actions.", 5,
+                                                                      Source.AGENT)
+    assert change_refused(new, old, 0.99, CFG) == "not the user's"
+
+
+def test_a_quoted_name_is_no_ones_words_but_a_quoted_sentence_is():
+    assert not mood.reports('My favourite podcast is "Hard Fork".')
+    assert not mood.reports("摄影换成了“小满影像”，风格更自然。")
+    assert mood.reports("同事开玩笑说：“你干脆搬到深圳算了。”")
+    assert mood.reports('Olivia said, "If the reorg happens, I might move."')
+    assert mood.reports("Leo said his best friend is moving to Leeds.")
+    assert not mood.reports("说实话，我现在改用钉钉了。")
+
+
+def test_change_markers_are_grammar_in_both_languages():
+    for text in ("I've swapped football for padel.", "早上改喝燕麦奶了。", "我们已经全部迁到华为云了。",
+                 "最后还是换成 VS Code 了。", "Library paperbacks every week now, no more e-reader."):
+        assert mood.marks_change(text), text
+    for text in ("修改的地方怎么标注？", "我们想改善流程。", "我还是喜欢咖啡。", "I still drive the Civic."):
+        assert not mood.marks_change(text), text
+
+
+def test_topic_words_name_the_subject_in_either_language_and_never_a_number():
+    assert "jira" in topic_words("我们组也从 Jira 换到 Linear 了")
+    assert "朗逸" in topic_words("我开的是一辆2016年的大众朗逸") & topic_words("朗逸卖掉了，换了一辆比亚迪海豚")
+    assert not topic_words("九点以后请保持安静") & topic_words("钢琴课在每周六上午九点")
+    assert topic_overlap("We use Jira for tasks.", "我们组从 Jira 换到 Linear 了") == 1
+
+
+def test_the_same_subject_needs_a_shared_topic_word_or_a_cosine_that_stands_out():
+    old, new = "I drive a 2015 Honda Civic.", "Sold the Civic, I'm driving a Yaris now."
+    assert subject_refused(new, old, 0.80, []) is None  # "civic", whatever the background
+    unrelated = "I moved to Munich now."
+    assert subject_refused(unrelated, "Please reply in Chinese.", 0.95, [0.9, 0.9]) == "stand-out"  # too few to tell
+    background = [0.80, 0.81, 0.79, 0.80, 0.82, 0.80]
+    assert subject_refused(unrelated, "I live in Berlin.", 0.95, background) is None
+    assert subject_refused(unrelated, "I live in Berlin.", 0.83, background) == "stand-out"
+
+
+# -- the write path on the real model and store -------------------------------------------------------------
+
+@pytest.fixture
+def memory(clock, real_embedder):
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=True))
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=config) as memory:
+        yield memory
+
+
+BACKGROUND = ("I prefer window seats on long flights.", "Please reply in short bullet points.",
+              "My dentist is on Elm Street.", "我喜欢喝绿茶。", "I take the train to work.", "我女儿在学钢琴。")
+
+
+def _said(memory, clock, texts):
+    out = []
+    for text in texts:
+        out.append(memory.remember(text, user_id="u"))
+        clock.advance(days=1)
+    return out
+
+
+@pytest.mark.parametrize("old_text, new_text, query", [
+    ("Our app runs on MySQL 5.7 on a single primary.", "We migrated the app from MySQL to Postgres last weekend.",
+     "Which database does our app use?"),
+    ("公司内部沟通一直用企业微信。", "公司改用钉钉了，企业微信下个月停用。", "公司用什么沟通工具？"),
+    ("我们团队用 Jira 管理任务。", "We moved our tasks from Jira to Linear now.", "What do we track tasks in?"),
+])
+def test_a_change_of_mind_marks_the_old_statement_superseded_and_answers_first(memory, clock, old_text, new_text,
+                                                                              query):
+    old = _said(memory, clock, (old_text,) + BACKGROUND)[0]
+    new = memory.write(new_text, user_id="u").record
+    assert memory.get(old.id, user_id="u").superseded_by == new.id
+    assert all(m.superseded_by is None for m in memory.memories(user_id="u") if m.id != old.id)
+    ids = [r.memory.id for r in memory.recall(query, user_id="u", k=5)]
+    assert new.id in ids and (old.id not in ids or ids.index(new.id) < ids.index(old.id))  # the new value first
+
+
+@pytest.mark.parametrize("old_text, new_text", [
+    ("I live in Lyon, in Croix-Rousse.", "If I moved to Paris I'd learn French properly."),
+    ("我住在杭州，西湖边上。", "同事开玩笑说：“你干脆搬到深圳算了。”"),
+    ("I play five-a-side football every Thursday.", "My brother switched from football to rugby."),
+    ("Our app runs on MySQL.", "Did you say the app moved to Postgres now?"),
+    ("我的输入法是搜狗。", "同事说微信输入法挺好用的，他现在改用它了。"),
+])
+def test_no_change_is_read_into_a_hypothetical_a_quote_someone_elses_news_or_a_question(memory, clock, old_text,
+                                                                                       new_text):
+    _said(memory, clock, (old_text,) + BACKGROUND + (new_text,))
+    assert all(m.superseded_by is None for m in memory.memories(user_id="u"))
