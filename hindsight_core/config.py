@@ -68,6 +68,9 @@ class RecallConfig:
     retention_influence: float = 0.0
     #: σ: recall weight of a memory superseded by a newer one
     superseded_weight: float = 0.3
+    #: σ applies only to questions about the present: one that asks in the past tense or names a date
+    #: (`language.asked_time`) wants what was true then, and ranks a superseded memory as any other
+    supersede_in_present_only: bool = True
     #: τ: how much a date named in the query lifts memories from around then
     time_prior_weight: float = 0.5
     #: the dense channel's weight is multiplied by this for queries in a script the embedder cannot read

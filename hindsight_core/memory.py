@@ -176,9 +176,9 @@ class Hindsight(FacadeBase):
                                       session_id=session_id,
                        agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
         query_vector = self._embed_query([clean])[0]
-        cfg = self.config.recall
         spare = _SPARE + k + (4 * k if where is not None else 0)  # the collapse of knowledge and episodes uses up to k
         priors = recall_plan.time_priors(clean, now)
+        cfg = recall_plan.weights_for(clean, self.config.recall, priors)
         multilingual = bool(getattr(self.embedder, "multilingual", False))
 
         def request_for(foreign_keywords: bool) -> Any:
@@ -205,7 +205,8 @@ class Hindsight(FacadeBase):
                 results, held, report = check_recalled(self.store, user, results,
                                                        {h.record.id: h for h in found.hits}, k=k,
                                                        config=self.consensus, judge=self.judge)
-            results = RecallResults(recall_plan.final_order(results, k), consensus=report, held_back=held)
+            top = recall_plan.final_order(results, k, replacement_first=cfg.superseded_weight < 1)
+            results = RecallResults(top, consensus=report, held_back=held)
             if reinforce and results:
                 self._reinforce(user, [r.memory for r in results if recall_plan.cued(r, cfg)], now)
         return results

@@ -24,7 +24,7 @@ whichever ranks first (`final_order`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Iterable, Sequence
 
@@ -32,6 +32,7 @@ import numpy as np
 
 from ..config import DecayConfig, RecallConfig
 from ..errors import InvalidInputError
+from ..language.asked_time import asks_about_past, last_utterance
 from ..language.text import validate_id
 from ..store import points as pts
 from ..store.base import Channel, Scope, SearchRequest, SearchResult
@@ -230,8 +231,9 @@ def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
     return result.explanation.keyword_score > 0 or result.explanation.dense_similarity >= recall.cue_similarity
 
 
-def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
-    """The top k: knowledge and its episodes collapsed, a replacement always above what it superseded.
+def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = True) -> list[ScoredMemory]:
+    """The top k: knowledge and its episodes collapsed, and (with `replacement_first`: a question about the present,
+    see `weights_for`) a replacement always above what it superseded.
 
     Where a semantic memory and episodes it was drawn from would both be among
     the results, the knowledge stands for them at the place of the first of
@@ -250,6 +252,8 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
         placed.add(chosen.memory.id)
         kept.append(chosen)
     top = kept[:k]
+    if not replacement_first:
+        return top
     position = {r.memory.id: i for i, r in enumerate(top)}
     for i, r in enumerate(list(top)):
         newer = r.memory.superseded_by
@@ -260,10 +264,14 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return top
 
 
-def last_utterance(query: str) -> str:
-    """The last non-empty line of a query: a query made of a dialogue so far dates things from its last turn."""
-    lines = [line for line in query.splitlines() if line.strip()]
-    return lines[-1] if lines else query
+def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -> RecallConfig:
+    """`recall` as it weighs this query: a question about the past or a named date (`language.asked_time`) wants
+    what was true then, so a superseded memory keeps its full weight (σ = 1); one about the present lets it step
+    back for the value that replaced it."""
+    if recall.supersede_in_present_only and recall.superseded_weight < 1 and \
+            (priors or asks_about_past(last_utterance(query))):
+        return replace(recall, superseded_weight=1.0)
+    return recall
 
 
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:

@@ -96,3 +96,22 @@ def test_an_agreeing_episode_reconfirms_knowledge(clock, real_embedder):
         memory.remember("Print the weekly report on A4 paper in landscape.", user_id="u")
         refreshed = memory.get(knowledge.id, user_id="u")
         assert refreshed.last_confirmed == clock() and refreshed.confirmations == knowledge.confirmations + 1
+
+
+@pytest.mark.parametrize("old_text, new_text, present, past", [
+    ("I prefer red for the slide theme.", "Actually, I prefer blue for the slide theme now.",
+     "Which colour do I prefer for slides?", "Which colour did I prefer for slides before?"),
+    ("我最喜欢红色", "我现在最喜欢蓝色了", "我现在喜欢什么颜色？", "我以前喜欢什么颜色？"),
+])
+def test_a_superseded_memory_steps_back_only_for_a_question_about_the_present(memory, clock, old_text, new_text,
+                                                                                present, past):
+    old = memory.remember(old_text, user_id="u")
+    clock.advance(days=2)
+    memory.remember(new_text, user_id="u")
+    assert memory.get(old.id, user_id="u").superseded_by  # the change was made
+
+    def weight_of_old(query):
+        return next(r.explanation.weight for r in memory.recall(query, user_id="u", k=5) if r.memory.id == old.id)
+
+    assert weight_of_old(present) == pytest.approx(memory.config.recall.superseded_weight)
+    assert weight_of_old(past) == pytest.approx(1.0)  # what was true then keeps its full weight

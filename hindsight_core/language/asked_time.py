@@ -1,0 +1,47 @@
+"""What a question asks about in time: a date it names, the past, or the present.
+
+Read from small closed grammatical sets, never from topic words:
+
+* `date`: the question names a time (`timeparse.time_hints`: "last June",
+  "in May 2023", "上个月");
+* `past`: English past auxiliaries (did, was, were, had, used to, and their
+  negations) or Chinese past-time adverbs (曾经, 以前, 之前, 当时, 那时, 上次) and
+  the aspect particles 了 and 过 closing a clause;
+* `present`: everything else ("What do I drink?", "Where does she live?",
+  "我现在用什么数据库？").
+
+Recall reads it to decide whether a superseded memory steps back (a question
+about the present wants the new value; one about the past or a named date wants
+what was true then), and the benchmarks pool their questions by it. A query made
+of a dialogue so far is classed by its last line, the turn being answered.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from .timeparse import time_hints
+
+CLASSES = ("date", "past", "present")
+_EN_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|used to)\b", re.I)
+_ZH_PAST = re.compile(r"曾经|以前|之前|当时|那时|上次|[了过](?=[吗呢吧啊？?。，,！!]|$)")
+
+
+def last_utterance(query: str) -> str:
+    """The last non-empty line of a query: in a dialogue so far, the turn being answered."""
+    lines = [line for line in query.splitlines() if line.strip()]
+    return lines[-1] if lines else query
+
+
+def asks_about_past(line: str) -> bool:
+    """Whether one line asks in the past tense (the module's closed sets)."""
+    return bool(_EN_PAST.search(line) or _ZH_PAST.search(line))
+
+
+def asked_time(query: str, now: datetime) -> str:
+    """'date', 'past' or 'present' (see the module doc)."""
+    line = last_utterance(query)
+    if time_hints(line, now):
+        return "date"
+    return "past" if asks_about_past(line) else "present"
