@@ -69,9 +69,12 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     return payload
 
 
+#: a record's field names (every point read is turned into one)
+_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(MemoryRecord))
+
+
 def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
-    known = {f.name for f in dataclasses.fields(MemoryRecord)}
-    data = {k: v for k, v in payload.items() if k in known}
+    data = {k: v for k, v in payload.items() if k in _RECORD_FIELDS}
     data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
     data["source"] = Source(data.get("source", Source.USER.value))
     data["status"] = Status(data.get("status", Status.ACTIVE.value))
