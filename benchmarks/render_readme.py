@@ -632,7 +632,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      f"+{pause['remember_minus_read_only_ms']:.0f} ms (back to back "
                      f"+{back['remember_minus_read_only_ms']:.0f} ms)",
                      pause["remember_minus_read_only_ms"] <= 5, turn["command"],
-                     "the retrieval check over the agent's stored answers and a larger store to search; back to "
+                     "a store twice as large: the retrieval check reads each related memory it does not hold, "
+                     "and the search; at this load the figure moves by 20 ms run to run (docs/scale.md); back to "
                      "back, read-your-writes waits for the previous turn's write"))
     return rows
 
