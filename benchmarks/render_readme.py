@@ -632,8 +632,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      "pages of the engine's mapped files (vectors, logs, payloads), which the kernel can reclaim"))
         rows.append((f"A new user's first write ≤ 10 ms {at}", f"{big['first_write_ms']['p50']:.1f} ms p50",
                      big["first_write_ms"]["p50"] <= 10, _command(run),
-                     "creating the user's key file (SQLite, WAL) syncs the disk; one key file per store needs a "
-                     "migration"))
+                     "the write path and the user's new key file (one disk sync since this run: 36 -> 23 ms at "
+                     "200 users, docs/scale.md); one key file per store needs a migration"))
         rows.append((f"A cold user's recall ≤ 2× a warm one {at}", f"{big['cold_over_warm']}×",
                      big["cold_over_warm"] <= 2, _command(run), "the first read of a user's pages"))
     overhead = _load(results, "adapter_overhead.json")
@@ -644,7 +644,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      f"+{pause['remember_minus_read_only_ms']:.0f} ms (back to back "
                      f"+{back['remember_minus_read_only_ms']:.0f} ms)",
                      pause["remember_minus_read_only_ms"] <= 5, turn["command"],
-                     "the retrieval check over the agent's stored answers and a larger store to search; back to "
+                     "a store twice as large: the retrieval check reads each related memory it does not hold, "
+                     "and the search; at this load the figure moves by 20 ms run to run (docs/scale.md); back to "
                      "back, read-your-writes waits for the previous turn's write"))
     return rows
 

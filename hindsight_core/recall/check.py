@@ -13,9 +13,10 @@ themselves are in `hindsight_core.recall.consensus`.
 A verdict is given to every candidate that would be shown (the top k as
 `recall.plan.final_order` places them), and only to those: what is held back or
 down-weighted lets the next candidates up, and they are checked in turn, until
-every memory shown has its verdict. Every candidate still votes, with the related
-memories the engine finds around each of them (`store.neighbours`, one round
-trip), so a shown memory gets the verdict it got when every candidate was
+every memory shown has its verdict. Every candidate still votes, with the
+related memories the engine finds around each of them (`store.neighbours`: ids
+and scores in one round trip, then the records of those not among the
+candidates), so a shown memory gets the verdict it got when every candidate was
 checked; a turn no longer pays for verdicts nobody reads (docs/scale.md).
 """
 
@@ -87,7 +88,9 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
     vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
     candidates = {r.memory.id for r in results}
     related: dict[str, Hit] = {}
-    for near in store.neighbours(user, vectors, limit=5 + len(results), min_score=config.relate_at, scope=_ACTIVE):
+    # the candidates are found again around each other: they count toward the limit, but are not read twice
+    for near in store.neighbours(user, vectors, limit=5 + len(results), min_score=config.relate_at, scope=_ACTIVE,
+                                 known=candidates):
         for hit in near:
             if hit.record.id not in candidates:
                 related.setdefault(hit.record.id, hit)

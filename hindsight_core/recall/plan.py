@@ -34,6 +34,7 @@ from ..config import DecayConfig, RecallConfig
 from ..errors import InvalidInputError
 from ..language.asked_time import asks_about_past, last_utterance
 from ..language.text import validate_id
+from ..language.text_cache import per_text
 from ..store import points as pts
 from ..store.base import Channel, Scope, SearchRequest, SearchResult
 from ..types import Explanation, Layer, MemoryRecord, ScoredMemory
@@ -132,8 +133,10 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
     return dense, (0.0 if foreign_keywords else recall.keyword_weight)
 
 
+@per_text
 def mostly_cjk(text: str) -> bool:
-    """Whether most of a text's letters are CJK characters."""
+    """Whether most of a text's letters are CJK characters (cached: every recall reads the memories it finds,
+    the same ones recall after recall; 35 µs a text read afresh)."""
     letters = [ch for ch in text if ch.isalpha()]
     return bool(letters) and sum(has_cjk(ch) for ch in letters) * 2 > len(letters)
 

@@ -20,7 +20,7 @@ behavioural suite on both.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Collection, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -81,8 +81,13 @@ class LiveStore(Protocol):
     def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int: ...
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
-                   scope: Scope) -> list[list[Hit]]:
-        """For each vector, the closest records in scope (cosine ≥ min_score), with their vectors."""
+                   scope: Scope, known: Collection[str] = ()) -> list[list[Hit]]:
+        """For each vector, the closest records in scope (cosine ≥ min_score), with their vectors.
+
+        `known`: ids the caller already holds. They count toward `limit` as any other, but are left out of
+        the lists and their payloads are never read. The engine is asked for ids and scores first, then
+        for the records of the distinct ids the caller lacks, once each (`payload.neighbour_lists`).
+        """
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         """Run a recall plan in the engine."""

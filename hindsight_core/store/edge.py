@@ -37,7 +37,7 @@ import uuid
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -429,7 +429,7 @@ class EdgeStore(EdgeUpkeep):
             return int(shard.count(CountRequest(filter=flt, exact=True)))
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
-                   scope: Scope) -> list[list[Hit]]:
+                   scope: Scope, known: Collection[str] = ()) -> list[list[Hit]]:
         from qdrant_edge import Query, QueryBatchRequest, QueryRequest
 
         vectors = np.asarray(vectors, dtype=np.float32)
@@ -440,10 +440,18 @@ class EdgeStore(EdgeUpkeep):
             flt = edge_filter(scope, user_id, self._id_digest(user_id))
             batch = shard.query_batch(QueryBatchRequest([
                 QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
-                             score_threshold=min_score, with_payload=True, with_vector=[pts.DENSE])
+                             score_threshold=min_score, with_payload=False, with_vector=False)
                 for v in vectors]))
             report = self._report(user_id)
-            return pts.hits_per_query(batch, lambda point: self._hit(user_id, point, True, report))
+
+            def read(ids: list[str]) -> dict[str, Hit]:
+                found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE])
+                if self.seal:
+                    self._keystore(user_id).load(ids)
+                hits = ((str(p.id), self._hit(user_id, p, True, report)) for p in found)
+                return {key: hit for key, hit in hits if hit is not None}
+
+            return pts.neighbour_lists(batch, read, known)
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         with self._lock:

@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
@@ -69,9 +69,12 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     return payload
 
 
+#: a record's field names (every point read is turned into one)
+_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(MemoryRecord))
+
+
 def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
-    known = {f.name for f in dataclasses.fields(MemoryRecord)}
-    data = {k: v for k, v in payload.items() if k in known}
+    data = {k: v for k, v in payload.items() if k in _RECORD_FIELDS}
     data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
     data["source"] = Source(data.get("source", Source.USER.value))
     data["status"] = Status(data.get("status", Status.ACTIVE.value))
@@ -228,25 +231,26 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport |
     return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
 
 
-def hits_per_query(batches: Iterable[Iterable[Any]], convert: Callable[[Any], Hit | None]) -> list[list[Hit]]:
-    """Hits for several result lists (one per query vector), each distinct point read once.
+def neighbour_lists(batches: Iterable[Iterable[Any]], read: Callable[[list[str]], Mapping[str, Hit]],
+                    known: Collection[str] = ()) -> list[list[Hit]]:
+    """Hits for several result lists (one per query vector) that the engine gave as ids and scores only.
 
-    Neighbour lists of related vectors overlap, and reading a point (unsealing its
-    text, checking every field) costs more than the search that found it.
+    `read` reads the records of the distinct ids not in `known`, once each (by id);
+    those in `known` (the caller holds them) are left out of the lists, and their
+    payloads are never read. Neighbour lists of related vectors overlap, and reading
+    a point (its payload out of the engine, unsealing its text, checking every field)
+    costs more than the search that found it: ids and scores come back first, and
+    only what the caller lacks is read. An id `read` does not return (another user's,
+    unreadable, or gone since the search) is left out.
     """
-    known: dict[str, Hit | None] = {}
+    rows = [[(str(point.id), float(getattr(point, "score", 0.0) or 0.0)) for point in found] for found in batches]
+    skip = frozenset(known)
+    wanted = list(dict.fromkeys(key for row in rows for key, _ in row if key not in skip))
+    hits = read(wanted) if wanted else {}
     out = []
-    for found in batches:
-        row = []
-        for point in found:
-            key = str(point.id)
-            if key not in known:
-                known[key] = convert(point)
-            hit = known[key]
-            if hit is not None:
-                score = float(getattr(point, "score", 0.0) or 0.0)
-                row.append(hit if hit.score == score else dataclasses.replace(hit, score=score))
-        out.append(row)
+    for row in rows:
+        found = [(hits[key], score) for key, score in row if key in hits]
+        out.append([hit if hit.score == score else dataclasses.replace(hit, score=score) for hit, score in found])
     return out
 
 

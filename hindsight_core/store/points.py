@@ -33,7 +33,7 @@ from .payload import (
     UnreadableRecord,
     Unseal,
     from_payload,
-    hits_per_query,
+    neighbour_lists,
     ranking_fields,
     ranking_values,
     record_from_payload,
@@ -44,7 +44,7 @@ from .payload import (
 
 __all__ = ["BM25_SETTINGS", "DENSE", "Digest", "FLOAT_INDEXED", "ID_FIELDS", "KEYWORD_INDEXED", "RANKING_FIELDS",
            "SPARSE", "Seal", "TEXT_FIELDS", "Unseal", "UnreadableRecord", "derived_fields", "document_terms",
-           "epoch_days", "from_payload", "hits_per_query", "keyword_text", "metadata_digest", "metadata_digests",
+           "epoch_days", "from_payload", "keyword_text", "metadata_digest", "metadata_digests", "neighbour_lists",
            "next_seq", "query_terms", "ranking_fields", "ranking_values", "record_from_payload", "record_to_dict", "to_hit",
            "to_payload"]
 

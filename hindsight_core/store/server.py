@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -227,7 +227,7 @@ class ServerStore(ServerUpkeep):
             return int(self.client.count(name, count_filter=client_filter(scope, user_id), exact=True).count)
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
-                   scope: Scope) -> list[list[Hit]]:
+                   scope: Scope, known: Collection[str] = ()) -> list[list[Hit]]:
         from qdrant_client import models as m
 
         name = self._collection(user_id, MEMORIES)
@@ -238,9 +238,15 @@ class ServerStore(ServerUpkeep):
         with translated("search memories"):
             batch = self.client.query_batch_points(name, requests=[
                 m.QueryRequest(query=v.tolist(), using=pts.DENSE, filter=flt, limit=limit, score_threshold=min_score,
-                               with_payload=True, with_vector=[pts.DENSE]) for v in vectors])
-        return pts.hits_per_query((found.points for found in batch),
-                                  lambda point: self._hit(user_id, point, True, self._report))
+                               with_payload=False, with_vector=False) for v in vectors])
+
+        def read(ids: list[str]) -> dict[str, Hit]:
+            with translated("read memories"):
+                found = self.client.retrieve(name, ids=ids, with_payload=True, with_vectors=[pts.DENSE])
+            hits = ((str(p.id), self._hit(user_id, p, True, self._report)) for p in found)
+            return {key: hit for key, hit in hits if hit is not None}
+
+        return pts.neighbour_lists((found.points for found in batch), read, known)
 
     def search(self, user_id: str, request: SearchRequest) -> SearchResult:
         from qdrant_client import models as m

@@ -399,3 +399,44 @@ def test_what_was_held_back_crosses_the_wire_with_its_reason():
     back = results_in(json.loads(json.dumps(results_out(RecallResults([], held_back=[held])))))
     assert [r.memory.id for r in back.held_back] == ["m2"] and back.held_back[0].explanation.notes == (note,)
     assert results_in(json.loads(json.dumps(results_out(RecallResults([]))))).held_back == ()
+
+
+def _outcome(results):
+    """A recall's results, what it held back and its verdicts, with exact-score ties put in id order (the engine
+    returns tied points in no fixed order)."""
+    def listed(items):
+        return sorted(((-r.score, r.memory.id, r.explanation.notes) for r in items))
+
+    checks = {c.memory_id: (c.verdict, c.support, c.conflict, sorted(c.supporting_ids), sorted(c.conflicting_ids),
+                            sorted(c.superseded_by), sorted(c.reasons)) for c in results.consensus.checks}
+    return listed(results), listed(results.held_back), checks
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("backend", ["edge", "server"])
+def test_the_check_gives_the_same_verdicts_without_reading_the_candidates_again(real_embedder, clock, backend,
+                                                                              monkeypatch, tmp_path):
+    from qdrant_client import QdrantClient
+
+    from hindsight_core.store import EdgeStore, ServerStore
+
+    store = EdgeStore(tmp_path / "store") if backend == "edge" else ServerStore(client=QdrantClient(":memory:"))
+    conversation = _STANDUP + [(f"Noted, item {i}.", "agent") for i in range(6)] + \
+        [("我每周三下午去健身房。", "user"), ("用户每周五下午去健身房。", "agent")]
+    with Hindsight(store=store, embedder=real_embedder, clock=clock) as memory:
+        for day, (text, source) in enumerate(conversation):
+            memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(days=day), force=True)
+        questions = ["When is the team standup?", "What did you note?", "我哪天去健身房？"]
+        now = [memory.recall(q, user_id="alice", k=3, reinforce=False) for q in questions]
+        asked = []
+        reads_all = store.neighbours
+
+        def reading_everything(user_id, vectors, *, known=(), **options):  # as before: every hit read, then dropped
+            asked.append(set(known))
+            return reads_all(user_id, vectors, **options)
+
+        monkeypatch.setattr(store, "neighbours", reading_everything)
+        before = [memory.recall(q, user_id="alice", k=3, reinforce=False) for q in questions]
+    assert len(asked) == len(questions) and all(asked)  # the check passed its candidates each time
+    assert sum(len(r.held_back) for r in now) >= 2  # the setting: the check held planted memories back
+    assert [_outcome(r) for r in now] == [_outcome(r) for r in before]

@@ -132,6 +132,28 @@ def test_overlapping_neighbour_lists_keep_each_querys_own_score(store):
     assert lists[0][0].record.raw_content != lists[1][0].record.raw_content
 
 
+def test_neighbours_leave_out_the_ids_the_caller_holds_and_never_read_them(store, monkeypatch):
+    texts = ["print the report in landscape", "print the invoice in landscape", "print the memo in portrait",
+             "print the letter in landscape", "cats purr"]
+    rows = [record(t) for t in texts]
+    put(store, rows)
+    queries = EMBED.embed(["print the report in landscape", "print the memo in portrait"])
+    every = store.neighbours("alice", queries, limit=3, min_score=-1.0, scope=Scope())
+    held = {rows[0].id, rows[2].id}
+    read = []
+    original = store._hit
+    monkeypatch.setattr(store, "_hit", lambda user, point, *a, **kw: read.append(str(point.id)) or
+                        original(user, point, *a, **kw))
+    lists = store.neighbours("alice", queries, limit=3, min_score=-1.0, scope=Scope(), known=held)
+    # the known ids still take their places within the limit: the rest is what came back without them
+    assert [[(h.record.id, h.score, h.seq, h.vector.tolist()) for h in found] for found in lists] == \
+        [[(h.record.id, h.score, h.seq, h.vector.tolist()) for h in found if h.record.id not in held]
+         for found in every]
+    assert [h.record for found in lists for h in found] == \
+        [h.record for found in every for h in found if h.record.id not in held]
+    assert read and not held & set(read) and len(read) == len(set(read))  # each read once, the held ones never
+
+
 def test_embedder_mismatch_is_refused(store):
     put(store, [record("a")])
     with pytest.raises(EmbedderMismatchError, match="hindsight migrate"):
