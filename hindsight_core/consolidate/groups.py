@@ -4,13 +4,16 @@ Any repeated statement can form a group, whatever its subject: no list of
 attributes decides. A leader episode gathers the episodes that
 
 - are close to it on the embedder's own scale (`group_similarity`, moved onto
-  the embedder's scale by `config.scaled_for_embedder`),
-- stand out from the leader's other candidates (`GROUP_STANDS_OUT` standard
-  deviations above the leader's cosines to the user's other statements, the test
-  of `write.rules.stands_out`; calibrated on LoCoMo and multilingual.jsonl,
-  `benchmarks/knowledge_calibration.py`),
-- share a topic word with the leader (`_topic_tokens`: a content word, CJK
-  bigrams of content characters), and
+  the embedder's scale by `config.scaled_for_embedder`; across scripts
+  `correction_similarity`),
+- share a topic word with it (`_topic_tokens`: content words, English stems and
+  CJK bigrams of content characters, without thanks, greetings or a name the words
+  are addressed to), unless written in the other script,
+- stand out from the leader's other statements on `Likeness` (the cosine plus the
+  rarity-weighted share of topic words the two have in common; across scripts the
+  cosine alone): `GROUP_STANDS_OUT` standard deviations above a `background` that
+  leaves out the group's own members (calibrated on LoCoMo and madial, zh and en,
+  `benchmarks/knowledge_calibration.py`), and
 - count it among their own nearest candidates (`_mutual`: the leader is within
   the member's closest `len(group) + MUTUAL_SLACK`), so a generic sentence that
   is close to everything gathers nothing it is not the nearest of;
@@ -19,8 +22,8 @@ attributes decides. A leader episode gathers the episodes that
   exclusive value or pinned value (a time, an amount) the leader contradicts.
 
 Which episodes may group at all is decided before (`write.rules.consolidation_candidates`:
-the user's own asserted statements, never questions, conditionals, quotes or
-other people's news). A group with at least `min_episodes` occurrences (`times_said`: a merged
+whatever the user asserts, whatever kind the gate filed it as; never questions,
+conditionals, quotes, other people's news, or an agent's, a tool's or a task's words). A group with at least `min_episodes` occurrences (`times_said`: a merged
 near-duplicate counts once per confirmation, except an ask repeated in the same words, which
 is the same task asked again and counts once) spread over at least
 `min_span_days`, whose members share a topic word, becomes one semantic memory
