@@ -10,9 +10,10 @@ offer per day, no consolidation), then the episodes are read back and the steps 
 is where it fails:
 
 1. `stored`: the turns became episodes (a turn the gate dropped, or merged into another);
-2. `candidate`: `write.rules.consolidation_candidates` keeps them (the gate's kind, asserted);
+2. `candidate`: `write.rules.consolidation_candidates` keeps them (the user's, asserted);
 3. `floor`: cosine to the best leader among them >= `group_similarity` (text-alone vectors);
-4. `stands_out`: `GROUP_STANDS_OUT` standard deviations above the leader's other cosines;
+4. `stands_out`: `GROUP_STANDS_OUT` standard deviations above the leader's other statements on
+   `groups.Likeness` (cosine plus rarity-weighted shared words; across scripts the cosine alone);
 5. `topic`: a topic word shared with the leader (`groups._topic_tokens`);
 6. `mutual`: the leader among each member's nearest (`groups._mutual`);
 7. `same_way`: same speaker, no negation, no clashing value (`groups._group`);
@@ -21,10 +22,8 @@ is where it fails:
 For a negative group (turns that must not become knowledge) it reports how many of its turns
 pass `candidate` (a negative whose turns are not candidates can never be violated).
 
-Three views are reported: as configured; `any kind`, every asserted statement of the user a
-candidate whatever kind the gate filed it as (`dialogue`, `event`): where the groups would fail
-next if the gate's kind did not decide; and that with groups of three (`min_episodes` 3, the
-size of most labelled groups). Each positive row also says whether the case's pool was large
+Views are reported as configured and with groups of three, four and five (`min_episodes`;
+most labelled groups have three or four turns). Each positive row also says whether the case's pool was large
 enough for the stand-out test to apply (`background`: at least `2 * min_episodes` other
 candidates).
 """
@@ -49,8 +48,7 @@ from hindsight_core.consolidate import groups as grouping  # noqa: E402
 from hindsight_core.consolidate.plan import _EPISODES  # noqa: E402
 from hindsight_core.write.decisions import decision_vectors  # noqa: E402
 from hindsight_core.consolidate.groups import times_said  # noqa: E402
-from hindsight_core.types import Layer, Source, Status  # noqa: E402
-from hindsight_core.write.rules import asserted, consolidation_candidates, excluded_because  # noqa: E402
+from hindsight_core.write.rules import consolidation_candidates, excluded_because  # noqa: E402
 
 STEPS = ("stored", "candidate", "floor", "stands_out", "topic", "mutual", "same_way", "count_days", "formed")
 
@@ -59,27 +57,30 @@ def _steps_for(member_idx: list[int], records, vectors, cfg) -> tuple[str, dict]
     """The first step that breaks the group among candidate indices `member_idx`, trying each as leader."""
     best_step, best_detail = -1, {}
     need = cfg.min_episodes
+    likeness = grouping.Likeness(records, vectors)
     for leader in member_idx:
         row = vectors @ vectors[leader]
-        others = np.delete(row, leader)
+        same = likeness.same_script(leader)
         members = set(member_idx)
-        floor = {j for j in members if row[j] >= cfg.group_similarity}
-        if len(others) >= 2 * cfg.min_episodes:
-            z = (row - float(others.mean())) / max(float(others.std()), 1e-6)
-            stand = {j for j in floor if z[j] >= grouping.GROUP_STANDS_OUT}
+        floor = {j for j in members if row[j] >= (cfg.group_similarity if same[j] else cfg.correction_similarity)}
+        if len(row) - 1 >= 2 * cfg.min_episodes:
+            (mean, spread), (cos_mean, cos_spread) = (grouping.background(likeness.row(leader), leader, cfg),
+                                                      grouping.background(row, leader, cfg))
+            z = np.where(same, (likeness.row(leader) - mean) / spread, (row - cos_mean) / cos_spread)
+            stand = {j for j in floor if z[j] >= (grouping.GROUP_STANDS_OUT if same[j] else grouping.CROSS_STANDS_OUT)}
         else:
             z = np.zeros_like(row)
             stand = set(floor)
-        topic_l = grouping._topic_tokens(records[leader].raw_content)
-        topic = {j for j in stand if topic_l & grouping._topic_tokens(records[j].raw_content)}
-        near = grouping._near(leader, vectors, records, cfg)
+        topic_l = likeness.words[leader]
+        topic = {j for j in stand if not same[j] or topic_l & likeness.words[j]}
+        near = grouping._near(leader, likeness, records, cfg)
         mutual = set(int(j) for j in near) & topic
         grp = grouping._group(np.asarray(sorted(mutual, key=lambda j: (j != leader, j))), records) if mutual \
             else grouping.Group((), 0, 0.0, None)
-        same = set(grp.members) & mutual
+        same_way = set(grp.members) & mutual
         occ = lambda s: sum(times_said(records[j]) for j in s)  # noqa: E731
         chain = [("floor", floor), ("stands_out", stand), ("topic", topic), ("mutual", mutual),
-                 ("same_way", same)]
+                 ("same_way", same_way)]
         step = len(chain)
         for k, (name, kept) in enumerate(chain):
             if occ(kept) < min(need, occ(members)):
@@ -98,21 +99,14 @@ def _steps_for(member_idx: list[int], records, vectors, cfg) -> tuple[str, dict]
     return STEPS[best_step], best_detail
 
 
-def _any_kind(records) -> list[int]:
-    """Every active, unconsolidated episode the user asserted, whatever kind the gate filed it as."""
-    return [i for i, r in enumerate(records) if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE
-            and not r.consolidated_into and not r.superseded_by and r.source is Source.USER
-            and asserted(r.raw_content)]
-
-
-def analyse(case, store: CaseStore, any_kind: bool = False, min_episodes: int | None = None) -> list[dict]:
+def analyse(case, store: CaseStore, min_episodes: int | None = None) -> list[dict]:
     memory = store.memory
     cfg = memory.config.semantic
     if min_episodes:
         cfg = dataclasses.replace(cfg, min_episodes=min_episodes)
     pool = sorted(memory.store.scan(case.user, _EPISODES, with_vectors=True), key=lambda h: (h.record.timestamp, h.seq))
     records_all = [h.record for h in pool]
-    keep = _any_kind(records_all) if any_kind else consolidation_candidates(records_all)
+    keep = consolidation_candidates(records_all)
     records = [records_all[i] for i in keep]
     vectors = decision_vectors(records, [pool[i].vector for i in keep], memory._embed_alone) if keep else None
     turn_of = {}
@@ -146,8 +140,8 @@ def analyse(case, store: CaseStore, any_kind: bool = False, min_episodes: int | 
     return out
 
 
-#: the views reported: as configured; every asserted statement a candidate; and that with groups of three
-VIEWS = {"as configured": (False, None), "any kind": (True, None), "any kind, min_episodes 3": (True, 3)}
+#: the views reported: as configured, and with other group sizes (`min_episodes`)
+VIEWS = {"as configured": None, "min_episodes 3": 3, "min_episodes 4": 4, "min_episodes 5": 5}
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -182,8 +176,8 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
     for case in cases:
         store = CaseStore(Recipe(), vectors, case)
         try:
-            for view, (any_kind, min_episodes) in VIEWS.items():
-                rows[view] += analyse(case, store, any_kind, min_episodes)
+            for view, min_episodes in VIEWS.items():
+                rows[view] += analyse(case, store, min_episodes)
         finally:
             store.close()
     report = {"views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}

@@ -231,9 +231,9 @@ _DECISIONS = (("knowledge formed from repetitions", "groups", "formed", "formed_
 
 #: what keeps each kind of knowledge decision below its target (docs/how-it-works.md has the figures)
 _DECISION_LIMITS = {
-    "groups": "off by default; most repetitions are filed as dialogue by the gate, and paraphrases do not stand "
-              "out from a user's other statements on e5-small's cosine at the level that keeps real "
-              "conversations free of false groups",
+    "groups": "off by default; every asserted statement may group now, but in a short conversation about one "
+              "subject (a child, a trip, a professor) statements share its rare words as paraphrases do, and "
+              "below ten statements there is no background to stand out from",
     "changes": "off by default; with it on, past-state questions lose the old value (a superseded memory weighs "
                "0.3 whatever the question asks), a change across languages with no shared word needs five "
                "statements in the old one's script to stand out from, and a user's change still replaces what a "

@@ -233,6 +233,12 @@ def content_words(text: str) -> int:
     return len(words) + (len(cjk_rest) + 1) // 2
 
 
+def filler_removed(text: str) -> str:
+    """The text with its Chinese filler phrases (`你好`, `谢谢`, `好主意`, particles) blanked out: what is left can
+    say what the text is about."""
+    return _ZH_FILLER.sub(" ", text)
+
+
 def sets_attribute(text: str) -> bool:
     """Whether a statement sets a single-valued attribute of the user's (where they live, a phone number, a
     favourite): a fact. Naming an exclusive value alone ("I printed it in landscape") does not."""

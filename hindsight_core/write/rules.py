@@ -17,10 +17,11 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
     statement per layer (most topic words shared, then the closest).
   Neither fires on a question, a conditional or wish, quoted or reported speech,
   or someone else's change (`mood`).
-- **Candidates for knowledge**: preferences, facts, corrections and requests with
-  a parameter that the user asserts (`mood.asserts`), never questions, greetings,
-  hypotheticals, quotes, other people's news or chit-chat, and never an agent's
-  or a tool's words (`consolidation_candidates`).
+- **Candidates for knowledge**: whatever the user asserts (`mood.asserts`), whatever
+  kind the gate filed it as, never questions, hypotheticals, quotes or other people's
+  news, never a task's outcome, and never an agent's or a tool's words
+  (`consolidation_candidates`); whether it is said again in the same sense is for
+  `consolidate.groups` to decide.
 """
 
 from __future__ import annotations
@@ -119,6 +120,13 @@ def _states(text: str) -> bool:
 @per_text
 def _about_others(text: str) -> bool:
     return mood.about_someone_else(strip_speaker(text))
+
+
+@per_text
+def asks(text: str) -> bool:
+    """Shaped as an ask (`gate.REQUEST`: an imperative or polite opening, "please", "again"; 请, 帮我, 给我, 再),
+    whatever kind the gate filed it as."""
+    return bool(REQUEST.search(strip_speaker(text)))
 
 
 @per_text
@@ -237,7 +245,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "not the user's"
     if new.event_type not in _CHANGEABLE:
         return "kind"
-    if REQUEST.search(strip_speaker(new.raw_content)) and not states_about_speaker(new.raw_content):
+    if asks(new.raw_content) and not states_about_speaker(new.raw_content):
         return "an order"  # "Run the tests now" is an order, not news; "我们部门改用腾讯文档写周报了" is news
     if old.event_type not in _CHANGEABLE | {EventType.TASK_RESULT.value}:
         return "kind"
@@ -303,7 +311,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
         return False
     if normalise_for_duplicates(new.raw_content) == normalise_for_duplicates(old.raw_content):
         return False
-    if REQUEST.search(strip_speaker(new.raw_content)) and not says_change(new.raw_content) \
+    if asks(new.raw_content) and not says_change(new.raw_content) \
             and not EXCLUSIVE_STATEMENT.search(new.raw_content):
         return False  # "Remind me to call the plumber on Monday morning": a request for once, no standing rule
     # a part of the day that pins a clock time ("下午三点上课") is part of the time, not a chosen value
@@ -326,19 +334,25 @@ def _value_words(text: str) -> set[str]:
     return words
 
 
+#: kinds of episode that never become the user's knowledge: a task's outcome is what a tool did, not what the user
+#: holds; everything else the user asserts can be said again (the gate files "我不吃香菜" as dialogue, "I print
+#: everything in landscape" as a fact: its kind is a guess about wording, not about whether it can repeat)
+_NEVER_KNOWLEDGE = frozenset({EventType.TASK_RESULT.value})
+
+
 def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
     """Indices of the episodes that may still be consolidated.
 
-    Only what the user stated and can state again: a preference, a fact, a
-    correction, a request with its parameter (`STANDING_TYPES`), said by the
-    user (an agent's or a tool's words never become the user's knowledge),
-    active, not yet consolidated or superseded, and asserted (`asserted`: not a
-    question, a conditional or wish, quoted speech or news about someone else).
-    Greetings, thanks, questions back and chit-chat never group.
+    Whatever the user asserts (`asserted`: not a question, a conditional or
+    wish, quoted speech or news about someone else), whatever kind the gate
+    filed it as, said by the user (an agent's or a tool's words never become
+    the user's knowledge), active, not yet consolidated or superseded, and not
+    a task's outcome. Whether it says the same thing often enough is for the
+    groups to decide (`consolidate.groups`).
     """
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
-            and not r.superseded_by and r.source is Source.USER and r.event_type in STANDING_TYPES
+            and not r.superseded_by and r.source is Source.USER and r.event_type not in _NEVER_KNOWLEDGE
             and asserted(r.raw_content)]
 
 
@@ -354,7 +368,7 @@ def excluded_because(record: MemoryRecord) -> str:
         return "superseded"
     if record.source is not Source.USER:
         return f"{record.source.value} text"
-    if record.event_type not in STANDING_TYPES:
+    if record.event_type in _NEVER_KNOWLEDGE:
         return f"{record.event_type.replace('_', ' ')} entries"
     if is_question(record.raw_content):
         return "questions"
