@@ -14,6 +14,7 @@ from hindsight_core.safety.audit import WriteAudit
 from hindsight_core.types import Source
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
+from hindsight_core.write.request import WriteOptions
 from hindsight_core.write.rules import change_refused, subject_refused, topic_overlap, topic_words
 
 from ..conftest import START
@@ -22,9 +23,9 @@ CFG = SemanticConfig()
 
 
 def _record(text: str, minutes: int = 0, source: Source = Source.USER):
-    record, _, _ = prepare(text, user_id="u", config=HindsightConfig(), audit=WriteAudit(), gate=RuleBasedGate(),
-                           now=START, embedding_model="fake", timestamp=START + timedelta(minutes=minutes), force=True,
-                           source=source)
+    options = WriteOptions(timestamp=START + timedelta(minutes=minutes), force=True, source=source)
+    record, _, _ = prepare(text, options, user_id="u", config=HindsightConfig(), audit=WriteAudit(),
+                           gate=RuleBasedGate(), now=START, embedding_model="fake")
     return record
 
 
