@@ -1,6 +1,6 @@
 """Every supersession and consolidation decision hindsight makes, on real conversations and on update cases.
 
-    python benchmarks/decisions.py [PATH] [--limit N] [--supersession] [--out benchmarks/results/decisions.json]
+    python benchmarks/decisions.py [PATH] [--limit N] [--no-supersession] [--out benchmarks/results/decisions.json]
 
 Two sources of decisions, both written through the conversation policy
 (`TurnLog.offer`, one offer per session, as the adapters write) with the default
@@ -18,8 +18,8 @@ embedder and configuration:
   what must and must not be grouped. They are labelled by construction:
   precision and recall of the decisions are computed.
 
-`--supersession` turns supersession on (`SemanticConfig.detect_conflicts`, off by default) for both
-sources, so its decisions on real conversations can be counted and read.
+Supersession is on by default (`SemanticConfig.detect_conflicts`), so its decisions on real
+conversations are counted and can be read; `--no-supersession` turns it off for both sources.
 
 The JSON lists the LoCoMo decisions (with `label: null` until a person labels
 them; `--labels FILE` merges a file of {key: true|false}) and the update-case
@@ -170,15 +170,15 @@ def main() -> None:
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="LoCoMo conversations (default: all)")
     parser.add_argument("--labels", type=Path, default=None, help="a JSON {key: true|false} of hand labels")
-    parser.add_argument("--supersession", action="store_true",
-                        help="supersession on (SemanticConfig.detect_conflicts=True; off by default)")
+    parser.add_argument("--no-supersession", action="store_true",
+                        help="supersession off (SemanticConfig.detect_conflicts=False; on by default)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
     args = parser.parse_args()
     # the LoCoMo run's vector cache: the same turns and exchanges, embedded once
     embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "locomo-adapters-multilingual-e5-small.npy")
-    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=True)) if args.supersession else None
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=False)) if args.no_supersession else None
     cases = [run_case(case, embedder, config) for case in UPDATE_CASES]
-    result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": bool(args.supersession),
+    result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": not args.no_supersession,
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}
     if args.path.exists():
         result["locomo"] = locomo_decisions(args.path, args.limit, embedder, config)
