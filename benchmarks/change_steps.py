@@ -42,15 +42,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 from harness import write_results  # noqa: E402
-from knowledge import CACHE, DEFAULT_DATA, VARIANTS, CaseStore, _decides, load, prepare  # noqa: E402
-from recipes import E5Vectors  # noqa: E402
+from knowledge import CACHE, CaseStore, _decides, case_options, chosen_cases  # noqa: E402
+from recipes import E5Vectors, Recipe, tweak  # noqa: E402
 
 from hindsight_core.types import Layer  # noqa: E402
 from hindsight_core.write import writing  # noqa: E402
 from hindsight_core.write.rules import (CHANGE_STEPS, change_refused, is_conflict, says_change,  # noqa: E402
                                         subject_refused, topic_overlap)
 
-SUPERSESSION_ON = VARIANTS["hindsight, supersession on"]
+#: supersession on, whatever the default (it is on by default)
+SUPERSESSION_ON = Recipe("supersession on (SemanticConfig.detect_conflicts=True)",
+                         (tweak("semantic", detect_conflicts=True),))
 #: the steps in the order a pair gets through them (a later one is further)
 ORDER = ("not stored", "not a neighbour") + CHANGE_STEPS + ("decided", "conflict")
 
@@ -220,19 +222,15 @@ def _superseded(memory) -> list[dict[str, str]]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--cases", type=int, default=None)
-    parser.add_argument("--lang", default=None)
+    parser = case_options(__doc__)
     parser.add_argument("--madial", type=Path, default=HERE.parent.parent / "shared" / "benchmarks" / "madial")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "change_steps.json")
     return parser.parse_args(argv)
 
 
 def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
-    cases = load(args.data, cases=args.cases, lang=args.lang)
     vectors = vectors or E5Vectors(CACHE)
-    prepare(cases, vectors)
+    cases = chosen_cases(args, vectors)
     labels: list[dict] = []
     made: list[dict] = []
     for case in cases:

@@ -463,11 +463,25 @@ def prepare(cases: Sequence[Case], vectors: E5Vectors) -> None:
     vectors.save()
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def case_options(description: str | None) -> argparse.ArgumentParser:
+    """A parser with the options that choose the cases (`--data`, `--cases`, `--lang`), for every script that
+    writes the knowledge set."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cases", type=int, default=None, help="only the first N cases (after --lang)")
     parser.add_argument("--lang", choices=LANGS, default=None, help="only the cases in this language")
+    return parser
+
+
+def chosen_cases(args: argparse.Namespace, vectors: E5Vectors) -> list[Case]:
+    """The cases `case_options` chose, with their vectors embedded."""
+    cases = load(args.data, cases=args.cases, lang=args.lang)
+    prepare(cases, vectors)
+    return cases
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = case_options(__doc__)
     parser.add_argument("--filler", type=int, default=0, metavar="N",
                         help="add N unrelated exchanges to each case as distractors (see the module doc)")
     parser.add_argument("--baselines", nargs="*", default=list(BASELINES), choices=BASELINES)

@@ -41,7 +41,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 
 from harness import write_results  # noqa: E402
-from knowledge import CACHE, DEFAULT_DATA, CaseStore, load, prepare  # noqa: E402
+from knowledge import CACHE, CaseStore, case_options, chosen_cases  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core.consolidate import groups as grouping  # noqa: E402
@@ -160,18 +160,14 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--cases", type=int, default=None)
-    parser.add_argument("--lang", default=None)
+    parser = case_options(__doc__)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_steps.json")
     return parser.parse_args(argv)
 
 
 def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
-    cases = load(args.data, cases=args.cases, lang=args.lang)
     vectors = vectors or E5Vectors(CACHE)
-    prepare(cases, vectors)
+    cases = chosen_cases(args, vectors)
     rows: dict[str, list[dict]] = {view: [] for view in VIEWS}
     for case in cases:
         store = CaseStore(Recipe(), vectors, case)
