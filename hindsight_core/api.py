@@ -23,17 +23,20 @@ follows.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar
 
 # typing_extensions' runtime protocols read members statically (Python 3.12's rule): `isinstance(client, MemoryAPI)`
 # must not call the client's `config` property, which asks the server
 from typing_extensions import Protocol, runtime_checkable
 
+from .errors import InvalidInputError
 from .write.request import PER_TEXT, WRITE_MANY_OPTIONS, WRITE_OPTIONS, WriteOptions
+from .write.validation import check_names
 
 if TYPE_CHECKING:
     from .config import HindsightConfig
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
     from .write.preparing import WriteResult
 
 __all__ = ["JournalsLocally", "MemoryAPI", "PER_TEXT", "RECALL_OPTIONS", "RecallOptions", "WRITE_MANY_OPTIONS",
-           "WRITE_OPTIONS", "WriteOptions", "keywords"]
+           "WRITE_OPTIONS", "WriteOptions", "keywords", "refuses_unknown"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ class JournalsLocally(Protocol):
 
 #: the calls whose options are not in their signature (`**options`): the names of their frozen values
 _OPTIONS: Mapping[str, tuple[str, ...]] = {"write": WRITE_OPTIONS, "awrite": WRITE_OPTIONS,
+                                           "remember": WRITE_OPTIONS, "aremember": WRITE_OPTIONS,
                                            "write_many": WRITE_MANY_OPTIONS, "recall": RECALL_OPTIONS,
                                            "arecall": RECALL_OPTIONS}
 
@@ -176,3 +180,42 @@ def keywords(call: str) -> tuple[str, ...]:
         return _OPTIONS[call]
     parameters = inspect.signature(getattr(MemoryAPI, call)).parameters.values()
     return tuple(p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.name != "user_id")
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def refuses_unknown(call: str) -> Callable[[_Method], _Method]:
+    """An implementation of `MemoryAPI.<call>` that refuses, before it runs, a keyword the call does not take or a
+    missing required one: an `InvalidInputError` naming it (and the name it is closest to, `check_names`), never
+    Python's TypeError, so a careless caller or a model filling a tool call learns what to pass and nothing is
+    written. Both siblings wear it, so both say the same words; the method's signature is kept (help, `inspect`).
+    """
+    def wrap(method: _Method) -> _Method:
+        parameters = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]
+        options = keywords(call)
+        own = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        known = tuple(dict.fromkeys([*(n for n in own if n not in options), "user_id", *options]))
+        takes = frozenset([*known, *own])
+        required = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+
+        def check(given: Mapping[str, Any]) -> None:
+            if not takes.issuperset(given):
+                check_names(given, known, call)
+            missing = [name for name in required if name not in given]
+            if missing:
+                raise InvalidInputError(f"{call} needs {', '.join(f'{name}=...' for name in missing)}")
+
+        if inspect.iscoroutinefunction(method):
+            @functools.wraps(method)
+            async def checked_async(*args: Any, **kwargs: Any) -> Any:
+                check(kwargs)
+                return await method(*args, **kwargs)
+            return checked_async  # type: ignore[return-value]
+
+        @functools.wraps(method)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            check(kwargs)
+            return method(*args, **kwargs)
+        return checked  # type: ignore[return-value]
+    return wrap

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import decay as decay_math
 from . import maintenance
+from .api import refuses_unknown
 from .clock import ensure_utc
 from .consolidate import plan as consolidation
 from .consolidate.plan import ConsolidationReport, link_fields
@@ -90,6 +91,7 @@ class Hindsight(FacadeBase):
     holds_store: ClassVar[bool] = True
 
     # -- writing --------------------------------------------------------------------------
+    @refuses_unknown("write")
     def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
               source: Source | str = Source.USER, event_type: str | None = None,
               timestamp: datetime | None = None, confidence: float | None = None,
@@ -105,6 +107,7 @@ class Hindsight(FacadeBase):
         options = {name: value for name, value in locals().items() if name in WRITE_OPTIONS}  # the parameters above
         return self.write_many([text], user_id=user_id, **options)[0]
 
+    @refuses_unknown("write_many")
     def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
                    sources: Sequence[Source | str] | None = None,
                    metadatas: Sequence[Mapping[str, Any] | None] | None = None,
@@ -139,6 +142,7 @@ class Hindsight(FacadeBase):
                     self._consolidate(user, dry_run=False, around=plan.touched)
         return writing.results(prepared, plan)
 
+    @refuses_unknown("remember")
     def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
                  event_type: str | None = None, **options: Any) -> MemoryRecord | None:
         """Store `text` if the write gate finds it worth keeping; None if not (see `write` for why)."""
@@ -146,6 +150,7 @@ class Hindsight(FacadeBase):
                           **options).record
 
     # -- reading --------------------------------------------------------------------------
+    @refuses_unknown("recall")
     def recall(self, query: str, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
                layers: Iterable[Layer | str] | None = None, event_types: Iterable[str] | None = None,
                session_id: str | None = None, agent_id: str | None = None, reinforce: bool = True,
@@ -423,14 +428,18 @@ class Hindsight(FacadeBase):
         return format_for_prompt(results, **options)
 
     # -- async twins ------------------------------------------------------------------------
+    @refuses_unknown("awrite")
     async def awrite(self, text: str, **kwargs: Any) -> WriteResult:
         return await asyncio.to_thread(self.write, text, **kwargs)
 
+    @refuses_unknown("aremember")
     async def aremember(self, text: str, **kwargs: Any) -> MemoryRecord | None:
         return await asyncio.to_thread(self.remember, text, **kwargs)
 
-    async def arecall(self, query: str, **kwargs: Any) -> RecallResults:
-        return await asyncio.to_thread(self.recall, query, **kwargs)
+    @refuses_unknown("arecall")
+    async def arecall(self, query: str, *, user_id: str, k: int = 5,
+                      where: Callable[[MemoryRecord], bool] | None = None, **options: Any) -> RecallResults:
+        return await asyncio.to_thread(self.recall, query, user_id=user_id, k=k, where=where, **options)
 
     async def aforget(self, **kwargs: Any) -> ForgetReceipt:
         return await asyncio.to_thread(self.forget, **kwargs)

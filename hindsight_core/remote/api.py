@@ -20,7 +20,7 @@ from .. import maintenance
 from ..api import keywords
 from ..errors import InvalidInputError
 from ..language.text import validate_id
-from ..write.validation import check_users
+from ..write.validation import check_names, check_users
 from . import wire
 from .recall_log import RecallLog
 
@@ -39,6 +39,7 @@ class Call:
     who: str
     caller: str = "api"
     session: str | None = None
+    operation: str = "this call"
 
     def user(self) -> str:
         """The user this call acts for: the argument, checked against a per-user token."""
@@ -58,9 +59,7 @@ class Call:
 
         `also`: arguments the operation reads itself (the text, the query).
         """
-        unknown = sorted(set(self.args) - set(names) - set(also) - {"user_id"})
-        if unknown:
-            raise InvalidInputError(f"unexpected argument(s): {', '.join(unknown)}")
+        check_names(self.args, (*also, "user_id", *names), self.operation)  # the words the client's own check says
         out = {k: self.args[k] for k in names if k in self.args}
         out["user_id"] = self.user()
         return out

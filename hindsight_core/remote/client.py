@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import httpx
 
+from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
 from ..decay import retention_of
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
@@ -226,16 +227,20 @@ class HindsightClient:
         return self._model or ""
 
     # -- writing --------------------------------------------------------------------------------
+    @refuses_unknown("write")
     def write(self, text: str, *, user_id: str, **options: Any) -> Any:
         return wire.write_result_in(self._call("write", text=text, user_id=user_id, **options))
 
+    @refuses_unknown("write_many")
     def write_many(self, texts: Sequence[str], *, user_id: str, **options: Any) -> list[Any]:
         return [wire.write_result_in(r) for r in self._call("write_many", texts=texts, user_id=user_id, **options)]
 
+    @refuses_unknown("remember")
     def remember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
         return self.write(text, user_id=user_id, **options).record
 
     # -- reading --------------------------------------------------------------------------------
+    @refuses_unknown("recall")
     def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
                **options: Any) -> RecallResults:
         found = self._call("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
@@ -358,12 +363,15 @@ class HindsightClient:
         return format_for_prompt(results, **options)
 
     # -- async twins: the same calls, awaited on the event loop ---------------------------------
+    @refuses_unknown("awrite")
     async def awrite(self, text: str, *, user_id: str, **options: Any) -> Any:
         return wire.write_result_in(await self._acall("write", text=text, user_id=user_id, **options))
 
+    @refuses_unknown("aremember")
     async def aremember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
         return (await self.awrite(text, user_id=user_id, **options)).record
 
+    @refuses_unknown("arecall")
     async def arecall(self, query: str, *, user_id: str, k: int = 5,
                       where: Callable[[MemoryRecord], bool] | None = None, **options: Any) -> RecallResults:
         found = await self._acall("recall", query=query, user_id=user_id, k=_asked(k, where), **options)

@@ -108,7 +108,7 @@ def api_route(operations: Operations, access: Access) -> Route:
         caller = (request.headers.get("x-hindsight-caller") or "api")[:MAX_LABEL]
         session = (request.headers.get("x-hindsight-session") or "")[:MAX_LABEL] or None
         try:
-            call = Call(wire.value_in(body), who, caller=caller, session=session)
+            call = Call(wire.value_in(body), who, caller=caller, session=session, operation=name)
             result = await anyio.to_thread.run_sync(operation, call)
         except HindsightError as exc:
             return JSONResponse(wire.error_out(exc), status_code=_status(exc))

@@ -197,6 +197,30 @@ class MemoryAPIConformance:
             call(memory, user)
         assert len(memory.memories(user_id=user)) == 1  # nothing lost, nothing added
 
+    @pytest.mark.parametrize("call, bad", [
+        (lambda m, u: m.write("I like tea", user_id=u, colour="green"), "colour"),
+        (lambda m, u: m.write("I like tea", user_id=u, agentid="planner"), "agentid"),
+        (lambda m, u: m.write("I like tea", user="someone"), "user"),
+        (lambda m, u: m.write_many(["I like tea"], user_id=u, timestamp_list=[None]), "timestamp_list"),
+        (lambda m, u: m.remember("I like tea", user_id=u, sesion_id="s1"), "sesion_id"),
+        (lambda m, u: m.recall("tea", user_id=u, top_k=3), "top_k"),
+        (lambda m, u: m.recall("tea", user_id=u, time_rnage="today"), "time_rnage"),
+        (lambda m, u: asyncio.run(m.awrite("I like tea", user_id=u, importance=0.9)), "importance"),
+        (lambda m, u: asyncio.run(m.arecall("tea", user_id=u, limit=3)), "limit"),
+    ])
+    def test_an_unknown_keyword_is_refused_by_name_and_loses_nothing(self, memory: MemoryAPI, reference: Hindsight,
+                                                                      user: str, call: Any, bad: str) -> None:
+        """A misspelt or invented option (a careless caller, a model filling a tool call) is an InvalidInputError
+        naming it, in the reference's words, never a TypeError; nothing is written and what was stays."""
+        kept = memory.write("I prefer green tea over coffee in the morning.", user_id=user).record
+        with pytest.raises(InvalidInputError) as refused:
+            call(memory, user)
+        with pytest.raises(InvalidInputError) as expected:
+            call(reference, user)
+        assert repr(bad) in str(refused.value) and str(refused.value) == str(expected.value)
+        assert [m.id for m in memory.memories(user_id=user)] == [kept.id]
+        assert reference.users() == []
+
     def test_quarantine_review_and_release(self, memory: MemoryAPI, user: str) -> None:
         result = memory.write(PLANTED, user_id=user, source="tool")
         assert result.audit is not None and not result.audit.allowed

@@ -31,6 +31,7 @@ from .validation import (
     check_flag,
     check_flag_or_none,
     check_metadata,
+    check_names,
     check_per_text,
     check_timestamp,
     check_visible,
@@ -59,10 +60,7 @@ class WriteOptions:
     @classmethod
     def named(cls, options: Mapping[str, Any]) -> WriteOptions:
         """The options given by name (keyword arguments, a journal entry); a name that is none of them is refused."""
-        unknown = sorted(set(options) - set(WRITE_OPTIONS))
-        if unknown:
-            raise InvalidInputError(f"unknown write option(s): {', '.join(map(str, unknown))}; "
-                                    f"a write takes {', '.join(WRITE_OPTIONS)}")
+        check_names(options, WRITE_OPTIONS, "write")
         return cls(**options)
 
     def checked(self, config: HindsightConfig) -> WriteOptions:
@@ -106,6 +104,7 @@ def per_text(options: Mapping[str, Any], count: int) -> list[WriteOptions]:
     A per-text list given (`PER_TEXT`) overrides its single form; each must hold one entry per text. A name
     that is neither an option nor a per-text list is refused.
     """
+    check_names(options, WRITE_MANY_OPTIONS, "write_many")
     lists = {name: options[name] for name in PER_TEXT if options.get(name) is not None}
     for name, values in lists.items():
         check_per_text(name, values, count)

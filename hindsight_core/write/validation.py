@@ -37,10 +37,11 @@ reported instead of making its whole user unreadable (and so unerasable).
 
 from __future__ import annotations
 
+import difflib
 import logging
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -247,6 +248,19 @@ def check_users(users: object) -> list[str] | None:
         hint = f" (did you mean users=[{users!r}]?)" if isinstance(users, str) else ""
         raise InvalidInputError(f"users must be a list of user ids{hint}, got {type(users).__name__}")
     return [validate_id(user) for user in users]  # type: ignore[misc]
+
+
+def check_names(given: Iterable[str], known: Sequence[str], call: str) -> None:
+    """Refuse a keyword `call` does not take: an `InvalidInputError` naming it, the name it is closest to, and
+    every name `call` takes (a careless caller or a model filling a tool call misspells one; nothing is done)."""
+    unknown = sorted(set(given) - set(known), key=str)
+    if not unknown:
+        return
+    named = []
+    for name in unknown:
+        close = difflib.get_close_matches(str(name), known, n=1)
+        named.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise InvalidInputError(f"{call} takes no option {', '.join(named)}; it takes {', '.join(known)}")
 
 
 def check_per_text(name: str, values: object, count: int) -> None:

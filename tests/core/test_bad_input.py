@@ -62,8 +62,8 @@ def test_bad_user_ids_are_refused_everywhere(fake_memory, user_id):
 
 def test_missing_user_id_never_searches_everyone(fake_memory):
     fake_memory.remember("Project Orion uses the blue theme.", user_id="u", force=True)
-    with pytest.raises(TypeError):
-        fake_memory.recall("Orion")  # user_id is keyword-only and required
+    with pytest.raises(InvalidInputError, match=r"recall needs user_id=\.\.\."):
+        fake_memory.recall("Orion")  # user_id is keyword-only and required: an error of ours, not a TypeError
 
 
 def test_control_characters_are_stripped_not_stored(fake_memory):

@@ -151,6 +151,6 @@ def test_a_put_passes_the_other_write_options_on_and_keeps_its_own(memory):
     assert (record.session_id, record.event_type, record.agent_id) == ("s-9", "fact", "planner")
     with pytest.raises(InvalidInputError, match="a put sets it itself"):
         keyed.put(("trip",), "The trip moved.", user_id="alice", force=False)
-    with pytest.raises(InvalidInputError, match="unknown write option"):
+    with pytest.raises(InvalidInputError, match="takes no option 'colour'"):
         keyed.put(("trip",), "The trip moved.", user_id="alice", colour="green")
     assert keyed.get(("trip",), user_id="alice").record.id == record.id  # nothing refused changed the key

@@ -100,7 +100,7 @@ def test_bad_input_is_refused_at_once_and_nothing_of_that_call_is_queued(fake_me
         queue.submit(["I prefer tea.", "x" * 40_000], user_id="alice")
     with pytest.raises(InvalidInputError, match="user_id"):
         queue.submit(["I prefer tea."], user_id="")
-    with pytest.raises(InvalidInputError, match="unknown write option"):
+    with pytest.raises(InvalidInputError, match="takes no option 'colour'"):
         queue.submit(["I prefer tea."], user_id="alice", colour="red")
     with pytest.raises(InvalidInputError, match="one entry per text"):
         queue.submit(["I prefer tea."], user_id="alice", sources=["user", "agent"])
