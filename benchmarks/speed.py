@@ -167,11 +167,11 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     memories' keys are warm: its `recall` is below that first pass (on this machine by 1-2 ms at 20k).
     """
     from hindsight_core.recall import plan as recall_plan
+    from hindsight_core.recall.request import RecallOptions
     from hindsight_core.store.edge_query import edge_filter, engine_batch
 
     store, cfg = memory.store, memory.config.recall
-    scope = recall_plan.scope_for(layers=None, event_types=None, session_id=None, agent_id=None, window=None,
-                                  max_chars=memory.config.limits.max_id_chars)
+    scope = RecallOptions().checked(memory.config).scope()
 
     def request(query: str):  # as Hindsight.recall builds it for k=5
         now = memory.now()

@@ -14,7 +14,8 @@ the same behavioural tests on every implementation.
 
 The options of a write and a recall are stated once, as the fields of frozen
 values: `WriteOptions` (`write/request.py`, with its one validation, `checked`,
-since the write stage reads the checked value) and `RecallOptions` (here). The
+since the write stage reads the checked value) and `RecallOptions` (`recall/request.py`, with its one
+validation, `checked`, which the facade, the CLI and the adapters run). The
 server's allow-lists, the client's request body, the write queue's journal entry
 and the adapters' per-call options are derived from their fields, so a new
 option is a field there and a parameter of the facade's method, and every relay
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Te
 from typing_extensions import Protocol, runtime_checkable
 
 from .errors import InvalidInputError
+from .recall.request import RECALL_OPTIONS, RecallOptions
 from .write.request import PER_TEXT, WRITE_MANY_OPTIONS, WRITE_OPTIONS, WriteOptions
 from .write.validation import check_names
 
@@ -48,28 +49,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JournalsLocally", "MemoryAPI", "PER_TEXT", "RECALL_OPTIONS", "RecallOptions", "WRITE_MANY_OPTIONS",
            "WRITE_OPTIONS", "WriteOptions", "keywords", "refuses_unknown"]
-
-
-@dataclass(frozen=True)
-class RecallOptions:
-    """What a recall may be asked besides its query and user: the defaults of `MemoryAPI.recall`.
-
-    The facade checks the values (k against the configured limit, the layers and
-    event types it knows, the time range); the relays that take options from
-    outside (the server, the LangChain retriever) accept exactly these names.
-    """
-
-    k: int = 5
-    time_range: Any = None
-    layers: Sequence[str] | None = None
-    event_types: Sequence[str] | None = None
-    session_id: str | None = None
-    agent_id: str | None = None
-    reinforce: bool = True
-
-
-#: the names of the recall options, in order (the server's allow-list, the LangChain retriever's per-call options)
-RECALL_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RecallOptions))
 
 
 @runtime_checkable

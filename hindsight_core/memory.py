@@ -34,6 +34,7 @@ from .maintenance.transfer import TransferSummary
 from .recall import plan as recall_plan
 from .recall.check import check_recalled
 from .recall.formatting import format_for_prompt
+from .recall.request import RecallOptions
 from .store import Scope
 from .store.base import ALL, ARCHIVE
 from .types import ForgetReceipt, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
@@ -41,13 +42,10 @@ from .write import preparing, writing
 from .write.preparing import WriteResult
 from .write.request import WRITE_OPTIONS
 from .write.validation import (
-    check_event_types,
     check_flag,
-    check_layers,
     check_metadata,
     check_predicate,
     check_visible,
-    time_window,
 )
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
@@ -172,14 +170,12 @@ class Hindsight(FacadeBase):
         """
         user = self._user(user_id)
         limits = self.config.limits
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= limits.max_k:
-            raise InvalidInputError(f"k must be an integer within 1..{limits.max_k}")
         clean = check_visible(validate_text(query, max_bytes=limits.max_text_bytes, what="query"), "query")
-        reinforce, where = check_flag(reinforce, "reinforce"), check_predicate(where)
-        now = self.now()
-        scope = recall_plan.scope_for(layers=check_layers(layers), event_types=check_event_types(event_types),
-                                      session_id=session_id,
-                       agent_id=agent_id, window=time_window(time_range, now), max_chars=limits.max_id_chars)
+        where, now = check_predicate(where), self.now()
+        asked = RecallOptions(k=k, time_range=time_range, layers=layers, event_types=event_types,  # type: ignore[arg-type]
+                              session_id=session_id, agent_id=agent_id, reinforce=reinforce)
+        options = asked.checked(self.config, now)  # the one check of every option (`recall.request`)
+        k, reinforce, scope = options.k, options.reinforce, options.scope()
         query_vector = self._embed_query([clean])[0]
         spare = _SPARE + k + (4 * k if where is not None else 0)  # the collapse of knowledge and episodes uses up to k
         priors = recall_plan.time_priors(clean, now)

@@ -9,8 +9,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from hindsight_core import InvalidInputError, MemoryAPI
-from hindsight_core.api import RECALL_OPTIONS  # the options a caller may set per call, named once in the core
+from hindsight_core import MemoryAPI
+from hindsight_core.api import RECALL_OPTIONS, RecallOptions  # the options a caller may set per call, named once
 
 from ._convert import document_from_scored
 
@@ -44,12 +44,8 @@ class HindsightRetriever(BaseRetriever):
 
     def _recall_kwargs(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.pop("verbose", None)  # BaseRetriever.invoke passes its own option through
-        unknown = sorted(set(overrides) - set(RECALL_OPTIONS))
-        if unknown:
-            raise InvalidInputError(f"unknown retriever option(s) {unknown}; use any of {list(RECALL_OPTIONS)}")
-        options = {name: getattr(self, name) for name in RECALL_OPTIONS}
-        options.update(overrides)
-        return {"user_id": self.user_id, **options}
+        options = RecallOptions.named({**{name: getattr(self, name) for name in RECALL_OPTIONS}, **overrides})
+        return {"user_id": self.user_id, **vars(options)}  # the values are checked by recall, once
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **overrides: Any) -> list[Document]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hindsight_core import InvalidInputError, MemoryAPI
+from hindsight_core.recall.request import check_k as _check_k
 
 
 def check_memory(memory: object) -> MemoryAPI:
@@ -13,7 +14,6 @@ def check_memory(memory: object) -> MemoryAPI:
 
 
 def check_k(memory: MemoryAPI, k: object, *, what: str = "k") -> int:
-    max_k = memory.config.limits.max_k
-    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= max_k:
-        raise InvalidInputError(f"{what} must be an integer within 1..{max_k}, got {k!r}")
-    return k
+    """`k` checked as recall checks it (`RecallOptions.checked`), when the adapter is built rather than at its
+    first recall."""
+    return _check_k(k, memory.config.limits.max_k, what)

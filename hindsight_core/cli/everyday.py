@@ -51,7 +51,7 @@ def remember(settings: Settings, text: str | None, user_id: str, session_id: str
 def recall(settings: Settings, query: str | None, user_id: str, k: int, time_range: str | None,
            reinforce: bool, as_json: bool) -> None:
     query = read_text(query, "query")
-    _check_query(settings, query, time_range)
+    _check_query(settings, query, k, time_range, reinforce)
     with settings.open_memory() as memory:
         if not memory.holds_store or memory.memories(user_id=user_id):
             results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
@@ -78,15 +78,16 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
                                  subsequent_indent=" " * 6))
 
 
-def _check_query(settings: Settings, query: str, time_range: str | None) -> None:
-    """The query and time range checked as recall checks them, before any store is opened or model loaded."""
-    from datetime import datetime, timezone
-
+def _check_query(settings: Settings, query: str, k: int, time_range: str | None, reinforce: bool) -> None:
+    """The query and the options checked as recall checks them (`RecallOptions.checked`), before any store is
+    opened or model loaded."""
     from ..language.text import validate_text
-    from ..write.validation import check_visible, time_window
+    from ..recall.request import RecallOptions
+    from ..write.validation import check_visible
 
-    check_visible(validate_text(query, max_bytes=settings.config().limits.max_text_bytes, what="query"), "query")
-    time_window(time_range, datetime.now(timezone.utc))
+    config = settings.config()
+    check_visible(validate_text(query, max_bytes=config.limits.max_text_bytes, what="query"), "query")
+    RecallOptions(k=k, time_range=time_range, reinforce=reinforce).checked(config)
 
 
 @click.command(help="Forget memories for good: one by --id, all --about a topic, or --everything.")

@@ -26,14 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..config import DecayConfig, RecallConfig
-from ..errors import InvalidInputError
 from ..language.asked_time import asks_about_past, last_utterance
-from ..language.text import validate_id
 from ..language.text_cache import per_text
 from ..store import points as pts
 from ..store.base import Channel, Scope, SearchRequest, SearchResult
@@ -295,22 +293,3 @@ def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> lis
         center, scale = gaussian_prior(hint, told_later_days=told_later_days)
         priors.append(TimePrior(center, scale, float(hint.strength)))
     return priors
-
-
-def scope_for(*, layers: Iterable[Layer | str] | None, event_types: Iterable[str] | None, session_id: str | None,
-           agent_id: str | None, window: Any, max_chars: int) -> Scope:
-    """Recall's filters as a `Scope`, each checked (a bare string is not a list of layers)."""
-    try:
-        if layers is not None and isinstance(layers, (str, bytes)):
-            raise ValueError("layers must be a list, e.g. ['semantic']")
-        layer_set = frozenset(Layer(x) for x in layers) if layers is not None else None
-    except ValueError as exc:
-        raise InvalidInputError(f"{exc}; layers are {[x.value for x in Layer]}") from None
-    if event_types is not None:
-        if isinstance(event_types, (str, bytes)) or not all(isinstance(t, str) for t in event_types):
-            raise InvalidInputError("event_types must be a list of strings, e.g. ['preference']")
-        event_types = frozenset(event_types)
-    return Scope(layers=layer_set, event_types=event_types,
-                 session_id=validate_id(session_id, what="session_id", max_chars=max_chars, required=False),
-                 agent_id=validate_id(agent_id, what="agent_id", max_chars=max_chars, required=False),
-                 start=window.start if window else None, end=window.end if window else None)

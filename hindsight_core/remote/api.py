@@ -97,9 +97,7 @@ class Operations:
 
     def recall(self, call: Call) -> Any:
         query = _text(call, "query")
-        kwargs = call.kwargs(*keywords("recall"), also=("query",))
-        if isinstance(kwargs.get("time_range"), list):
-            kwargs["time_range"] = tuple(kwargs["time_range"])
+        kwargs = call.kwargs(*keywords("recall"), also=("query",))  # checked by `RecallOptions.checked` (a pair as a list too)
         results = self.memory.recall(query, **kwargs)
         self.log.add(kwargs["user_id"], query, results, caller=call.caller,
                      session=call.session or kwargs.get("session_id"))

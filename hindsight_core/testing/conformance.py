@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..api import PER_TEXT, MemoryAPI, WriteOptions
+from ..api import PER_TEXT, MemoryAPI, RecallOptions, WriteOptions
 from ..consolidate.plan import ConsolidationReport
 from ..decay import retention_of
 from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, MemoryNotFoundError
@@ -220,6 +220,20 @@ class MemoryAPIConformance:
         assert repr(bad) in str(refused.value) and str(refused.value) == str(expected.value)
         assert [m.id for m in memory.memories(user_id=user)] == [kept.id]
         assert reference.users() == []
+
+    @pytest.mark.parametrize("bad", [
+        {"k": 0}, {"k": True}, {"k": 1001}, {"k": "5"}, {"layers": "semantic"}, {"layers": ["dreams"]},
+        {"event_types": "preference"}, {"time_range": "last_fortnight"}, {"time_range": ("2026-02-01", "2026-01-01")},
+        {"session_id": "s\x00"}, {"agent_id": ""}, {"reinforce": "yes"},
+    ])
+    def test_recall_options_are_checked_once_in_one_wording(self, memory: MemoryAPI, user: str, bad: dict) -> None:
+        """Every recall option is refused by `RecallOptions.checked`, against the memory's own limits, in its words."""
+        memory.write("I prefer green tea over coffee in the morning.", user_id=user)
+        with pytest.raises(InvalidInputError) as expected:
+            RecallOptions(**bad).checked(memory.config)
+        with pytest.raises(InvalidInputError) as refused:
+            memory.recall("green tea", user_id=user, **bad)
+        assert type(refused.value) is type(expected.value) and str(refused.value) == str(expected.value)
 
     def test_quarantine_review_and_release(self, memory: MemoryAPI, user: str) -> None:
         result = memory.write(PLANTED, user_id=user, source="tool")

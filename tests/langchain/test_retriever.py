@@ -93,7 +93,7 @@ def test_one_retriever_reads_one_user(alice):
 
 def test_bad_options_are_refused_clearly(alice):
     retriever = HindsightRetriever(memory=alice, user_id="alice")
-    with pytest.raises(InvalidInputError, match="unknown retriever option.*top_k"):
+    with pytest.raises(InvalidInputError, match="recall takes no option 'top_k'"):
         retriever.invoke("printing", top_k=3)
     with pytest.raises(InvalidInputError, match="k must be"):
         retriever.invoke("printing", k=0)

@@ -125,8 +125,8 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(fake_memory):
     )
     messages = [error_text(e) for e in errors]
     # a plain sentence the model can act on, not pydantic's report with its documentation link
-    assert messages[0] == ("Error executing tool memory_search: how_many_results must be between 1 and 20; "
-                           "you asked for 50. Ask for 20 or fewer.")
+    assert messages[0] == ("Error executing tool memory_search: how_many_results must be an integer within 1..20, "
+                           "got 50. Ask for 20 or fewer.")
     assert "unknown time range" in messages[1] and "last_7_days" in messages[1]
     assert "EmptyTextError" in messages[2]
     assert messages[3] == messages[4] == f"Error executing tool memory_forget: InvalidInputError: {ONE_TARGET}"
