@@ -58,7 +58,11 @@ A journal entry names each option by its field (`WriteOptions`, and `write_many`
 per-text lists): a write is {"kind": "write", "user_id", "texts", "options"}, turns
 are {"kind": "turns", "user_id", "texts", "sources", "times", "field", "options"}.
 Nothing here lists the options, so a new one needs no change in this module, and
-an entry journaled before an option existed replays with its default.
+an entry journaled before an option existed replays with its default. An entry
+journaled by an earlier version with an option since renamed or removed replays
+too (`queue_journal.as_read_now`): the option is read under its new name, or left
+out, the texts are stored, and the queue logs it and counts it (`options_renamed`,
+`options_left_out`).
 
 The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
 a memory whose store is elsewhere, where it names (`api.JournalsLocally`: a
@@ -79,6 +83,7 @@ import functools
 import logging
 import threading
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -89,7 +94,7 @@ from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
-from .queue_journal import JOURNAL_NAME, QueueJournal, journal_path
+from .queue_journal import JOURNAL_NAME, QueueJournal, as_read_now, journal_path
 from ..write.request import PER_TEXT, per_text
 from .turns import TURN_FIELD, Turn, TurnLog, shared_options
 
@@ -135,8 +140,13 @@ class WriteQueue:
         self.durable = self.journal is not None and getattr(getattr(memory, "store", None), "description",
                                                             None) != ":memory:"
         self.failures: list[WriteFailure] = []
+        #: options of entries an earlier version journaled that this version reads under a new name, or leaves out
+        #: (their writes are stored without them), by the option's old name: how many entries held each
+        self.options_renamed: Counter[str] = Counter()
+        self.options_left_out: Counter[str] = Counter()
         self._cond = threading.Condition()
-        self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
+        self._queue: list[tuple[int, dict[str, Any]]] = [(seq, self._read_now(entry))
+                                                         for seq, entry in self._journal.pending()]
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
@@ -150,6 +160,18 @@ class WriteQueue:
             memory.before_forget(self._forgetting)
         except HindsightError:  # a memory that announces no forgets
             pass
+
+    def _read_now(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """A journaled entry as this version reads it (`as_read_now`); what was changed is logged and counted."""
+        entry, changed = as_read_now(entry)
+        for old, new in changed:
+            (self.options_renamed if new else self.options_left_out)[old] += 1
+        if changed:  # the options' names only: never the user's words
+            logger.warning("hindsight: a write journaled by an earlier version is stored with its options as this "
+                           "version reads them: %s", "; ".join(f"{old} read as {new}" if new else
+                                                              f"{old} left out (not an option now)"
+                                                              for old, new in changed))
+        return entry
 
     def _start(self) -> None:
         self._stopped = None
@@ -344,7 +366,7 @@ class WriteQueue:
         for _, entry in dropped:  # their turns were said before the forget: never offered, never a context
             log = self._logs.get(entry["field"]) if entry["kind"] == "turns" else None
             if log is not None:
-                log.fence(self._turns_of(entry), user, entry["options"]["session_id"])
+                log.fence(self._turns_of(entry), user, entry["options"].get("session_id"))
 
     def _next_batch(self) -> list[tuple[int, dict[str, Any]]]:
         """The first entry and those after it that can share its `write_many` call."""
