@@ -26,7 +26,7 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("cli_timings.json", ["cli_timings.py", "--runs", "3"]),
     ("embedder_batch.json", ["embedder_batch.py"]),
     ("multilingual.json", ["multilingual.py"]),
-    ("poisoning.json", ["poisoning.py"]),
+    ("poisoning.json", ["poisoning.py", "--shared", "../shared/benchmarks"]),  # BIPIA: its default, named
     ("serve.json", ["serve_latency.py"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turns", "15"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--turns", "12"]),  # after: adds turn_cost
@@ -35,7 +35,8 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("knowledge_steps.json", ["knowledge_steps.py"]),
     ("write_cost.json", ["write_cost.py", "--limit", "2", "--sessions", "3"]),
     ("decisions.json", ["decisions.py", "--limit", "2"]),
-    ("madial.json", ["madial.py"]),
+    # the e5 vectors of madial's texts, as ablations.py caches them (the same model: the same figures, less waiting)
+    ("madial.json", ["madial.py", "--cache", "benchmarks/results/cache/ablations-multilingual-e5-small.npy"]),
     ("tenants.json", ["tenants.py", "--users", "100", "1000", "--sample", "50", "--forget", "5",
                       "--label", "shared-shards"]),
     ("tenants.json", ["tenants.py", "--users", "1000", "--sample", "50", "--forget", "5", "--label", "shared-shards-1k"]),

@@ -89,9 +89,13 @@ def plot_speed(report: dict, out: Path) -> list[Path]:
     return [path]
 
 
+#: the result file each plot is drawn from
+PLOTS = (("locomo.json", plot_locomo), ("speed.json", plot_speed))
+
+
 def make_all(results: Path = RESULTS) -> list[Path]:
     made: list[Path] = []
-    for name, plot in (("locomo.json", plot_locomo), ("speed.json", plot_speed)):
+    for name, plot in PLOTS:
         source = results / name
         if source.exists():
             made += plot(json.loads(source.read_text()), results)

@@ -282,25 +282,21 @@ def knowledge_section(report: dict, image_prefix: str) -> list[str]:
 
 
 def figures_section(results: Path) -> list[str]:
-    """The README's smaller figures (CLI, model load, install size), each from its own script's JSON."""
+    """The README's smaller figures (CLI, model load), each from its own script's JSON."""
     lines: list[str] = []
-    cli, load, size = (results / n for n in ("cli_timings.json", "model_load.json", "install_size.json"))
-    if cli.exists():
-        r = json.loads(cli.read_text())
+    cli, load = _load(results, "cli_timings.json"), _load(results, "model_load.json")
+    if cli is not None:
+        r = cli
         lines += ["", f"CLI commands, each a fresh process, mean of {r['runs']} (load average {r['load_average']}): "
                   + "; ".join(f"`{name}` {c['mean_s']:.2f} s" for name, c in r["commands"].items())
                   + f". Command: `{r['command']}`."]
-    if load.exists():
-        r = json.loads(load.read_text())
+    if load is not None:
+        r = load
         m = r["median"]
         lines += ["", f"Loading {r['model']} in a fresh process (median of {len(r['runs'])}, load average "
                   f"{r['load_average']}): import {m['import_s']:.2f} s, load and first text "
                   f"{m['load_and_first_text_s']:.2f} s, then {m['second_text_s'] * 1000:.0f} ms a text. "
                   f"Command: `{r['command']}`."]
-    if size.exists():
-        r = json.loads(size.read_text())
-        lines += ["", "Installed size in a fresh venv: " + "; ".join(
-            f"{name} {v['venv_mib']:,.0f} MiB" for name, v in r["variants"].items()) + f". Command: `{r['command']}`."]
     return (["", "### Smaller figures"] + lines) if lines else []
 
 

@@ -14,6 +14,7 @@ import render_readme
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
+RESULTS = BENCHMARKS / "results"
 spec = importlib.util.spec_from_file_location("benchmarks_main", BENCHMARKS / "__main__.py")
 entry = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(entry)
@@ -99,15 +100,69 @@ def test_list_names_every_script_with_its_first_line():
     assert all(scripts.values()), [name for name, line in scripts.items() if not line]
 
 
-def test_every_rendered_result_file_is_remade_by_make_bench():
-    made = {name for name, _ in entry.FIGURES}
-    rendered = {name for name, _ in render_readme.SECTIONS} | {"cli_timings.json", "model_load.json"}
-    on_the_pages = {name for name in rendered if (BENCHMARKS / "results" / name).exists()}
-    assert on_the_pages <= made
-    for _, argv in entry.FIGURES:
+def _read_by_the_pages(monkeypatch) -> set[str]:
+    """The result files the README, docs/benchmarks.md and the plots are made from, as the renderer reads them
+    (every name it asks `_load` for, whether the file is there or not) and as `plots.PLOTS` names them."""
+    import plots
+
+    read: set[str] = set()
+    load = render_readme._load
+
+    def recording(results: Path, name: str):
+        read.add(name)
+        return load(results, name)
+
+    monkeypatch.setattr(render_readme, "_load", recording)
+    render_readme.render(RESULTS)
+    render_readme.render_summary(RESULTS)
+    return read | {name for name, _ in plots.PLOTS}
+
+
+def _recorded_commands(report: dict) -> list[str]:
+    """The commands a result file says made it: its own, and each labelled or kept entry's."""
+    found = [report["command"]] if "command" in report else []
+    found += [entry["command"] for key, entry in report.items()
+              if key != render_readme.HISTORY and isinstance(entry, dict) and "command" in entry]
+    return [" ".join(command.split()) for command in found]
+
+
+def _script(command: str) -> str:
+    return command.split()[1]
+
+
+def test_every_figure_on_the_pages_comes_from_a_file_a_step_of_benchmarks_all_writes(monkeypatch):
+    """Every result file the pages render is named by a step of `python -m benchmarks all` (FIGURES) and was made
+    by that step's script, so `make bench` remakes every figure the README shows. A file one run made records
+    that step's very command; a file its script keeps from several runs (`earlier_runs`: ablations.py keeps the
+    rows of a run of some variants over the same sets) records runs of that script."""
+    steps: dict[str, set[str]] = {}
+    for name, argv in entry.FIGURES:
         assert (BENCHMARKS / argv[0]).exists(), argv
+        steps.setdefault(name, set()).add(" ".join(["python", f"benchmarks/{argv[0]}", *argv[1:]]))
+    read = _read_by_the_pages(monkeypatch)
+    assert read and sorted(read - set(steps)) == []
+    not_from_a_step = {}
+    for name in sorted(read):
+        if not (RESULTS / name).exists():
+            continue
+        report = json.loads((RESULTS / name).read_text(encoding="utf-8"))
+        commands = _recorded_commands(report)
+        assert commands, f"{name} does not say what made it"
+        if report.get("earlier_runs"):
+            scripts = {_script(step) for step in steps[name]}
+            wrong = [c for c in [*commands, *report["earlier_runs"]] if _script(c) not in scripts]
+        else:
+            wrong = [c for c in commands if c not in steps[name]]
+        not_from_a_step.update({f"{name}: {c}": sorted(steps[name]) for c in wrong})
+    assert not_from_a_step == {}
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r"^bench:.*\n\tHF_HUB_OFFLINE=1 \$\(PY\) -m benchmarks all$", makefile, re.M)
+
+
+def test_every_script_named_in_the_readme_is_in_the_folder():
+    readme = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([a-z_0-9]+\.(?:py|sh))[` ]", readme))
+    assert named and sorted(name for name in named if not (BENCHMARKS / name).exists()) == []
 
 
 def test_every_rendered_run_of_a_labelled_file_is_one_make_bench_remakes():
