@@ -138,7 +138,7 @@ REQUEST = _rx(
     r"^\s*(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)",
     r"用\s*[^\s，。,.]{1,20}?\s*(?:写|打印|发|做|画|回复|翻译|实现|编|算|记|表示|格式)",
     r"把.{1,20}?(?:发给|发到|寄给|交给|转给|传给|打印|改成|改为|翻译成|转成|存成|存为|做成|给)",
-    r"(?:发给|寄给|转给|抄送|交给)\s*\S", r"(?:再|还是|照旧|照样|跟上次一样|和上次一样|老样子)",
+    r"(?:发给|寄给|转给|抄送|交给)\s*\S", r"(?:(?<!不)再(?!也)|还是|照旧|照样|跟上次一样|和上次一样|老样子)",
     # a format named next to the action, with no one said to have done it: "季度总结也横向打印"
     r"^(?!\s*(?:我|你|他|她|它|我们|你们|他们|她们|大家))[^。！？]{0,20}"
     # a format named for a thing, with no verb: "Landscape for the summary too.", "Portrait orientation for the slides"
