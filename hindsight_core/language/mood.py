@@ -75,7 +75,7 @@ _OTHER_SUBJECT_ZH = re.compile(
     # a kin or social noun, owned and perhaps qualified: "我妈", "我最好的朋友", "我们新来的同事"
     r"(?:(?:我|我们|你|你们|他|她)(?:[^\s\W我你他她和与跟同]{1,4}的)?|我的|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
     r"男朋友|女朋友|男友|女友|儿子|女儿|孩子|朋友|同事|老板|领导|上司|经理|邻居|室友|舍友|表姐|表哥|表妹|表弟|堂哥|"
-    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人))")
+    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人|隔壁|楼上|楼下|对门))")
 #: "Caroline: ..." in a transcript: the label names who spoke, it says nothing
 SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
 
@@ -124,6 +124,31 @@ def about_someone_else(text: str) -> bool:
     """The sentence's subject is another person (a third-person pronoun, a relative, a colleague)."""
     body = _body(text)
     return bool(_OTHER_SUBJECT_EN.match(body) or _OTHER_SUBJECT_ZH.match(body))
+
+
+#: the name that may follow the noun naming someone: "My son Leo", "My manager is Olivia Chen", "女儿朵朵"
+_NAME_AFTER_EN = re.compile(r"(?:'s)?\s+(?:(?:is|was)\s+)?([A-Z][\w-]+)")
+_NAME_AFTER_ZH = re.compile(r"[\u4e00-\u9fff]{1,2}")
+
+
+def other_person(text: str) -> tuple[str, ...]:
+    """How a text that is about someone else names them: the noun or pronoun it opens with and the name right
+    after it ("My son Leo" -> ("My son", "Leo"); "同事今天又推荐了" -> ("同事", "今天")), or () when it is not about
+    someone else."""
+    body = _body(text)
+    for pattern, after in ((_OTHER_SUBJECT_EN, _NAME_AFTER_EN), (_OTHER_SUBJECT_ZH, _NAME_AFTER_ZH)):
+        m = pattern.match(body)
+        if m:
+            name = after.match(body, m.end())
+            person = m.group(0).strip().split()[-1] if pattern is _OTHER_SUBJECT_EN else m.group(0).strip()
+            return (person,) + ((name.group(name.lastindex or 0),) if name else ())
+    return ()
+
+
+def names_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether a text names one of `words` (whole words for Latin script)."""
+    body = _body(text)
+    return any(re.search(rf"\b{re.escape(w)}\b", body, re.I) if w.isascii() else w in body for w in words)
 
 
 def why_not(text: str) -> str | None:

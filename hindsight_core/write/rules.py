@@ -277,8 +277,12 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "a state of mind"  # "现在感觉好难过", "I feel much better now": a mood of the moment, no standing value
     if not _states(old.raw_content):
         return "old not asserted"
-    if (_about_others(new.raw_content) or _change_about_others(new.raw_content)) and not _about_others(old.raw_content):
+    new_about_others = _about_others(new.raw_content) or _change_about_others(new.raw_content)
+    if new_about_others and not _about_others(old.raw_content):
         return "someone else's"  # "my brother switched to rugby", "你知道吗？我最好的朋友要搬走了" beside "I play football"
+    if not new_about_others and _about_others(old.raw_content) \
+            and not mood.names_any(strip_speaker(new.raw_content), mood.other_person(strip_speaker(old.raw_content))):
+        return "someone else's"  # "我把输入法换成了微信输入法" beside "同事今天又推荐了一次微信输入法"
     if mood.speaks_of_others(new.raw_content) and not mood.speaks_of_self(new.raw_content) \
             and mood.speaks_of_self(old.raw_content):
         return "someone else's"  # "the people next door changed their bin day" beside "our bin day"

@@ -88,6 +88,25 @@ def test_a_mood_of_the_moment_a_seeming_or_another_persons_news_replaces_nothing
     assert _refused(old, new) == step
 
 
+@pytest.mark.parametrize("old, new", [
+    ("同事今天又推荐了一次微信输入法。", "我把输入法换成了微信输入法，搜狗卸了。"),
+    ("我爸也有高血压，他吃的是缬沙坦。", "医生给我换药了，现在吃缬沙坦，一天一片。"),
+    ("隔壁老李刚提了一辆比亚迪汉。", "朗逸卖掉了，换了一辆比亚迪海豚，纯电的。"),
+    ("My brother plays rugby on Sundays.", "I switched from football to rugby now."),
+])
+def test_what_someone_else_holds_is_not_replaced_by_the_users_own_change(old, new):
+    assert _refused(old, new) == "someone else's"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My son Leo is in year 3 at Riverside Primary.", "Leo started at Oakfield Academy; we changed schools."),
+    ("My manager is Olivia Chen.", "组织架构调整了，我现在向北京的张伟汇报，Olivia 去带东京团队了。"),
+    ("女儿朵朵在阳光幼儿园上中班。", "我们搬家了，朵朵转到了彩虹幼儿园。"),
+])
+def test_a_change_about_someone_in_the_users_life_who_is_named_again_still_replaces(old, new):
+    assert mood.other_person(old) and _refused(old, new) is None
+
+
 def test_now_as_a_moment_or_a_frequency_says_nothing_changed():
     for text in ("It's okay to have a little now and then.", "好的呀，我现在就去和妈妈说。", "那个故事我到现在还记得！",
                  "Now that he's gone, there's no one to play with.", "I want to tell you how I feel right now."):
