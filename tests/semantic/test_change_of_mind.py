@@ -115,6 +115,12 @@ def test_now_as_a_moment_or_a_frequency_says_nothing_changed():
         assert mood.marks_change(text), text
 
 
+def test_no_longer_is_news_and_again_is_an_ask():
+    from hindsight_core.write.rules import asks
+    assert not asks("谷歌翻译不再用了。") and not asks("再也不用找车位了。") and not asks("I no longer use Google Translate.")
+    assert asks("再来一份一样的。") and asks("Same as last time, please.")
+
+
 def test_a_plan_is_a_plan_only_as_a_verb_and_going_to_only_before_a_verb():
     assert mood.supposes("我们计划下个月搬到上海。") and mood.supposes("I'm going to move to Paris.")
     assert not mood.supposes("周二做计划。") and not mood.supposes("I've been going to sleep at 10:30.")
