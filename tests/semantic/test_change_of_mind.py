@@ -118,7 +118,8 @@ def test_now_as_a_moment_or_a_frequency_says_nothing_changed():
 def test_no_longer_is_news_and_again_is_an_ask():
     from hindsight_core.write.rules import asks
     assert not asks("谷歌翻译不再用了。") and not asks("再也不用找车位了。") and not asks("I no longer use Google Translate.")
-    assert asks("再来一份一样的。") and asks("Same as last time, please.")
+    assert not asks("最后还是换成 VS Code 了，远程开发太香。")
+    assert asks("再来一份一样的。") and asks("Same as last time, please.") and asks("还是老样子，少放辣。")
 
 
 def test_a_plan_is_a_plan_only_as_a_verb_and_going_to_only_before_a_verb():
