@@ -235,9 +235,10 @@ _DECISION_LIMITS = {
               "subject (a child, a trip, a professor) statements share its rare words as paraphrases do, and "
               "below ten statements there is no background to stand out from",
     "changes": "a change across languages with no shared word needs five statements in the old one's script to "
-               "stand out from, a user's change still replaces what a named third party holds (a neighbour's car, "
-               "a father's medicine), and in real chit-chat a change marker still finds a wrong statement to "
-               "replace (madial's dialogues, `benchmarks/change_steps.py`)",
+               "stand out from, a change told without a change word (\"新办公室我的工位在十二楼\", \"Fabrikam is "
+               "hybrid, so…\") is not read as one, and in real chit-chat a change word still finds a wrong "
+               "statement to replace (a feeling with no verb of feeling, \"now I'm just so disappointed\"; "
+               "madial's dialogues, `benchmarks/change_steps.py`)",
 }
 
 

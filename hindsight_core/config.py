@@ -151,9 +151,9 @@ class SemanticConfig:
     #: (`python benchmarks/ablations.py --variants defaults supersession-on supersession-any-tense`): recall@5 on our
     #: labelled knowledge set 84.2 -> 86.0 and its evidence in the block 84.2 -> 86.2, LoCoMo 77.3 -> 77.0 (noise),
     #: the archive and the multilingual set unchanged; with the old rule (a superseded memory steps back whatever
-    #: the question asks) the knowledge set fell to 83.0. On the labelled decisions 74 of 80 supersessions are
-    #: right (precision 92.5%, recall 68.9%); in the archive's real dialogues it still makes wrong ones (chit-chat
-    #: sharing a word with an earlier turn), which only move the older memory down for present-tense questions
+    #: the question asks) the knowledge set fell to 83.0. On the labelled decisions 80 of 83 supersessions are
+    #: right (precision 96.4%, recall 74.5%, `python benchmarks/knowledge.py`); in the archive's real dialogues it
+    #: still makes a few wrong ones (5 + 5 in 679 turns a language: chit-chat sharing a word with an earlier turn), which only move the older memory down for present-tense questions
     detect_conflicts: bool = True
 
     def __post_init__(self) -> None:

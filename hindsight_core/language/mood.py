@@ -7,9 +7,9 @@ grammatical words in English and Chinese, never a list of topics:
 
 - `asks`: a question (a final "?" / "？", an opening auxiliary or wh-word, a final
   吗 / 呢, an A-not-A form such as 是不是 / 有没有);
-- `supposes`: a conditional or an unrealised case ("if", "unless", "suppose",
-  "would have", "might", "maybe", "planning to"; 如果, 要是, 假如, 万一, …的话,
-  可能, 也许, 打算);
+- `supposes`: a conditional, an unrealised case or a seeming ("if", "unless", "suppose",
+  "would have", "might", "maybe", "planning to", "seems like"; 如果, 要是, 假如, 万一, …的话,
+  可能, 也许, 打算, 好像);
 - `quotes`: quoted or reported speech (a span in quote marks, "said:", "told me
   that", 说：, 开玩笑说, 听说, 据说);
 - `about_someone_else`: the subject is another person (he, she, they, "my sister",
@@ -17,7 +17,10 @@ grammatical words in English and Chinese, never a list of topics:
   kinship and social-role nouns.
 
 `asserts(text)` is True when none of them holds; `why_not(text)` names the first
-that does, for reports. `marks_change` and `marks_continuity` read the closed set
+that does, for reports. A change is read where its change word is: `change_sentences`,
+`change_clauses`, `change_about_someone_else`, `reports_change` (a report in a later
+clause is about something else) and `change_is_state_of_mind` (a clause built on a verb of
+feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得). `marks_change` and `marks_continuity` read the closed set
 of words that say a value changed ("now", "anymore", "switched", "instead", 改,
 换, 不再, 现在) or did not ("still", 仍然, 还是).
 """
@@ -33,7 +36,7 @@ _NAME_IN_QUOTES = re.compile(r"[\"“「『‘']\s*(?![^\"”」』’']*\b(?:i|
                              r"(?:[A-Z0-9][\w&'-]*(?: [\w&'-]+){0,4}|[^\x00-\x7f\s，。！？,.!?:：我你他她]{1,8})"
                              r"\s*[\"”」』’']")
 _REPORTED = re.compile(
-    r"\b(?:said|says|say|told (?:me|us|him|her|them)|tells (?:me|us)|asked|asks|joked|jokes|joking|wrote|writes|"
+    r"\b(?:said|says|say|saying|told (?:me|us|him|her|them)|tells (?:me|us)|asked|asks|joked|jokes|joking|wrote|writes|"
     r"texted|tweeted|quoted|claims?|claimed|replied|yelled|shouted|whispered)\b\s*(?:[:,，：]|that\b|[\"“‘'])|"
     r"(?:说|讲|问|道|写|喊|开玩笑说|开玩笑)\s*[：:，,]?\s*[\"“「『‘]|(?:说|讲|道|问)[：:]|开玩笑|听说|据说|传言",
     re.I)
@@ -53,33 +56,37 @@ _SUPPOSES = re.compile(
     r"would have|could have|might have|should have|would've|could've|might've|'d have|"
     r"might|maybe|perhaps|possibly|probably|someday|one day|wish|wishes|hope|hopes|hoping|"
     r"(?:thinking|thought|dreaming|dream) (?:about|of)|considering|consider|plan(?:ning|s)? to|"
-    r"going to|gonna|would love to|'d love to)\b|"
-    r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|计划|但愿|"
-    r"梦想|要不(?!要)|将来|有朝一日|哪天", re.I)
+    r"(?<!been )going to(?! (?:the|a|an|my|our|your|his|her|their|bed|work|school|church)\b)|gonna|"
+    r"would love to|'d love to)\b|"
+    r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|(?<![做定订制的周月年])计划(?![表书])|但愿|"
+    r"梦想|要不(?!要)|将来|有朝一日|哪天|"
+    # how things seem, not how they are
+    r"好像|似乎|仿佛|\b(?:seems? like|as if|as though)\b", re.I)
 _OTHER_PERSON_NOUNS = (
     r"mother|mom|mum|mommy|father|dad|daddy|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
     r"boyfriend|girlfriend|fianc[eé]e?|son|daughter|kids?|child|children|baby|friends?|bff|buddy|colleagues?|"
     r"co-?workers?|boss|manager|neighbou?rs?|roommates?|flatmates?|cousins?|aunt|uncle|grandma|grandpa|"
     r"grandmother|grandfather|grandparents?|niece|nephew|teacher|mentor|classmates?|teammates?|family")
 _OTHER_SUBJECT_EN = re.compile(
-    rf"^\s*(?:(?:and|but|so|well|oh|actually|also|then)[, ]+)*(?:he|she|they|he's|she's|they're|his|her|their|"
+    rf"^\s*(?:(?:and|but|so|well|oh|actually|also|then|now)[, ]+)*(?:he|she|they|he's|she's|they're|his|her|their|"
     rf"(?:my|our|your|his|her|their|a|the) (?:\w+ )?(?:{_OTHER_PERSON_NOUNS}))(?:'s)?\b", re.I)
 _OTHER_SUBJECT_ZH = re.compile(
-    r"^\s*(?:他|她|他们|她们|人家|别人|对方|"
-    r"(?:我|我们|我的|你|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
+    r"^\s*(?:(?:现在|但是|可是|而且|后来)[，,]?)?(?:他|她|他们|她们|人家|别人|对方|"
+    # a kin or social noun, owned and perhaps qualified: "我妈", "我最好的朋友", "我们新来的同事"
+    r"(?:(?:我|我们|你|你们|他|她)(?:[^\s\W我你他她和与跟同]{1,4}的)?|我的|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
     r"男朋友|女朋友|男友|女友|儿子|女儿|孩子|朋友|同事|老板|领导|上司|经理|邻居|室友|舍友|表姐|表哥|表妹|表弟|堂哥|"
-    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人))")
+    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人|隔壁|楼上|楼下|对门))")
 #: "Caroline: ..." in a transcript: the label names who spoke, it says nothing
 SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
 
 #: words that say a value changed: the new one holds from now on, the old one no longer
 CHANGE = re.compile(
-    r"\b(?:now|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
+    r"\b(?:now(?! and then| and again| that\b)(?<!right now)(?<!just now)|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
     r"used to|not \w+ any ?more|no more|updated?|swapp?(?:ed|ing)|ditch(?:ed|ing)|quit|upgrad(?:ed|ing)|"
     r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing)|gone back to)\b|"
-    r"现在|如今|目前|(?<![点号天月年周时分钟后])以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
-    r"挪到|调到|转到|转用|变成|变了|"
+    r"(?<!到)现在(?!就)|如今|目前|(?<![点号天月年周时分钟后])以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
+    r"挪到|调到|调去|调往|转到|转用|变成|变了|"
     # 改 before a verb says what is done instead (改用, 改学, 改喝, 改去, 改回); 修改, 改善, 改进 ... edit or improve
     r"(?<![修更篡])改(?=[\u4e00-\u9fff])(?![善进革良正造装编写稿动])", re.I)
 #: words that say a value did not change: such a statement confirms, it never replaces
@@ -117,6 +124,31 @@ def about_someone_else(text: str) -> bool:
     """The sentence's subject is another person (a third-person pronoun, a relative, a colleague)."""
     body = _body(text)
     return bool(_OTHER_SUBJECT_EN.match(body) or _OTHER_SUBJECT_ZH.match(body))
+
+
+#: the name that may follow the noun naming someone: "My son Leo", "My manager is Olivia Chen", "女儿朵朵"
+_NAME_AFTER_EN = re.compile(r"(?:'s)?\s+(?:(?:is|was)\s+)?([A-Z][\w-]+)")
+_NAME_AFTER_ZH = re.compile(r"[\u4e00-\u9fff]{1,2}")
+
+
+def other_person(text: str) -> tuple[str, ...]:
+    """How a text that is about someone else names them: the noun or pronoun it opens with and the name right
+    after it ("My son Leo" -> ("My son", "Leo"); "同事今天又推荐了" -> ("同事", "今天")), or () when it is not about
+    someone else."""
+    body = _body(text)
+    for pattern, after in ((_OTHER_SUBJECT_EN, _NAME_AFTER_EN), (_OTHER_SUBJECT_ZH, _NAME_AFTER_ZH)):
+        m = pattern.match(body)
+        if m:
+            name = after.match(body, m.end())
+            person = m.group(0).strip().split()[-1] if pattern is _OTHER_SUBJECT_EN else m.group(0).strip()
+            return (person,) + ((name.group(name.lastindex or 0),) if name else ())
+    return ()
+
+
+def names_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether a text names one of `words` (whole words for Latin script)."""
+    body = _body(text)
+    return any(re.search(rf"\b{re.escape(w)}\b", body, re.I) if w.isascii() else w in body for w in words)
 
 
 def why_not(text: str) -> str | None:
@@ -163,6 +195,64 @@ def reports(text: str) -> bool:
     spans = [m.group(0) for m in _QUOTE_PAIRS.finditer(body)]
     return any(not _NAME_IN_QUOTES.fullmatch(span) for span in spans) or bool(_REPORTED.search(body)) or \
         bool(_REPORTED_CLAUSE.search(body))
+
+
+#: where one sentence ends and the next begins: a sentence mark (a full stop only before a space, so "4.5" and
+#: "v2.1" stay whole)
+_SENTENCE_BREAK = re.compile(r"(?<=[!?。！？；;])\s*|(?<=\.)\s+")
+
+
+def change_sentences(text: str) -> list[str]:
+    """The sentences of a text that carry a change word ("You know what? My best friend is moving to Leeds." ->
+    the second): what a change of mind says is read there, not in a question or aside around it."""
+    return [s for s in _SENTENCE_BREAK.split(_body(text)) if s.strip() and CHANGE.search(s)]
+
+
+def change_about_someone_else(text: str) -> bool:
+    """Every sentence that says something changed is about another person (`about_someone_else`)."""
+    found = change_sentences(text)
+    return bool(found) and all(about_someone_else(s) for s in found)
+
+
+#: the end of a clause: what is reported after it ("书名改了，现在叫《风过雁门》，编辑说更有气势") is another statement
+_CLAUSE_END = re.compile(r"[,，;；:：.!?。！？]")
+
+
+def reports_change(text: str) -> bool:
+    """The change a text tells is someone's words (`reports`), read up to the end of the clause of its last change
+    word: a report that opens a later clause ("..., 编辑说更有气势", "..., my editor says it's punchier") is about
+    something else."""
+    body = _body(text)
+    if any(not _NAME_IN_QUOTES.fullmatch(m.group(0)) for m in _QUOTE_PAIRS.finditer(body)):
+        return True  # a quoted sentence anywhere: its clauses are someone's words
+    last = None
+    for last in CHANGE.finditer(body):
+        pass
+    if last is None:
+        return reports(body)
+    end = _CLAUSE_END.search(body, last.end())
+    return reports(body[:end.start() if end else len(body)])
+
+
+#: verbs of feeling and knowing: a clause built on one tells the speaker's state of mind at that moment ("now I feel
+#: so regretful", "我现在都不知道跟谁玩了", "I remember now"), not a value that holds until it changes
+_STATE_OF_MIND = re.compile(r"\b(?:feel|feels|felt|feeling|think|thinks|know|knows|knew|remember|remembers)\b|"
+                            r"感觉|感到|感受|觉得|知道|记得|心情", re.I)
+#: where a clause ends inside a sentence: a clause mark, or a conjunction that joins two clauses
+_CLAUSE_BREAK = re.compile(r"[,，;；:：.!?。！？—]+|\s(?:and|but|so|because)\s|但是|可是|所以|因为", re.I)
+
+
+def change_clauses(text: str) -> list[str]:
+    """The clauses of a text that carry a change word (`CHANGE`)."""
+    return [c for c in _CLAUSE_BREAK.split(_body(text)) if CHANGE.search(c)]
+
+
+def change_is_state_of_mind(text: str) -> bool:
+    """Every clause that carries a change word tells a feeling or a thought (`_STATE_OF_MIND`): "I feel much
+    better now", "现在感觉好难过". "I've been going to sleep at 10:30 for two weeks now and I feel great" tells a
+    new bedtime: its feeling is in another clause."""
+    found = change_clauses(text)
+    return bool(found) and all(_STATE_OF_MIND.search(c) for c in found)
 
 
 def speaks_of_self(text: str) -> bool:

@@ -15,8 +15,11 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
     shared topic word or a cosine that stands out: `subject_refused`), and it names
     a value the older one does not; `writing.plan_writes` applies this to one such
     statement per layer (most topic words shared, then the closest).
-  Neither fires on a question, a conditional or wish, quoted or reported speech,
-  or someone else's change (`mood`).
+  Neither fires on a question, a conditional, a wish or a seeming, quoted or reported speech,
+  or someone else's change (`mood`); a change is read in the sentence and clause that carry
+  its change word, so an aside ("You know what? My best friend is moving") or a later report
+  ("…, 编辑说更有气势") is told apart, and a clause of feeling or knowing ("now I feel so
+  regretful", "现在感觉好难过") states a mood of the moment, never a value to replace.
 - **Candidates for knowledge**: whatever the user asserts (`mood.asserts`), whatever
   kind the gate filed it as, never questions, hypotheticals, quotes or other people's
   news, never a task's outcome, and never an agent's or a tool's words
@@ -118,8 +121,21 @@ def _states(text: str) -> bool:
 
 
 @per_text
+def _states_change(text: str) -> bool:
+    """A change stated as holding (`_states`), where a report in a later clause is about something else
+    (`mood.reports_change`): "书名改了，现在叫《风过雁门》，编辑说更有气势" states the new title."""
+    body = strip_speaker(text)
+    return not is_question(text) and not mood.supposes(body) and not mood.reports_change(body)
+
+
+@per_text
 def _about_others(text: str) -> bool:
     return mood.about_someone_else(strip_speaker(text))
+
+
+@per_text
+def _change_about_others(text: str) -> bool:
+    return mood.change_about_someone_else(strip_speaker(text))
 
 
 @per_text
@@ -234,7 +250,9 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
 
     Both are the user's, by the same speaker, and asserted (`asserted`); `new`
     carries a change marker (`mood.marks_change`: "switched to", "now", "no
-    longer", 改用, 换成, 不再, and no "still" / 仍然); the two are about the same
+    longer", 改用, 换成, 不再, and no "still" / 仍然), in a clause that tells no feeling or
+    thought (`mood.change_is_state_of_mind`) and a sentence not about someone else
+    (`mood.change_about_someone_else`); the two are about the same
     thing (`same_subject_floor`); and `new` names a value `old` does not (the old
     value may be named too: "blue now, not red anymore"). `writing.plan_writes`
     applies it to the closest such statement only.
@@ -253,12 +271,18 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "another speaker"
     if not says_change(new.raw_content):
         return "no change marker"
-    if not _states(new.raw_content):
+    if not _states_change(new.raw_content):
         return "new not asserted"
+    if mood.change_is_state_of_mind(strip_speaker(new.raw_content)):
+        return "a state of mind"  # "现在感觉好难过", "I feel much better now": a mood of the moment, no standing value
     if not _states(old.raw_content):
         return "old not asserted"
-    if _about_others(new.raw_content) and not _about_others(old.raw_content):
-        return "someone else's"  # "my brother switched to rugby" beside "I play football"
+    new_about_others = _about_others(new.raw_content) or _change_about_others(new.raw_content)
+    if new_about_others and not _about_others(old.raw_content):
+        return "someone else's"  # "my brother switched to rugby", "你知道吗？我最好的朋友要搬走了" beside "I play football"
+    if not new_about_others and _about_others(old.raw_content) \
+            and not mood.names_any(strip_speaker(new.raw_content), mood.other_person(strip_speaker(old.raw_content))):
+        return "someone else's"  # "我把输入法换成了微信输入法" beside "同事今天又推荐了一次微信输入法"
     if mood.speaks_of_others(new.raw_content) and not mood.speaks_of_self(new.raw_content) \
             and mood.speaks_of_self(old.raw_content):
         return "someone else's"  # "the people next door changed their bin day" beside "our bin day"
@@ -278,7 +302,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
 #: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
 #: standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
-                "new not asserted", "old not asserted", "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
+                "new not asserted", "a state of mind", "old not asserted", "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
                 "stand-out", "not the closest")
 
 

@@ -61,6 +61,73 @@ def test_what_is_not_the_users_own_change_is_refused_at_its_step(old, new, step)
     assert _refused(old, new) == step
 
 
+@pytest.mark.parametrize("old, new", [
+    ("I go to bed around 11:30 pm on weeknights.", "I've been going to sleep at 10:30 for two weeks now and I feel great."),
+    ("我在写一部武侠小说，暂定名叫《雁回山》。", "书名改了，现在叫《风过雁门》，编辑说更有气势。"),
+    ("Our sprint is two weeks long and planning is on Monday.", "从这个迭代开始改成一周一个 sprint，周二做计划。"),
+])
+def test_a_feeling_a_report_or_a_plan_in_another_clause_leaves_the_change_stated(old, new):
+    assert _refused(old, new) is None
+
+
+@pytest.mark.parametrize("old, new, step", [
+    ("我今天在运动会上没表现好。", "我今天和朋友大吵了一架，现在感觉好难过。", "a state of mind"),
+    ("I feel so nervous before every race.", "Great idea, I'll go ask around! Thanks, I feel much better now.",
+     "a state of mind"),
+    ("我觉得他们玩得很开心，但我不知道怎么加入。", "是的，我现在都不知道放学后跟谁一起玩了。", "a state of mind"),
+    ("Oh right, I still remember that trip.", "Oh right, I remember now. The teacher wasn't angry.", "a state of mind"),
+    ("我喜欢和朋友一起画画。", "你知道吗？我最好的朋友要搬到另一个城市去了。", "someone else's"),
+    ("I like running with my friends.", "You know what? My best friend is moving to another city.", "someone else's"),
+    ("I always have lunch with Tom and Ana.", "That was a fun day. But now he's always with other friends.",
+     "someone else's"),
+    ("嗯，我觉得很难过。", "好像我不再是他们最好的朋友了。", "new not asserted"),
+    ("I run with the club on Saturdays.", "It seems like nothing is the same now.", "new not asserted"),
+    ("刘芳调去上海分公司了，新组长是陈磊。", "不是刘芳了，现在是陈磊审批。", "follows a change"),
+])
+def test_a_mood_of_the_moment_a_seeming_or_another_persons_news_replaces_nothing(old, new, step):
+    assert _refused(old, new) == step
+
+
+@pytest.mark.parametrize("old, new", [
+    ("同事今天又推荐了一次微信输入法。", "我把输入法换成了微信输入法，搜狗卸了。"),
+    ("我爸也有高血压，他吃的是缬沙坦。", "医生给我换药了，现在吃缬沙坦，一天一片。"),
+    ("隔壁老李刚提了一辆比亚迪汉。", "朗逸卖掉了，换了一辆比亚迪海豚，纯电的。"),
+    ("My brother plays rugby on Sundays.", "I switched from football to rugby now."),
+])
+def test_what_someone_else_holds_is_not_replaced_by_the_users_own_change(old, new):
+    assert _refused(old, new) == "someone else's"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My son Leo is in year 3 at Riverside Primary.", "Leo started at Oakfield Academy; we changed schools."),
+    ("My manager is Olivia Chen.", "组织架构调整了，我现在向北京的张伟汇报，Olivia 去带东京团队了。"),
+    ("女儿朵朵在阳光幼儿园上中班。", "我们搬家了，朵朵转到了彩虹幼儿园。"),
+])
+def test_a_change_about_someone_in_the_users_life_who_is_named_again_still_replaces(old, new):
+    assert mood.other_person(old) and _refused(old, new) is None
+
+
+def test_now_as_a_moment_or_a_frequency_says_nothing_changed():
+    for text in ("It's okay to have a little now and then.", "好的呀，我现在就去和妈妈说。", "那个故事我到现在还记得！",
+                 "Now that he's gone, there's no one to play with.", "I want to tell you how I feel right now."):
+        assert not mood.marks_change(text), text
+    for text in ("刘芳调去上海分公司了。", "I'm on an iPhone 15 now.", "我现在吃缬沙坦。"):
+        assert mood.marks_change(text), text
+
+
+def test_no_longer_is_news_and_again_is_an_ask():
+    from hindsight_core.write.rules import asks
+    assert not asks("谷歌翻译不再用了。") and not asks("再也不用找车位了。") and not asks("I no longer use Google Translate.")
+    assert not asks("最后还是换成 VS Code 了，远程开发太香。")
+    assert asks("再来一份一样的。") and asks("Same as last time, please.") and asks("还是老样子，少放辣。")
+
+
+def test_a_plan_is_a_plan_only_as_a_verb_and_going_to_only_before_a_verb():
+    assert mood.supposes("我们计划下个月搬到上海。") and mood.supposes("I'm going to move to Paris.")
+    assert not mood.supposes("周二做计划。") and not mood.supposes("I've been going to sleep at 10:30.")
+    assert not mood.supposes("I'm going to the gym after work now.")
+
+
 def test_an_agents_claim_never_replaces_the_users_words():
     old, new = _record("Our code is on self-hosted GitLab."), _record("Since you moved to GitHub now, use Actions.", 5,
                                                                       Source.AGENT)
