@@ -9,10 +9,13 @@ embedder and configuration:
 - **LoCoMo** (`../shared/benchmarks/locomo10.json` by default, read in place):
   both speakers are people, so both are written as the user. Every
   supersession (old turn -> the turn that replaced it) and every consolidation
-  (the episodes a knowledge item was drawn from) is listed with its texts, for
-  labelling by hand. Real conversations rarely change a single-valued
-  attribute, so a precise system makes few decisions here: the count is the
-  first figure to read.
+  (the episodes a knowledge item was drawn from) is listed by the dialog ids of
+  its turns, for labelling by hand: the texts go to `--texts` (beside the vector
+  cache, which git ignores; LoCoMo is CC BY-NC and stays out of the repository),
+  the labels to `data/locomo_decision_labels.json` ({key: true|false}).
+  Real conversations rarely change a single-valued attribute, so a precise
+  system makes few decisions here: the count is the first figure to read, and
+  the labelled share that is right the second.
 - **Update cases** (`UPDATE_CASES` below, English and Chinese, written for this
   benchmark): short histories with what must and must not be superseded and
   what must and must not be grouped. They are labelled by construction:
@@ -22,8 +25,7 @@ Supersession is on by default (`SemanticConfig.detect_conflicts`), so its decisi
 conversations are counted and can be read; `--no-supersession` turns it off for both sources.
 
 The JSON lists the LoCoMo decisions (with `label: null` until a person labels
-them; `--labels FILE` merges a file of {key: true|false}) and the update-case
-scores.
+them) and the update-case scores.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from hindsight_core.testing import FrozenClock  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo10.json"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+#: hand labels of LoCoMo decisions, {key: true|false}; a key names dialog ids only, no text
+LABELS = Path(__file__).resolve().parent / "data" / "locomo_decision_labels.json"
 
 
 @dataclass(frozen=True)
@@ -138,8 +142,10 @@ def score_cases(rows: list[dict]) -> dict:
             "consolidation": pr(grp_decided, grp_right, grp_expected)}
 
 
-def locomo_decisions(path: Path, limit: int | None, embedder, config: HindsightConfig | None = None) -> dict:
-    supersessions, consolidations, turns_written = [], [], 0
+def locomo_decisions(path: Path, limit: int | None, embedder, config: HindsightConfig | None = None
+                     ) -> tuple[dict, dict[str, dict]]:
+    """(the decisions, keyed by dialog ids, with no LoCoMo text; the texts of each decision, for labelling)."""
+    supersessions, consolidations, texts, turns_written = [], [], {}, 0
     for conversation in load_locomo(path, limit=limit):
         clock = FrozenClock(conversation.turns[0].timestamp)
         with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=config) as memory:
@@ -153,23 +159,36 @@ def locomo_decisions(path: Path, limit: int | None, embedder, config: HindsightC
                              user_id=conversation.sample_id, session_id=f"session-{session}")
                 turns_written += len(turns)
             records = {r.id: r for r in memory.memories(user_id=conversation.sample_id)}
+        dialog_ids: dict[str, list[str]] = {}
+        for turn in conversation.turns:
+            dialog_ids.setdefault(turn_text(turn), []).append(turn.dia_id)
+
+        def named(record) -> str:
+            """The dialog ids a memory was written from (its text may be said more than once)."""
+            return "+".join(dialog_ids.get(record.raw_content, ["?"]))
+
         for r in records.values():
             if r.superseded_by and r.superseded_by in records:
-                supersessions.append({"conversation": conversation.sample_id, "old": r.raw_content,
-                                      "new": records[r.superseded_by].raw_content,
-                                      "key": f"{conversation.sample_id}:{r.id}", "label": None})
+                new = records[r.superseded_by]
+                key = f"{conversation.sample_id}:{named(r)}->{named(new)}"
+                supersessions.append({"conversation": conversation.sample_id, "key": key, "label": None})
+                texts[key] = {"old": r.raw_content, "new": new.raw_content}
             if r.layer is Layer.SEMANTIC:
-                consolidations.append({"conversation": conversation.sample_id, "knowledge": r.raw_content,
-                                       "episodes": [records[e].raw_content for e in r.derived_from if e in records],
-                                       "key": f"{conversation.sample_id}:{r.id}", "label": None})
-    return {"turns": turns_written, "supersessions": supersessions, "consolidations": consolidations}
+                episodes = [records[e] for e in r.derived_from if e in records]
+                key = f"{conversation.sample_id}:group:" + ",".join(sorted(named(e) for e in episodes))
+                consolidations.append({"conversation": conversation.sample_id, "key": key,
+                                       "episodes": len(episodes), "label": None})
+                texts[key] = {"knowledge": r.raw_content, "episodes": [e.raw_content for e in episodes]}
+    return {"turns": turns_written, "supersessions": supersessions, "consolidations": consolidations}, texts
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="LoCoMo conversations (default: all)")
-    parser.add_argument("--labels", type=Path, default=None, help="a JSON {key: true|false} of hand labels")
+    parser.add_argument("--labels", type=Path, default=LABELS, help="a JSON {key: true|false} of hand labels")
+    parser.add_argument("--texts", type=Path, default=CACHE_DIR / "decisions-locomo-texts.json",
+                        help="where the decisions' LoCoMo texts go for labelling (kept out of git)")
     parser.add_argument("--no-supersession", action="store_true",
                         help="supersession off (SemanticConfig.detect_conflicts=False; on by default)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
@@ -181,8 +200,11 @@ def main() -> None:
     result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": not args.no_supersession,
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}
     if args.path.exists():
-        result["locomo"] = locomo_decisions(args.path, args.limit, embedder, config)
-        labels = json.loads(args.labels.read_text()) if args.labels else {}
+        result["locomo"], texts = locomo_decisions(args.path, args.limit, embedder, config)
+        # LoCoMo's text stays out of the repository (CC BY-NC): beside the vector cache, which git ignores
+        args.texts.write_text(json.dumps(texts, ensure_ascii=False, indent=1))
+        print(f"the decisions' texts, for labelling: {args.texts}")
+        labels = json.loads(args.labels.read_text()) if args.labels and args.labels.exists() else {}
         for kind in ("supersessions", "consolidations"):
             rows = result["locomo"][kind]
             for row in rows:
