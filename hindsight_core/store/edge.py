@@ -9,9 +9,11 @@ by a hash of the id), so a compaction rewrites a bucket's segments, not the whol
 upserts are conditional on it (`edge_changes`), so no change reaches another
 user's point. Resident memory, threads and open files grow with the memories
 held, not with the users: a user costs a registry file and a key file, and only
-`max_open` users' key files are open at once. Forgetting a user for good deletes
-their points, compacts the shards (the points leave the segment files) and
-removes their key file (`sealing`: the text in the engine's log can no longer be opened).
+`max_open` users' key files are open at once; what the engine reads whole when it
+loads a shard (its log, its payload indexes' page files) is paged out after the load
+(`mapped`). Forgetting a user for good deletes their points, compacts the shards
+(the points leave the segment files) and removes their key file (`sealing`: the
+text in the engine's log can no longer be opened).
 The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
 holds the GIL for the whole build, so it never runs in the caller's process.
@@ -69,6 +71,7 @@ from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
+from .mapped import release_after_load
 from .private import make_private, private_folder
 from .sealing import KeyStore
 from .values import (
@@ -172,7 +175,8 @@ class EdgeStore(EdgeUpkeep):
         if name.startswith(MEMORIES + "-") and not self._building(name):
             settle_folder(folder)  # an index swap a crash interrupted
         try:
-            if shard_exists(folder):
+            loaded = shard_exists(folder)
+            if loaded:
                 shard = EdgeShard.load(str(folder))
             elif create:
                 shard = EdgeShard.create(str(private_folder(folder.parent) / folder.name),
@@ -181,6 +185,8 @@ class EdgeStore(EdgeUpkeep):
             else:
                 return None
             ensure_indexes(shard)
+            if loaded:  # the log and the payload indexes it read whole: not resident for the shard's lifetime
+                release_after_load(folder)
         except HindsightError:
             raise
         except Exception as exc:
