@@ -11,7 +11,7 @@ user's point. Resident memory, threads and open files grow with the memories
 held, not with the users: a user costs a registry file and a key file, and only
 `max_open` users' key files are open at once; what the engine reads whole when it
 loads a shard (its log, its payload indexes' page files) is paged out after the load,
-and the log again as it grows (`mapped`). Forgetting a user for good deletes their points, compacts the shards
+and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
 (the points leave the segment files) and removes their key file (`sealing`: the
 text in the engine's log can no longer be opened).
 The vector index (HNSW) of the shared shard is built in a child process once
@@ -71,7 +71,7 @@ from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
-from .mapped import LOG, page_out
+from .mapped import page_out
 from .private import make_private, private_folder
 from .sealing import KeyStore
 from .values import (
@@ -87,7 +87,7 @@ from .values import (
     open_registered,
 )
 
-#: changes a shard's log takes (about 2 KiB each) before its pages are given back: a few MiB resident per shard
+#: changes a shard takes before its log's and payload indexes' written pages are given back (a few MiB a shard)
 LOG_CHANGES_KEPT = 2048
 
 __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "user_dir_name"]
@@ -352,15 +352,15 @@ class EdgeStore(EdgeUpkeep):
             path.unlink()
 
     def _logged(self, user_id: str, space: str, changes: int) -> None:
-        """Count changes appended to the log of the user's shard; every `LOG_CHANGES_KEPT`, page its log out
-        (`mapped`: the log's pages are read again only when the shard is loaded)."""
+        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log and its
+        payload indexes' storage (`mapped`: read again only when the shard is loaded)."""
         dimension = self._spaces(user_id).get(space)
         if dimension is None:
             return
         name = shard_name(space, dimension, bucket_of(user_id))
         count = self._log_changes.get(name, 0) + changes
         if count >= LOG_CHANGES_KEPT:
-            page_out(self._shard_path(name), LOG)
+            page_out(self._shard_path(name))
             count = 0
         self._log_changes[name] = count
 

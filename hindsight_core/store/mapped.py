@@ -8,9 +8,10 @@ counts every page a process has mapped and touched as its resident memory until 
 runs short, so each shard load (at open, and after every background index build or
 compaction swaps a shard in) added ~100 MiB to the process's resident set that never went.
 
-Writing does the same to the log: every update is appended to the mapped 32 MiB segment,
-whose pages stay resident although nothing reads them again until the next load (about
-2 KiB a memory: ~190 MiB after 90,000 memories).
+Writing does the same: every update is appended to the log's mapped 32 MiB segment and
+written to each payload index's page file, pages that stay resident although nothing reads
+them again until the next load (the log alone about 2 KiB a memory: ~190 MiB after 90,000
+memories).
 
 `page_out` asks the kernel to page such mappings out (`madvise(MADV_PAGEOUT)`,
 Linux 5.4+): a hint that never changes what the memory holds (a page that is needed again
@@ -25,10 +26,9 @@ import ctypes
 import ctypes.util
 from pathlib import Path
 
-#: the parts of a shard's folder the engine reads whole at load and hardly touches after
+#: the parts of a shard's folder the engine reads only when it loads the shard (whole, then): the log, and the
+#: storage of the payload indexes (which it holds in memory as it builds them from it)
 READ_AT_LOAD = ("/wal/", "/payload_index/")
-#: the write-ahead log: written on every update, read only when the shard is loaded
-LOG = ("/wal/",)
 _MADV_PAGEOUT = 21
 
 _madvise = None

@@ -10,7 +10,7 @@ import pytest
 from hindsight_core import Hindsight
 from hindsight_core.store import EdgeStore
 from hindsight_core.store import edge
-from hindsight_core.store.mapped import LOG, READ_AT_LOAD, page_out
+from hindsight_core.store.mapped import READ_AT_LOAD, page_out
 from hindsight_core.testing import FakeEmbedder
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
@@ -61,19 +61,19 @@ def test_a_reloaded_shard_keeps_little_of_what_its_load_read_and_serves_the_same
 
 
 def log_resident_after_writes(folder: Path, monkeypatch, kept: int) -> tuple[int, list[str], bool]:
-    """The resident KiB of the shard's log after 300 writes, the memories kept, and whether pages can be given
+    """The resident KiB of the shard's log and payload indexes after 300 writes, the memories kept, and whether pages can be given
     back here."""
     monkeypatch.setattr(edge, "LOG_CHANGES_KEPT", kept)
     with Hindsight(store=EdgeStore(folder), embedder=FakeEmbedder()) as memory:
-        for n in range(12):  # one user: one shard's log
+        for n in range(12):  # one user: one shard
             memory.write_many([f"Entry {n}.{i}: the Orion build {i} passed on runner {n}." for i in range(25)],
                               user_id="alice", force=True)
-        resident, _ = resident_kib(folder / "shards", LOG)
+        resident, _ = resident_kib(folder / "shards")
         stored = sorted(m.raw_content for m in memory.memories(user_id="alice"))
-        return resident, stored, page_out(folder / "shards", LOG) > 0
+        return resident, stored, page_out(folder / "shards") > 0
 
 
-def test_a_growing_log_is_given_back_as_it_is_written(tmp_path, monkeypatch):
+def test_what_writes_add_to_the_log_and_payload_indexes_is_given_back(tmp_path, monkeypatch):
     kept_all, stored, supported = log_resident_after_writes(tmp_path / "all", monkeypatch, 10**9)
     if not supported:
         pytest.skip("this kernel offers no MADV_PAGEOUT")
