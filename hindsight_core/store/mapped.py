@@ -23,7 +23,6 @@ it does nothing and the pages stay as before.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from pathlib import Path
 
 #: the parts of a shard's folder the engine reads only when it loads the shard (whole, then): the log, and the
@@ -38,7 +37,7 @@ def _libc_madvise():
     global _madvise
     if _madvise is None:
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+            libc = ctypes.CDLL(None, use_errno=True)  # the symbols the process has loaded, libc's among them
             call = libc.madvise
             call.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
             call.restype = ctypes.c_int
