@@ -43,7 +43,7 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("tenants.json", ["tenants.py", "--users", "10000", "--sample", "50", "--forget", "5",
                       "--label", "shared-shards-10k-paged-out"]),
     ("tenants_served.json", ["tenants.py", "--serve", "--users", "1000", "--sample", "50", "--forget", "5",
-                             "--clients", "16", "--label", "served-1k-16-clients"]),
+                             "--clients", "16", "--label", "served-1k-16-clients-paged-out"]),
     ("speed.json", ["speed.py", "--sizes", "10000", "20000", "100000", "--repeats", "200", "--write-sample", "2000",
                     "--overhead-sample", "5000", "--auto-index", "20000"]),
     ("speed_1m.json", ["speed.py", "--sizes", "--million", "--no-writes", "--auto-index", "--repeats", "100",
