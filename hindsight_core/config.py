@@ -114,8 +114,12 @@ class Limits:
 class SemanticConfig:
     """Consolidation, duplicates and conflicts (see `hindsight_core.write.rules` and `hindsight_core.consolidate`)."""
 
-    #: a group of similar episodes becomes knowledge once it has this many episodes ...
-    min_episodes: int = 5
+    #: a group of similar episodes becomes knowledge once it has this many occurrences ...
+    min_episodes: int = 3
+    #: ... said on at least this many different days (UTC dates: each statement's day and, for a merged repeat, the
+    #: day it was last said again; a repeat in the same words adds no day between them), so a subject talked over
+    #: in one session never becomes knowledge however often it comes up ...
+    min_days: int = 3
     #: ... spread over at least this many days
     min_span_days: float = 3.0
     #: cosine at or above which two episodes belong to one group
@@ -159,6 +163,8 @@ class SemanticConfig:
     def __post_init__(self) -> None:
         if self.min_episodes < 2:
             raise InvalidInputError("min_episodes must be at least 2")
+        if self.min_days < 1:
+            raise InvalidInputError("min_days must be at least 1")
         for name in ("group_similarity", "duplicate_similarity", "conflict_similarity", "correction_similarity",
                      "duplicate_overlap", "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
             if not 0 <= getattr(self, name) <= 1:
