@@ -1,7 +1,7 @@
 """At which step each labelled group of `knowledge.jsonl` fails to become knowledge (an error analysis).
 
     python benchmarks/knowledge_steps.py [--cases N] [--lang en|zh|cross] [--madial DIR | --no-madial]
-                                         [--out benchmarks/results/knowledge_steps.json]
+                                         [--stands-out LEVEL] [--room N] [--out benchmarks/results/knowledge_steps.json]
 
 Each case is written as `benchmarks/knowledge.py` writes it (defaults: `TurnLog.offer`, one
 offer per day, no consolidation), then the episodes are read back and the steps of
@@ -33,7 +33,8 @@ read in place): madial's dialogues in each language as one user's conversation, 
 a day (76 days, a child's everyday talk with an assistant), written the same way, then
 `consolidate()`: every group that forms there is counted (`madial` in the JSON: groups
 formed and their sizes; none of their words is written out). Few or none should form from
-chit-chat.
+chit-chat. `--stands-out` and `--room` run everything with another `groups.GROUP_STANDS_OUT`
+or `groups.GROUP_ROOM`, to see what each level costs on both sets.
 """
 
 from __future__ import annotations
@@ -209,11 +210,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = case_options(__doc__)
     parser.add_argument("--madial", type=Path, default=SHARED / "madial")
     parser.add_argument("--no-madial", action="store_true", help="skip the madial dialogues")
+    parser.add_argument("--stands-out", type=float, default=None, metavar="LEVEL",
+                        help="run with groups.GROUP_STANDS_OUT at LEVEL (default: as configured)")
+    parser.add_argument("--room", type=int, default=None, metavar="N",
+                        help="run with groups.GROUP_ROOM at N (default: as configured)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_steps.json")
     return parser.parse_args(argv)
 
 
 def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
+    """Every view, with the stand-out level and the background's room as asked (put back afterwards)."""
+    saved = grouping.GROUP_STANDS_OUT, grouping.GROUP_ROOM
+    if args.stands_out is not None:
+        grouping.GROUP_STANDS_OUT = args.stands_out
+    if args.room is not None:
+        grouping.GROUP_ROOM = args.room
+    try:
+        return _run(args, vectors)
+    finally:
+        grouping.GROUP_STANDS_OUT, grouping.GROUP_ROOM = saved
+
+
+def _run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
     vectors = vectors or E5Vectors(CACHE)
     cases = chosen_cases(args, vectors)
     rows: dict[str, list[dict]] = {view: [] for view in VIEWS}
@@ -224,7 +242,8 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
                 rows[view] += analyse(case, store, min_episodes)
         finally:
             store.close()
-    report = {"views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}
+    report = {"stands_out": grouping.GROUP_STANDS_OUT, "room": grouping.GROUP_ROOM,
+              "views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}
     if not args.no_madial and (args.madial / "zh-dialogue.json").exists():
         report["madial"] = madial_groups(args.madial, E5Vectors(MADIAL_CACHE))
     return write_results(args.out, report, __file__)
