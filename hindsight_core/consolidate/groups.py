@@ -201,13 +201,13 @@ def qualifies(group: Group, cfg: SemanticConfig) -> bool:
 #: how far a member stands out from the leader's other statements, in standard deviations, on `Likeness`: the cosine
 #: plus the words the two share, weighted by how rare each word is among the user's own statements (one rule for
 #: both scripts: English stems, CJK bigrams of content characters), above the `background` of the rest.
-#: With groups of three said on three days (`SemanticConfig.min_episodes`, `min_days`), measured on two sets:
-#: madial's dialogues, a child's everyday talk over 76 days (one dialogue a day, about 200 candidate statements a
-#: language), form 0 groups in English and 4 in Chinese at 9.0 (2 and 13 at 7.0, 0 and 3 at 11.0), and our
-#: labelled knowledge set keeps precision 95.6-95.9% from 7.0 to 11.0 while recall falls 65.1 -> 59.6 (most of
-#: its conversations are short, and the test applies only from `2 * min_episodes` other statements). With groups of
-#: five, 7.0 was the lowest level at which no real statement of LoCoMo or madial formed a group
-#: (`benchmarks/knowledge_calibration.py`)
+#: With groups of three said on three days (`SemanticConfig.min_episodes`, `min_days`), measured on two sets by
+#: `python benchmarks/knowledge_steps.py [--stands-out LEVEL]`: madial's dialogues, a child's everyday talk over 76
+#: days (one dialogue a day, about 200 candidate statements a language), form 2 groups in English and 15 in Chinese
+#: at 7.0, none and 4 at 9.0, none and 3 at 11.0, while 67, 65 and 62 of the 109 labelled repetitions of our
+#: knowledge set form (most of its conversations are short, and the test applies only from `2 * min_episodes`
+#: other statements). With groups of five, 7.0 was the lowest level at which no real statement of LoCoMo or
+#: madial formed a group (`benchmarks/knowledge_calibration.py`)
 GROUP_STANDS_OUT = 9.0
 #: the same for a member in the other script from the leader ("I don't eat coriander" / "我不吃香菜"): no words can
 #: be shared, so the cosine alone must stand out, as for a change of mind (`write.rules.STANDS_OUT`)
@@ -266,9 +266,9 @@ class Likeness:
 
 #: how many of the leader's closest statements its background leaves out (`background`): room for a group of five
 #: (the leader and four), whatever `min_episodes` is. A group larger than the least that qualifies is common (a
-#: preference said four or five times where three qualify), and members left in the background make its spread:
-#: leaving out only `min_episodes - 1` (2 for groups of three), recall on our labelled knowledge set was 46.8%
-#: against 61.5% (same precision, 94.4% and 95.7%), and madial's Chinese dialogues formed 3 groups against 4
+#: preference said four times where three qualify), and members left in the background make its spread: leaving
+#: out only `min_episodes - 1` (2 for groups of three), 57 of the 109 labelled repetitions of our knowledge set form
+#: against 65 (`python benchmarks/knowledge_steps.py --room 2`)
 GROUP_ROOM = 4
 
 
