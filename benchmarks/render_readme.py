@@ -234,7 +234,8 @@ _DECISION_LIMITS = {
     "groups": "off by default: on, recall@5 rises but the prompt block loses the repeated turns' own words (a "
               "knowledge memory stands for its episodes); a one-off task asked three times with another object "
               "(\"make me a worksheet on …\") still groups, a conversation with fewer than seven other statements "
-              "has no background to stand out from, and statements in two languages seldom stand out together",
+              "has no background to stand out from, and a statement in one language seldom counts one in the other "
+              "among its nearest",
     "changes": "a change across languages with no shared word needs five statements in the old one's script to "
                "stand out from, a user's change still replaces what a named third party holds (a neighbour's car, "
                "a father's medicine), and in real chit-chat a change marker still finds a wrong statement to "
