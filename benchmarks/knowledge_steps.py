@@ -1,6 +1,7 @@
 """At which step each labelled group of `knowledge.jsonl` fails to become knowledge (an error analysis).
 
-    python benchmarks/knowledge_steps.py [--cases N] [--lang en|zh|cross] [--out benchmarks/results/knowledge_steps.json]
+    python benchmarks/knowledge_steps.py [--cases N] [--lang en|zh|cross] [--madial DIR | --no-madial]
+                                         [--stands-out LEVEL] [--room N] [--out benchmarks/results/knowledge_steps.json]
 
 Each case is written as `benchmarks/knowledge.py` writes it (defaults: `TurnLog.offer`, one
 offer per day, no consolidation), then the episodes are read back and the steps of
@@ -17,7 +18,7 @@ is where it fails:
 5. `topic`: a topic word shared with the leader (`groups._topic_tokens`);
 6. `mutual`: the leader among each member's nearest (`groups._mutual`);
 7. `same_way`: same speaker, no negation, no clashing value (`groups._group`);
-8. `count_days`: `min_episodes` occurrences over `min_span_days` (`groups.qualifies`).
+8. `count_days`: `min_episodes` occurrences on `min_days` different days over `min_span_days` (`groups.qualifies`).
 
 For a negative group (turns that must not become knowledge) it reports how many of its turns
 pass `candidate` (a negative whose turns are not candidates can never be violated).
@@ -26,6 +27,14 @@ Views are reported as configured and with groups of three, four and five (`min_e
 most labelled groups have three or four turns). Each positive row also says whether the case's pool was large
 enough for the stand-out test to apply (`background`: at least `2 * min_episodes` other
 candidates).
+
+A second source of real conversation (`--madial`, default `../shared/benchmarks/madial`, MIT,
+read in place): madial's dialogues in each language as one user's conversation, one dialogue
+a day (76 days, a child's everyday talk with an assistant), written the same way, then
+`consolidate()`: every group that forms there is counted (`madial` in the JSON: groups
+formed and their sizes; none of their words is written out). Few or none should form from
+chit-chat. `--stands-out` and `--room` run everything with another `groups.GROUP_STANDS_OUT`
+or `groups.GROUP_ROOM`, to see what each level costs on both sets.
 """
 
 from __future__ import annotations
@@ -40,8 +49,12 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 
-from harness import write_results  # noqa: E402
-from knowledge import CACHE, CaseStore, case_options, chosen_cases  # noqa: E402
+import sys  # noqa: E402
+from datetime import datetime, timedelta, timezone  # noqa: E402
+
+from embedcache import CACHE_DIR  # noqa: E402
+from harness import SHARED, write_results  # noqa: E402
+from knowledge import CACHE, Case, CaseStore, CaseTurn, case_options, chosen_cases, prepare  # noqa: E402
 from recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core.consolidate import groups as grouping  # noqa: E402
@@ -159,13 +172,66 @@ def summarise(rows: list[dict]) -> dict:
                 for why in sorted({r["why"] for r in negatives})}}
 
 
+MADIAL_CACHE = CACHE_DIR / "madial-dialogues-multilingual-e5-small.npy"
+
+
+def madial_conversation(folder: Path, lang: str) -> Case:
+    """madial's dialogues in `lang` as one user's conversation: one dialogue a day, its turns two minutes apart."""
+    from knowledge_calibration import _madial_dialogues
+
+    start = datetime(2026, 1, 1, 18, tzinfo=timezone.utc)
+    turns = [CaseTurn(f"d{day}-{n}", start + timedelta(days=day, minutes=2 * n),
+                      "agent" if who == "Assistant" else "user", text)
+             for day, dialogue in enumerate(_madial_dialogues(folder, lang)) for n, (who, text) in enumerate(dialogue)]
+    return Case(f"madial-{lang}", lang, f"madial-{lang}", tuple(turns), (), (), ())
+
+
+def madial_groups(folder: Path, vectors: E5Vectors) -> dict:
+    """The groups `consolidate()` forms in madial's dialogues, per language (every one is chit-chat or a real
+    repeated liking; the texts are shown while running, never written)."""
+    out = {}
+    for lang in ("en", "zh"):
+        case = madial_conversation(folder, lang)
+        prepare([case], vectors)
+        store = CaseStore(Recipe(), vectors, case)
+        try:
+            report = store.memory.consolidate(user_id=case.user)
+            episodes = [r for r in store.records.values() if r.layer.value == "episodic"]
+            out[lang] = {"days": len(case.days()), "episodes": len(episodes), "groups": len(report.created),
+                         "group_sizes": sorted(len(k.derived_from) for k in report.created)}
+            for knowledge in report.created:
+                print(f"  madial-{lang} group: {knowledge.summary[:100]}", file=sys.stderr)
+        finally:
+            store.close()
+    return out
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = case_options(__doc__)
+    parser.add_argument("--madial", type=Path, default=SHARED / "madial")
+    parser.add_argument("--no-madial", action="store_true", help="skip the madial dialogues")
+    parser.add_argument("--stands-out", type=float, default=None, metavar="LEVEL",
+                        help="run with groups.GROUP_STANDS_OUT at LEVEL (default: as configured)")
+    parser.add_argument("--room", type=int, default=None, metavar="N",
+                        help="run with groups.GROUP_ROOM at N (default: as configured)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_steps.json")
     return parser.parse_args(argv)
 
 
 def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
+    """Every view, with the stand-out level and the background's room as asked (put back afterwards)."""
+    saved = grouping.GROUP_STANDS_OUT, grouping.GROUP_ROOM
+    if args.stands_out is not None:
+        grouping.GROUP_STANDS_OUT = args.stands_out
+    if args.room is not None:
+        grouping.GROUP_ROOM = args.room
+    try:
+        return _run(args, vectors)
+    finally:
+        grouping.GROUP_STANDS_OUT, grouping.GROUP_ROOM = saved
+
+
+def _run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
     vectors = vectors or E5Vectors(CACHE)
     cases = chosen_cases(args, vectors)
     rows: dict[str, list[dict]] = {view: [] for view in VIEWS}
@@ -176,12 +242,16 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None) -> dict:
                 rows[view] += analyse(case, store, min_episodes)
         finally:
             store.close()
-    report = {"views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}
+    report = {"stands_out": grouping.GROUP_STANDS_OUT, "room": grouping.GROUP_ROOM,
+              "views": {view: summarise(found) for view, found in rows.items()}, "rows": rows["as configured"]}
+    if not args.no_madial and (args.madial / "zh-dialogue.json").exists():
+        report["madial"] = madial_groups(args.madial, E5Vectors(MADIAL_CACHE))
     return write_results(args.out, report, __file__)
 
 
 def main() -> None:
-    print(json.dumps(run(parse_args())["views"], indent=1))
+    result = run(parse_args())
+    print(json.dumps({"views": result["views"], "madial": result.get("madial")}, indent=1))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
-from .groups import Group, find_groups, group_around, largest_group, times_said
+from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, times_said
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -141,7 +141,8 @@ def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], 
         reasons = Counter(excluded_because(r) for r in pool)
         return f"none of {len(pool)} episodes may become knowledge: " + \
             ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda p: (-p[1], p[0])))
-    need = f"{semantic.min_episodes} times over {semantic.min_span_days:g} days"
+    need = (f"{semantic.min_episodes} times on {semantic.min_days} different days over "
+            f"{semantic.min_span_days:g} days")
     if around:  # after a write: only the groups holding the new episodes were looked for, and scanning for the
         # largest group of the whole pool would cost every write a pass over all of a user's statements
         return f"no group of similar statements completed around the new episodes (needs {need})"
@@ -149,8 +150,8 @@ def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], 
     if best is None or best.occurrences < 2:
         return f"{len(records)} episodes may become knowledge, but none is said again in similar words (needs {need})"
     return (f"{len(records)} episodes may become knowledge; the largest group of similar statements "
-            f"('{records[best.members[0]].summary[:60]}') was said {best.occurrences} times over "
-            f"{best.span_days:.1f} days (needs {need})")
+            f"('{records[best.members[0]].summary[:60]}') was said {best.occurrences} times on "
+            f"{best.days} different days over {best.span_days:.1f} days (needs {need})")
 
 
 #: how many close semantic memories one summary is compared with by cosine (more means a fallback to all of them)
@@ -254,8 +255,8 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
         if remaining:
             vectors = np.asarray([h.vector for h in hits], dtype=np.float32)
             group = Group(tuple(range(len(remaining))), sum(times_said(r) for r in remaining),
-                          _span(remaining))
-            if group.occurrences >= semantic.min_episodes and group.span_days >= semantic.min_span_days:
+                          _span(remaining), days=days_said(remaining))
+            if qualifies(group, semantic):
                 try:
                     entities = shared_entities(remaining)
                     summary = (llm_summary(summarizer, remaining, entities) if summarizer is not None

@@ -9,9 +9,11 @@ by a hash of the id), so a compaction rewrites a bucket's segments, not the whol
 upserts are conditional on it (`edge_changes`), so no change reaches another
 user's point. Resident memory, threads and open files grow with the memories
 held, not with the users: a user costs a registry file and a key file, and only
-`max_open` users' key files are open at once. Forgetting a user for good deletes
-their points, compacts the shards (the points leave the segment files) and
-removes their key file (`sealing`: the text in the engine's log can no longer be opened).
+`max_open` users' key files are open at once; what the engine reads whole when it
+loads a shard (its log, its payload indexes' page files) is paged out after the load,
+and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
+(the points leave the segment files) and removes their key file (`sealing`: the
+text in the engine's log can no longer be opened).
 The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
 holds the GIL for the whole build, so it never runs in the caller's process.
@@ -69,6 +71,7 @@ from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
+from .mapped import page_out
 from .private import make_private, private_folder
 from .sealing import KeyStore
 from .values import (
@@ -83,6 +86,9 @@ from .values import (
     SearchResult,
     open_registered,
 )
+
+#: changes a shard takes before its log's and payload indexes' written pages are given back (a few MiB a shard)
+LOG_CHANGES_KEPT = 2048
 
 __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "user_dir_name"]
 
@@ -114,6 +120,8 @@ class EdgeStore(EdgeUpkeep):
         self._lock = threading.RLock()
         self._shards: dict[str, Any] = {}
         self._touched: set[str] = set()  # shards this process opened: set owner-only again at close
+        #: changes appended to each shard's log since its pages were last given back (`_logged`)
+        self._log_changes: dict[str, int] = {}
         self._keys: OrderedDict[tuple[str, str], KeyStore] = OrderedDict()
         self._closer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-keys")
         #: registry entries of the most recently used users (the others are read again from their file)
@@ -172,7 +180,8 @@ class EdgeStore(EdgeUpkeep):
         if name.startswith(MEMORIES + "-") and not self._building(name):
             settle_folder(folder)  # an index swap a crash interrupted
         try:
-            if shard_exists(folder):
+            loaded = shard_exists(folder)
+            if loaded:
                 shard = EdgeShard.load(str(folder))
             elif create:
                 shard = EdgeShard.create(str(private_folder(folder.parent) / folder.name),
@@ -181,6 +190,8 @@ class EdgeStore(EdgeUpkeep):
             else:
                 return None
             ensure_indexes(shard)
+            if loaded:  # the log and the payload indexes it read whole: not resident for the shard's lifetime
+                page_out(folder)
         except HindsightError:
             raise
         except Exception as exc:
@@ -340,6 +351,19 @@ class EdgeStore(EdgeUpkeep):
             self._apply(user_id, shard, entry)
             path.unlink()
 
+    def _logged(self, user_id: str, space: str, changes: int) -> None:
+        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log and its
+        payload indexes' storage (`mapped`: read again only when the shard is loaded)."""
+        dimension = self._spaces(user_id).get(space)
+        if dimension is None:
+            return
+        name = shard_name(space, dimension, bucket_of(user_id))
+        count = self._log_changes.get(name, 0) + changes
+        if count >= LOG_CHANGES_KEPT:
+            page_out(self._shard_path(name))
+            count = 0
+        self._log_changes[name] = count
+
     def _dimension(self, user_id: str) -> int | None:
         entry = self._entry(user_id)
         return int(entry["dimension"]) if entry else None
@@ -352,6 +376,8 @@ class EdgeStore(EdgeUpkeep):
             self._set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
         self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
         self._after_change(shard)
+        self._logged(user_id, entry.get("space", MEMORIES),
+                     len(entry["upserts"]) + len(entry["updates"]) + len(entry["deletes"]))
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
             name = self._memories_shard(user_id)
             self._indexer.record(name, "entry", entry)

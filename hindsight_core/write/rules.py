@@ -370,14 +370,17 @@ def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
     Whatever the user asserts (`asserted`: not a question, a conditional or
     wish, quoted speech or news about someone else), whatever kind the gate
     filed it as, said by the user (an agent's or a tool's words never become
-    the user's knowledge), active, not yet consolidated or superseded, and not
-    a task's outcome. Whether it says the same thing often enough is for the
-    groups to decide (`consolidate.groups`).
+    the user's knowledge), active, not yet consolidated or superseded, not
+    a task's outcome, and not news of a change (`says_change`: "the wedding moved
+    to June 6", "工资卡换成工行的了": supersession's to decide; grouped with what
+    is said next about the new value it makes a story of one change, not a
+    statement said again). Whether it says the same thing often enough is for
+    the groups to decide (`consolidate.groups`).
     """
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
             and not r.superseded_by and r.source is Source.USER and r.event_type not in _NEVER_KNOWLEDGE
-            and asserted(r.raw_content)]
+            and asserted(r.raw_content) and not says_change(r.raw_content)]
 
 
 def excluded_because(record: MemoryRecord) -> str:
@@ -397,7 +400,9 @@ def excluded_because(record: MemoryRecord) -> str:
     if is_question(record.raw_content):
         return "questions"
     why = mood.why_not(strip_speaker(record.raw_content))
-    return _PLURAL.get(why, why) if why else "a candidate"
+    if why:
+        return _PLURAL.get(why, why)
+    return "news of a change" if says_change(record.raw_content) else "a candidate"
 
 
 _PLURAL = {"a question": "questions", "quoted or reported speech": "quotes or reported speech",

@@ -108,15 +108,23 @@ def test_the_steps_a_group_fails_at_are_tallied_on_a_slice(tmp_path, real_embedd
     from recipes import E5Vectors
 
     out = tmp_path / "steps.json"
-    report = knowledge_steps.run(knowledge_steps.parse_args(["--cases", "2", "--out", str(out)]),
+    report = knowledge_steps.run(knowledge_steps.parse_args(["--cases", "2", "--no-madial", "--out", str(out)]),
                                  vectors=E5Vectors(None, inner=real_embedder))
     assert json.loads(out.read_text()) == report and set(report["views"]) == set(knowledge_steps.VIEWS)
+    assert "madial" not in report and report["stands_out"] == knowledge_steps.grouping.GROUP_STANDS_OUT
     positives = sum(1 for c in knowledge.load(cases=2) for g in c.groups if g["positive"])
     for view in report["views"].values():
         assert sum(view["positives_failing_at"].values()) == positives
         assert set(view["positives_failing_at"]) == set(knowledge_steps.STEPS)
     # every positive row names the step it failed at
     assert all(r["step"] in knowledge_steps.STEPS for r in report["rows"] if r["positive"])
+    # another stand-out level and room for one run, put back afterwards
+    configured = knowledge_steps.grouping.GROUP_STANDS_OUT, knowledge_steps.grouping.GROUP_ROOM
+    other = knowledge_steps.run(knowledge_steps.parse_args(["--cases", "1", "--no-madial", "--stands-out", "3.5",
+                                                            "--room", "2", "--out", str(out)]),
+                                vectors=E5Vectors(None, inner=real_embedder))
+    assert (other["stands_out"], other["room"]) == (3.5, 2)
+    assert (knowledge_steps.grouping.GROUP_STANDS_OUT, knowledge_steps.grouping.GROUP_ROOM) == configured
 
 
 def test_scoring_rules():

@@ -31,7 +31,7 @@ EXPECTED = {
                            "From now on, print all my reports in A4 landscape.", "memory block inside: False"],
     "03_llamaindex_chat_engine": ["LLM: MockFunctionCallingLLM", "--- system message the LLM received ---",
                                   "<memories>", "My manager is Dana Whitfield"],
-    "04_decay_and_consolidation": ["knowledge from 5 episodes", "created 1 semantic memor"],
+    "04_decay_and_consolidation": ["knowledge from 3 episodes", "created 1 semantic memor"],
 }
 IMAGES = {"04_decay_and_consolidation": 7}
 

@@ -68,7 +68,7 @@ def test_landscape_episodes_become_knowledge_recalled_first(manual_memory, clock
 
 
 def test_below_the_thresholds_nothing_is_made(manual_memory, clock):
-    write_episodes(manual_memory, clock, LANDSCAPE[:4])  # only 4 episodes
+    write_episodes(manual_memory, clock, LANDSCAPE[:2])  # only 2 episodes
     assert manual_memory.consolidate(user_id="alice").created == []
     clock.advance(days=1)
 
@@ -76,6 +76,20 @@ def test_below_the_thresholds_nothing_is_made(manual_memory, clock):
 def test_five_episodes_in_one_day_are_not_yet_knowledge(manual_memory, clock):
     write_episodes(manual_memory, clock, every_days=0.1)  # 5 episodes within half a day: span < 3 days
     assert manual_memory.consolidate(user_id="alice").created == []
+
+
+def test_a_group_needs_three_different_days_not_only_a_long_span(manual_memory, clock):
+    """Said four times over four days, but on two of them (`SemanticConfig.min_days`): not yet knowledge; once said
+    on a third day, it is."""
+    write_episodes(manual_memory, clock, LANDSCAPE[:2], every_days=0.01)  # the first day, twice
+    clock.advance(days=4)
+    write_episodes(manual_memory, clock, LANDSCAPE[2:4], every_days=0.01)  # the fifth day, twice
+    report = manual_memory.consolidate(user_id="alice")
+    assert report.created == [] and "on 2 different days" in report.why_nothing, report.why_nothing
+    clock.advance(days=1)
+    write_episodes(manual_memory, clock, LANDSCAPE[4:])
+    report = manual_memory.consolidate(user_id="alice")
+    assert len(report.created) == 1 and "said 5 times" in report.created[0].summary, report
 
 
 def test_consolidation_twice_is_a_no_op(manual_memory, clock):
@@ -91,7 +105,8 @@ def test_automatic_consolidation_after_writes(clock, real_embedder):
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
         write_episodes(memory, clock)
         semantic = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
-        assert len(semantic) == 1 and len(semantic[0].derived_from) == 5
+        # formed on the fourth day (said on three days spread over three), then confirmed by the fifth
+        assert len(semantic) == 1 and len(semantic[0].derived_from) == 4 and semantic[0].confirmations == 5
 
 
 def test_consolidate_all_serves_a_scheduler(manual_memory, clock):
@@ -142,16 +157,16 @@ def test_a_crashing_summariser_is_an_error_not_a_success(clock, real_embedder):
 
 
 def test_forgetting_the_episodes_forgets_the_knowledge(manual_memory, clock):
-    episodes = write_episodes(manual_memory, clock, LANDSCAPE + ["Print the weekly report on A4 paper in landscape."])
+    episodes = write_episodes(manual_memory, clock, LANDSCAPE[:4], every_days=2)
     knowledge = manual_memory.consolidate(user_id="alice").created[0]
-    receipt = manual_memory.forget(user_id="alice", memory_id=episodes[-1])  # 5 remain: re-derived
+    receipt = manual_memory.forget(user_id="alice", memory_id=episodes[-1])  # 3 remain on 3 days: re-derived
     assert receipt.rederived == (knowledge.id,)
     assert knowledge.id in {m.id for m in manual_memory.memories(user_id="alice")}
     assert episodes[-1] not in manual_memory.get(knowledge.id, user_id="alice").derived_from
-    receipt = manual_memory.forget(user_id="alice", memory_id=episodes[0])  # 4 remain: below the threshold
+    receipt = manual_memory.forget(user_id="alice", memory_id=episodes[0])  # 2 remain: below the threshold
     assert knowledge.id in receipt.ids
     remaining = manual_memory.memories(user_id="alice")
-    assert len(remaining) == 4 and all(not m.consolidated_into for m in remaining)
+    assert len(remaining) == 2 and all(not m.consolidated_into for m in remaining)
 
 
 CRASH_SCRIPT = textwrap.dedent("""

@@ -39,12 +39,12 @@ SCENARIOS = {
 }
 
 NO_GROUP_MINILM = {
-    "en": "all-MiniLM-L6-v2 does not group the requests: 'Landscape orientation again for this invoice printout.' "
-          "sits at cosine 0.67 and 0.62 from the other two, below group_similarity 0.7, so at most 3 of the 5 "
-          "occurrences group (min_episodes 5)",
+    "en": "all-MiniLM-L6-v2 does not group all the requests: 'Landscape orientation again for this invoice printout.' "
+          "sits at cosine 0.67 and 0.62 from the other two, below group_similarity 0.7, so 3 of the 5 occurrences "
+          "group (enough for knowledge, said on three days: 'said 3 times', not the 5 of the multilingual model)",
     "zh": "all-MiniLM-L6-v2 reads Chinese as noise: '季度总结也横向打印，谢谢' sits at cosine 0.55 from the other two "
           "requests (which it puts at 1.0 from each other), below group_similarity 0.7, so only 4 of the 5 "
-          "occurrences group (min_episodes 5)",
+          "occurrences group",
 }
 
 @pytest.fixture
@@ -83,15 +83,20 @@ def test_parameterised_requests_are_kept_as_requests(lang, embedder, clock):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_repetition_becomes_a_preference_recalled_first(request, lang, embedder, clock):
-    xfail_if(request, {("minilm", "en"): NO_GROUP_MINILM["en"], ("minilm", "zh"): NO_GROUP_MINILM["zh"]})
+    xfail_if(request, {("minilm", "zh"): NO_GROUP_MINILM["zh"]})
     scenario = SCENARIOS[lang]
     with Hindsight(location=":memory:", embedder=embedder, clock=clock, config=knowledge_on()) as memory:
         five_days(memory, clock, scenario["days"])
         knowledge = [m for m in memory.memories(user_id="alice") if m.layer is Layer.SEMANTIC]
         assert len(knowledge) == 1, [m.summary for m in memory.memories(user_id="alice")]
-        assert knowledge[0].summary.startswith(scenario["knowledge"]) and "5" in knowledge[0].summary
+        assert knowledge[0].summary.startswith(scenario["knowledge"])
+        # formed once said on three days over three, then confirmed by each later repeat it is close to
+        assert knowledge[0].confirmations >= 4
         top = memory.recall(scenario["question"], user_id="alice", k=3, reinforce=False)
-        assert top[0].memory.id == knowledge[0].id
+        # a repeat said after the knowledge formed confirms it but stays an episode of its own, and may rank beside
+        # it (in Chinese, "团队报告还是横向打印" just above it); every earlier repeat is behind the knowledge
+        assert knowledge[0].id in [r.memory.id for r in top[:2]], [r.memory.summary for r in top]
+        assert all(r.memory.consolidated_into is None for r in top)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -32,6 +32,8 @@ def test_whatever_the_gate_filed_it_as_an_assertion_of_the_user_may_become_knowl
     ("If I lived in Oslo I'd ski.", "dialogue", Source.USER, "conditionals, wishes or plans"),
     ("I don't eat coriander.", "fact", Source.AGENT, "agent text"),
     ("Build finished: 3 tests failed.", "task_result", Source.USER, "task result entries"),
+    ("We switched the team chat from Slack to Zulip.", "fact", Source.USER, "news of a change"),
+    ("我们的例会改到周三下午了", "event", Source.USER, "news of a change"),
 ])
 def test_what_never_becomes_the_users_knowledge_and_why(text, kind, source, why):
     record = _record(text, kind, source)

@@ -99,20 +99,27 @@ def test_the_same_ask_word_for_word_is_one_task_not_knowledge(memory, clock, ask
     assert not report.created and report.ok, report
 
 
-def test_a_fact_said_again_in_the_same_words_counts_each_time(memory, clock):
-    """A statement (not an ask) merged with its repeats counts once per confirmation."""
+def test_a_fact_said_again_in_the_same_words_counts_each_time_but_on_its_first_and_last_day(memory, clock):
+    """A statement (not an ask) merged with its repeats counts once per confirmation, but the merged episode keeps only
+    its first and last day (`groups.days_said`): said word for word it is two days, however often ("Thanks, you're a
+    lifesaver!" every day never becomes knowledge); said once more in other words on another day, it is three."""
     ids = _say(memory, clock, ["I'm lactose intolerant."] * 5)
     assert len(set(ids)) == 1
     report = memory.consolidate(user_id="u")
+    assert report.ok and not report.created, report
+    assert "said 5 times on 2 different days" in report.why_nothing, report.why_nothing
+    more = _say(memory, clock, ["No milk for me, I'm lactose intolerant."])
+    report = memory.consolidate(user_id="u")
     assert report.ok and len(report.created) == 1, report
-    assert "said 5 times" in report.created[0].summary
+    assert set(report.created[0].derived_from) == {ids[0], more[0]}
+    assert "said 6 times" in report.created[0].summary
 
 
 def test_a_report_says_why_nothing_formed(memory, clock):
     _say(memory, clock, SAME_FACT["en"][:2])
     report = memory.consolidate(user_id="u")
     assert not report.created
-    assert "needs 5 times over 3 days" in report.why_nothing, report.why_nothing
+    assert "needs 3 times on 3 different days over 3 days" in report.why_nothing, report.why_nothing
     assert report.why_nothing in str(report)
 
 
@@ -200,15 +207,19 @@ def test_a_change_across_languages_of_a_single_valued_attribute(memory, clock):
     assert memory.get(old.id, user_id="u").superseded_by == new.id
 
 
-def test_the_same_words_said_on_five_days_become_knowledge_after_the_write(clock, real_embedder):
-    # after each write
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_statement_said_on_three_days_becomes_knowledge_after_the_write(clock, real_embedder, lang):
+    """Three of the paraphrases, each on its own day (the second of SAME_FACT would be merged into the first as a
+    near-duplicate, which keeps only its first and last day: `groups.days_said`)."""
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock, config=knowledge_on()) as memory:
-        for _ in range(6):
-            memory.write("我不喝冰水", user_id="u")
-            clock.advance(days=1)
-        knowledge = [m for m in memory.memories(user_id="u") if m.layer is Layer.SEMANTIC]
-    assert len(knowledge) == 1 and "说过5次" in knowledge[0].summary, knowledge  # formed on the fifth day
-    assert knowledge[0].confirmations == 6  # and confirmed on the sixth
+        formed = []
+        for text in [SAME_FACT[lang][n] for n in (0, 2, 4)]:
+            memory.write(text, user_id="u")
+            clock.advance(days=2)
+            formed.append([m for m in memory.memories(user_id="u") if m.layer is Layer.SEMANTIC])
+    assert formed[0] == formed[1] == [], formed  # not on the first day, nor the second
+    assert len(formed[2]) == 1, formed  # formed on the third
+    assert ("said 3 times" if lang == "en" else "说过3次") in formed[2][0].summary, formed
 
 
 def test_paraphrases_of_different_kinds_and_signs_group_but_a_negation_does_not(memory, clock):

@@ -10,7 +10,7 @@ from hindsight_core.testing import FakeEmbedder, FrozenClock
 
 START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
 
-#: five similar episodes over five days: consolidated into one semantic memory
+#: five similar episodes over five days: the first four consolidated into one semantic memory
 PRINT_REQUESTS = [
     "Print this report on A4 in landscape.",
     "Please print the sales report in landscape on A4.",

@@ -41,7 +41,9 @@ def test_memories_show_retention_source_confidence_and_lineage(page, server, mem
     assert re.search(r"\b\d{1,3}%", facts) and "source user" in facts and "confidence" in facts
     assert knowledge.locator("svg.bar rect.bar-fill").count() == 1
     derived = knowledge.locator(".lineage a")
-    assert derived.count() == 5 + 1  # the five print requests it was consolidated from, and what superseded it
+    # the print requests it was consolidated from (the first four: said on three days over three, it formed after the
+    # fourth; the fifth is not close enough to its summary to confirm it), and what superseded it
+    assert derived.count() == 4 + 1
 
     # the portrait correction superseded the five landscape requests (and the knowledge drawn from them)
     superseded = page.locator("#layer-episodic article.memory", has=page.locator("text=superseded by"))
@@ -83,7 +85,7 @@ def test_search_shows_ranks_and_retention_not_scores(page, server):
     # what recall's explanation notes is shown: the knowledge (standing for its episodes), what superseded it,
     # and the superseded memories' lower weight
     knowledge = results.filter(has_text="Prefers printing reports on A4 in landscape").first
-    assert "knowledge from 5 episodes" in knowledge.locator(".notes").inner_text()
+    assert "knowledge from 4 episodes" in knowledge.locator(".notes").inner_text()
     assert re.search(r"weight 30%", knowledge.locator(".why").inner_text())
     assert knowledge.locator(".lineage a", has_text="portrait").count() >= 1
     assert page.locator("ol.results .lineage a", has_text=re.compile(r"^[0-9a-f]{8}$")).count() == 0  # no bare ids
