@@ -81,10 +81,20 @@ SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+"
 
 #: words that say a value changed: the new one holds from now on, the old one no longer
 CHANGE = re.compile(
-    r"\b(?:now(?! and then| and again| that\b)(?<!right now)(?<!just now)|nowadays|anymore|any more|no longer|instead|from now on|these days|switch(?:ed|ing)?|"
+    # "now", not "right now", "just now" or "for now" (for the time being)
+    r"\b(?:now(?! and then| and again| that\b)(?<!right now)(?<!just now)(?<!for now)|nowadays|anymore|any more|no longer|"
+    r"instead|from now on|these days|"
+    # a change verb, not negated ("won't quit", "haven't changed", "never moved to"): nothing changed
+    r"(?<!n't )(?<!n\u2019t )(?<!not )(?<!never )(?:"
+    # "switched to", not "switch it up", "switch off" (vary, relax)
+    r"switch(?:ed|ing)?(?! (?:\w+ )?(?:up|off|on)\b)|"
     r"mov(?:ed|ing)(?: \w+){0,3} (?:to|from|into|over)|migrat(?:ed|ing)|chang(?:ed|ing)|replac(?:ed|ing)|"
-    r"used to|not \w+ any ?more|no more|updated?|swapp?(?:ed|ing)|ditch(?:ed|ing)|quit|upgrad(?:ed|ing)|"
-    r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing)|gone back to)\b|"
+    # a past habit, not "got used to" (grew accustomed)
+    r"(?<!get )(?<!got )(?<!gets )(?<!getting )(?<!be )(?<!been )(?<!'m )(?<!am )(?<!is )(?<!are )(?<!was )(?<!were )used to|"
+    # "updated my address", not "keep you updated" (keep someone informed)
+    r"(?<!you )(?<!me )(?<!us )(?<!them )(?<!him )(?<!her )updated?|"
+    r"swapp?(?:ed|ing)|ditch(?:ed|ing)|quit|upgrad(?:ed|ing)|"
+    r"downgrad(?:ed|ing)|relocat(?:ed|ing)|renam(?:ed|ing)|gone back to)|not \w+ any ?more|no more)\b|"
     r"(?<!到)现在(?!就)|如今|目前|(?<![点号天月年周时分钟后])以后|今后|从此|不再|已经不|换成|换了|换到|换用|换掉|搬到|搬去|搬家|搬了|搬好|迁到|迁移|迁往|升级|"
     r"挪到|调到|调去|调往|转到|转用|变成|变了|"
     # 改 before a verb says what is done instead (改用, 改学, 改喝, 改去, 改回); 修改, 改善, 改进 ... edit or improve
@@ -200,6 +210,15 @@ def reports(text: str) -> bool:
 #: where one sentence ends and the next begins: a sentence mark (a full stop only before a space, so "4.5" and
 #: "v2.1" stay whole)
 _SENTENCE_BREAK = re.compile(r"(?<=[!?。！？；;])\s*|(?<=\.)\s+")
+
+
+#: where one full sentence ends (a semicolon joins two clauses of one sentence)
+_FULL_STOP = re.compile(r"(?<=[!?。！？])\s*|(?<=\.)\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The full sentences of a text ("Sold the Civic. I'm driving a Yaris now." -> two)."""
+    return [s for s in _FULL_STOP.split(_body(text)) if s.strip()]
 
 
 def change_sentences(text: str) -> list[str]:

@@ -231,6 +231,8 @@ def subject_refused(new_text: str, old_text: str, similarity: float, others: Seq
     language), or the old one stands out from the new one's other neighbours in its script (`others`,
     `stands_out`). Without enough neighbours to say what stands out (`MIN_BACKGROUND`), a cosine alone never
     decides: "stand-out" when it fails, None when they are."""
+    if len(mood.sentences(new_text)) >= 3 and len(others) >= MIN_BACKGROUND and not stands_out(similarity, others):
+        return "stand-out"
     if shares_topic(new_text, old_text):
         return None
     if len(others) < MIN_BACKGROUND or not stands_out(similarity, others):

@@ -151,6 +151,29 @@ def test_change_markers_are_grammar_in_both_languages():
         assert not mood.marks_change(text), text
 
 
+def test_a_negated_change_verb_a_span_up_to_now_and_set_phrases_say_nothing_changed():
+    for text in ("I won't quit, no matter what.", "Don't quit, you got this!", "We haven't changed anything.",
+                 "Bye for now!",
+                 "I'll keep you updated.", "Switching it up can be tough.", "Pepper took a while to get used to her."):
+        assert not mood.marks_change(text), text
+    for text in ("I quit my job last week.", "I switched to Postgres.", "I updated my address.",
+                 "I used to live in Lyon.", "We changed schools over the summer.", "I'm on an iPhone 15 now."):
+        assert mood.marks_change(text), text
+
+
+def test_a_long_turn_needs_a_standing_out_cosine_besides_a_shared_word():
+    """A turn of three sentences or more tells several things: a word it shares with an earlier statement does not
+    show that its change is about that statement, so the earlier one must also stand out from the background."""
+    old = "I love pottery, it's so calming."
+    chatty = "Thanks so much! It was a great week. Pottery is my thing now, and painting too."
+    background = [0.80, 0.81, 0.79, 0.80, 0.82, 0.80]
+    assert len(mood.sentences(chatty)) == 3 and topic_overlap(chatty, old)
+    assert subject_refused(chatty, old, 0.83, background) == "stand-out"
+    assert subject_refused(chatty, old, 0.95, background) is None
+    assert subject_refused("Sold the Civic. I'm driving a Yaris now.", "I drive a Honda Civic.", 0.83, background) is None
+    assert len(mood.sentences("We ditched Jenkins; all pipelines are GitHub Actions now.")) == 1
+
+
 def test_topic_words_name_the_subject_in_either_language_and_never_a_number():
     assert "jira" in topic_words("我们组也从 Jira 换到 Linear 了")
     assert "朗逸" in topic_words("我开的是一辆2016年的大众朗逸") & topic_words("朗逸卖掉了，换了一辆比亚迪海豚")
