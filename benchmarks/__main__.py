@@ -34,7 +34,7 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("knowledge_calibration.json", ["knowledge_calibration.py", "--limit", "1"]),
     ("knowledge_steps.json", ["knowledge_steps.py"]),
     ("write_cost.json", ["write_cost.py", "--limit", "2", "--sessions", "3"]),
-    ("decisions.json", ["decisions.py", "--limit", "2"]),
+    ("decisions.json", ["decisions.py"]),
     # the e5 vectors of madial's texts, as ablations.py caches them (the same model: the same figures, less waiting)
     ("madial.json", ["madial.py", "--cache", "benchmarks/results/cache/ablations-multilingual-e5-small.npy"]),
     ("tenants.json", ["tenants.py", "--users", "100", "1000", "--sample", "50", "--forget", "5",

@@ -608,6 +608,16 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      missed <= 0.6 and mine["evidence_in_block@5"] >= 0.9 * mine["recall@5"], _command(knowledge),
                      "with knowledge after each write off, recall ranks exchanges by dense + BM25, the dates a query "
                      "names and supersession, which a plain dense ranking of exchanges nearly matches on this set"))
+    decisions = _load(results, "decisions.json")
+    real = (decisions or {}).get("locomo", {}).get("supersessions_labelled")
+    if real and real["labelled"]:
+        rows.append(("Changes of mind on real conversations (LoCoMo, every decision labelled by reading): "
+                     "precision ≥ 95%", f"{real['correct']} right of {real['labelled']} made in "
+                     f"{decisions['locomo']['turns']:,} turns", real["correct"] >= 0.95 * real["labelled"],
+                     _command(decisions), "chit-chat between two friends is full of change words (\"now\", "
+                     "\"used to\", \"changed\") about nothing the other turn held; a long turn needs its old "
+                     "statement to stand out, but a one- or two-sentence turn that shares a word with an earlier "
+                     "one still replaces it (`benchmarks/data/locomo_decision_labels.json`)"))
     speed = _load(results, "speed.json")
     if speed:
         ratios = {r["memories"]: r["ratio_best_to_numpy_p50"] for r in speed["sizes"]}
