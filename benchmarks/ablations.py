@@ -80,11 +80,12 @@ VARIANTS: dict[str, Recipe] = {
                                   context_chars=0),
     "consolidation-on": Recipe("consolidation after each write on, off by default (SemanticConfig.auto_consolidate"
                                "=True)", (tweak("semantic", auto_consolidate=True),)),
-    "no-supersession": Recipe("supersession off (SemanticConfig.detect_conflicts=False), on by default",
-                              (tweak("semantic", detect_conflicts=False),)),
-    "supersession-any-tense": Recipe("a superseded memory steps back for every question, past tense and named "
-                                     "dates too (RecallConfig.supersede_in_present_only=False)",
-                                     (tweak("recall", supersede_in_present_only=False),)),
+    "supersession-on": Recipe("supersession on, off by default (SemanticConfig.detect_conflicts=True)",
+                              (tweak("semantic", detect_conflicts=True),)),
+    "supersession-any-tense": Recipe("supersession on, and a superseded memory steps back for every question, past "
+                                     "tense and named dates too (RecallConfig.supersede_in_present_only=False)",
+                                     (tweak("semantic", detect_conflicts=True),
+                                      tweak("recall", supersede_in_present_only=False))),
     "no-time-prior": Recipe("time prior off (RecallConfig.time_prior_weight=0)",
                             (tweak("recall", time_prior_weight=0.0),)),
     "no-exchanges": Recipe("exchanges off (the policy's context= dropped: each turn stored alone)", pairing=False),

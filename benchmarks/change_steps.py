@@ -50,7 +50,7 @@ from hindsight_core.write import writing  # noqa: E402
 from hindsight_core.write.rules import (CHANGE_STEPS, change_refused, is_conflict, says_change,  # noqa: E402
                                         subject_refused, topic_overlap)
 
-#: supersession on, whatever the default (it is on by default)
+#: supersession on, whatever the default (it is off by default)
 SUPERSESSION_ON = Recipe("supersession on (SemanticConfig.detect_conflicts=True)",
                          (tweak("semantic", detect_conflicts=True),))
 #: the steps in the order a pair gets through them (a later one is further)

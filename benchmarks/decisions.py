@@ -4,7 +4,7 @@
 
 Two sources of decisions, both written through the conversation policy
 (`TurnLog.offer`, one offer per session, as the adapters write) with the default
-embedder and configuration:
+embedder and configuration, supersession turned on:
 
 - **LoCoMo** (`../shared/benchmarks/locomo10.json` by default, read in place):
   both speakers are people, so both are written as the user. Every
@@ -21,8 +21,8 @@ embedder and configuration:
   what must and must not be grouped. They are labelled by construction:
   precision and recall of the decisions are computed.
 
-Supersession is on by default (`SemanticConfig.detect_conflicts`), so its decisions on real
-conversations are counted and can be read; `--no-supersession` turns it off for both sources.
+Supersession is off by default (`SemanticConfig.detect_conflicts`), and this run turns it on: its
+decisions on real conversations are what decided that default; `--no-supersession` runs as shipped.
 
 The JSON lists the LoCoMo decisions (with `label: null` until a person labels
 them) and the update-case scores.
@@ -190,12 +190,13 @@ def main() -> None:
     parser.add_argument("--texts", type=Path, default=CACHE_DIR / "decisions-locomo-texts.json",
                         help="where the decisions' LoCoMo texts go for labelling (kept out of git)")
     parser.add_argument("--no-supersession", action="store_true",
-                        help="supersession off (SemanticConfig.detect_conflicts=False; on by default)")
+                        help="supersession off, as shipped (SemanticConfig.detect_conflicts=False); without it the run "
+                             "turns supersession on, the mechanism it measures")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
     args = parser.parse_args()
     # the LoCoMo run's vector cache: the same turns and exchanges, embedded once
     embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "locomo-adapters-multilingual-e5-small.npy")
-    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=False)) if args.no_supersession else None
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=not args.no_supersession))
     cases = [run_case(case, embedder, config) for case in UPDATE_CASES]
     result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": not args.no_supersession,
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}

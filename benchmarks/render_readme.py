@@ -236,7 +236,8 @@ _DECISION_LIMITS = {
               "(\"make me a worksheet on …\") still groups, a conversation with fewer than seven other statements "
               "has no background to stand out from, and a statement in one language seldom counts one in the other "
               "among its nearest",
-    "changes": "a change across languages with no shared word needs five statements in the old one's script to "
+    "changes": "off by default: on real conversation nearly every change it makes is wrong (LoCoMo, madial's "
+               "dialogues, `benchmarks/decisions.py`); a change across languages with no shared word needs five statements in the old one's script to "
                "stand out from, a change told without a change word (\"新办公室我的工位在十二楼\", \"Fabrikam is "
                "hybrid, so…\") is not read as one, and in real chit-chat a change word still finds a wrong "
                "statement to replace (a feeling with no verb of feeling, \"now I'm just so disappointed\"; "
@@ -264,9 +265,9 @@ def knowledge_section(report: dict, image_prefix: str) -> list[str]:
              f"and across the two), {data['group_decisions']} labelled group decisions ({data['group_negatives']} "
              f"that must not become knowledge), {data['change_decisions']} labelled changes of mind "
              f"({data['change_negatives']} that must not supersede), {data['questions']} questions. Written "
-             "through `TurnLog` as the adapters write. Supersession is on by default and consolidation after each "
-             "write off (below the precision it needs, and it lowers the block on two sets); the variants turn one "
-             "the other way in the same run, and with consolidation on `consolidate()` runs a day after the last "
+             "through `TurnLog` as the adapters write. Supersession and consolidation after each write are off by "
+             "default (wrong on real conversation, and the block falls); the variants turn one the other way in the "
+             "same run, and with consolidation on `consolidate()` runs a day after the last "
              "turn.", "",
              "| system | decisions | made | right | precision | recall | negatives respected |",
              "|---|---|---:|---:|---:|---:|---:|"]
@@ -606,8 +607,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      "the block ≥ 0.9× recall@5", f"{missed:.2f}× ({_fmt(mine['recall@5'])} against "
                      f"{_fmt(best['recall@5'])}); block {mine['evidence_in_block@5'] / mine['recall@5']:.2f}×",
                      missed <= 0.6 and mine["evidence_in_block@5"] >= 0.9 * mine["recall@5"], _command(knowledge),
-                     "with knowledge after each write off, recall ranks exchanges by dense + BM25, the dates a query "
-                     "names and supersession, which a plain dense ranking of exchanges nearly matches on this set"))
+                     "with knowledge after each write and supersession off, recall ranks exchanges by dense + BM25 and "
+                     "the dates a query names, which a plain dense ranking of exchanges nearly matches on this set"))
     decisions = _load(results, "decisions.json")
     real = (decisions or {}).get("locomo", {}).get("supersessions_labelled")
     if real and real["labelled"]:
@@ -617,7 +618,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      _command(decisions), "chit-chat between two friends is full of change words (\"now\", "
                      "\"used to\", \"changed\") about nothing the other turn held; a long turn needs its old "
                      "statement to stand out, but a one- or two-sentence turn that shares a word with an earlier "
-                     "one still replaces it (`benchmarks/data/locomo_decision_labels.json`)"))
+                     "one still replaces it (`benchmarks/data/locomo_decision_labels.json`), so supersession is off by "
+                     "default and this is what turning it on does"))
     speed = _load(results, "speed.json")
     if speed:
         ratios = {r["memories"]: r["ratio_best_to_numpy_p50"] for r in speed["sizes"]}

@@ -53,8 +53,10 @@ def server(request, memory):
             yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_context():
+    """One browser for this folder, closed when it is done: Playwright's sync API keeps an event loop running
+    in the main thread while it is open, and a later test's `asyncio.run()` would refuse to start."""
     try:
         with chromium_context(viewport={"width": 1100, "height": 900}) as context:
             yield context
