@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sqlite3
 import stat
+import subprocess
+import sys
+import textwrap
+import threading
 
 import pytest
 
@@ -183,3 +188,46 @@ def test_an_unreadable_old_key_file_is_left_in_place_and_the_others_move(tmp_pat
         assert memory.memories(user_id="bob") == []
         assert memory.store.load_report("bob").unreadable  # reported, not served
     assert broken.exists()
+
+
+NEW_USERS_WRITER = textwrap.dedent("""
+    import sys
+    from hindsight_core import Hindsight
+    from hindsight_core.testing import FakeEmbedder
+    memory = Hindsight(path=sys.argv[1], embedder=FakeEmbedder())
+    start = int(sys.argv[2])
+    for i in range(start, start + 100_000):
+        memory.write(f"User {i} keeps the Orion notes in folder {i}.", user_id=f"user-{i}", session_id="s",
+                     force=True)
+        print("wrote", i, flush=True)
+        if i % 5 == 4:
+            memory.forget(user_id=f"user-{i - 2}", everything=True)
+            print("forgot", i - 2, flush=True)
+""")
+
+
+def test_a_kill_at_any_point_loses_no_acknowledged_new_user_nor_any_key_of_a_user_with_data(tmp_path):
+    rng = random.Random(5)
+    wrote, forgot, start = set(), set(), 0
+    for _ in range(3):
+        proc = subprocess.Popen([sys.executable, "-c", NEW_USERS_WRITER, str(tmp_path), str(start)],
+                                stdout=subprocess.PIPE, text=True)
+        for _ in range(rng.randint(3, 12)):  # acknowledged lines, then a kill at a random moment after them
+            what, i = proc.stdout.readline().split()
+            (wrote if what == "wrote" else forgot).add(int(i))
+        threading.Event().wait(rng.uniform(0.0, 0.05))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        rest = proc.stdout.read().split()  # what it acknowledged before the kill landed
+        for what, i in zip(rest[::2], rest[1::2]):
+            (wrote if what == "wrote" else forgot).add(int(i))
+        with Hindsight(path=tmp_path, embedder=FakeEmbedder()) as memory:
+            for i in wrote - forgot:
+                assert [m.raw_content for m in memory.memories(user_id=f"user-{i}")] == [
+                    f"User {i} keeps the Orion notes in folder {i}."]
+            for user in memory.users():  # whoever has data has every key (a user written but not acknowledged too)
+                memory.memories(user_id=user)
+                assert not memory.store.load_report(user).unreadable
+            assert not {f"user-{i}" for i in forgot} & set(memory.users())
+            start = max(wrote) + 1
+    assert len(wrote) > 10 and forgot
