@@ -49,6 +49,7 @@ from .edge_files import (
     TEMPORARY_PREFIX,
     FORMAT,
     KEY_FILE,
+    MAKING,
     LegacyStoreError,
     bucket_of,
     ensure_indexes,
@@ -189,9 +190,7 @@ class EdgeStore(EdgeUpkeep):
             if loaded:
                 shard = EdgeShard.load(str(folder))
             elif create:
-                shard = EdgeShard.create(str(private_folder(folder.parent) / folder.name),
-                                         shard_config(shard_dimension(name)))
-                make_private(folder)  # the engine's files follow the umask
+                shard = self._create_shard(folder, shard_dimension(name))
             else:
                 return None
             ensure_indexes(shard)
@@ -206,6 +205,19 @@ class EdgeStore(EdgeUpkeep):
         self._shards[name] = shard
         self._touched.add(name)
         return shard
+
+    @staticmethod
+    def _create_shard(folder: Path, dimension: int) -> Any:
+        """A new shard, made under a temporary name and renamed into place: a process killed while the engine
+        makes it leaves no half-made shard under the shard's name (one the engine would refuse to load)."""
+        from qdrant_edge import EdgeShard
+
+        making = private_folder(folder.parent) / (folder.name + MAKING)
+        shutil.rmtree(making, ignore_errors=True)  # what a killed process left
+        EdgeShard.create(str(making), shard_config(dimension)).close()
+        make_private(making)  # the engine's files follow the umask
+        making.rename(folder)
+        return EdgeShard.load(str(folder))
 
     def _building(self, name: str) -> bool:
         return self._indexer is not None and self._indexer.building(name)

@@ -11,6 +11,7 @@ move to it when opened: `edge_layout`):
                                whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
                                (Qdrant's multitenancy layout, as on a server)
     shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
+    shards/<name>.making/      a shard being made (renamed to its name once made)
     users/<sha256(user)[:32]>/
         user.json              the user id, embedding model and dimension, and the spaces the user has
         journal/<id>.json      a multi-step change, written before it is applied
@@ -116,6 +117,8 @@ def shard_exists(folder: Path) -> bool:
 
 
 TEMPORARY_PREFIX = "hindsight-mem-"
+#: a shard being made, renamed to its name once the engine has made it
+MAKING = ".making"
 
 
 def remove_abandoned_temporaries(parent: Path) -> int:

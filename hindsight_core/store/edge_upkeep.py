@@ -20,6 +20,7 @@ from . import points as pts
 from .edge_changes import delete_points, delete_user, upsert_points
 from .edge_files import (
     FORMAT,
+    MAKING,
     bucket_of,
     check_space,
     meta_path,
@@ -123,7 +124,7 @@ class EdgeUpkeep:
         with self._lock:
             if user_id is None:
                 folders = (self.root / "shards").iterdir() if (self.root / "shards").is_dir() else []
-                names = sorted(p.name for p in folders if shard_exists(p))
+                names = sorted(p.name for p in folders if shard_exists(p) and not p.name.endswith(MAKING))
             else:
                 names = [shard_name(space, dimension, bucket_of(user_id))
                          for space, dimension in self._spaces(user_id).items()]

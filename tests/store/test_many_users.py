@@ -107,3 +107,30 @@ def test_what_the_process_keeps_per_user_is_bounded(tmp_path, monkeypatch):
         # a user dropped from them is read again, whole
         assert [m.raw_content for m in memory.memories(user_id="user-0")] == ["I keep locker 0 at the gym."]
         assert all(not report.unreadable for report in memory.store._reports.values())
+
+
+def test_a_shard_a_killed_process_was_making_is_made_again(tmp_path, monkeypatch):
+    """A kill while the engine makes a bucket's shard leaves it under a temporary name, never a half-made shard
+    under its own (which the engine refuses to load: the store would not open)."""
+    import qdrant_edge
+
+    real = qdrant_edge.EdgeShard.create
+
+    def killed_after_the_engine_made_it(path, config):
+        real(path, config).close()
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(qdrant_edge.EdgeShard, "create", killed_after_the_engine_made_it)
+    embedder = FakeEmbedder()
+    with pytest.raises(KeyboardInterrupt):
+        with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+            memory.write("Alice keeps the Orion notes in the blue folder.", user_id="alice", force=True)
+    made = [p.name for p in (tmp_path / "s" / "shards").iterdir()]
+    assert made and all(name.endswith(".making") for name in made)
+    monkeypatch.setattr(qdrant_edge.EdgeShard, "create", real)
+    with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+        memory.write("Alice keeps the Orion notes in the blue folder.", user_id="alice", force=True)
+    with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+        assert [m.raw_content for m in memory.memories(user_id="alice")] == [
+            "Alice keeps the Orion notes in the blue folder."]
+    assert not [p for p in (tmp_path / "s" / "shards").iterdir() if p.name.endswith(".making")]
