@@ -13,7 +13,8 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
   the cold recalls (`*_after_recalls`); `rss_anon_mib` is the process's own memory (heap, the model,
   the engine's in-memory structures), `rss_file_mib` the pages of mapped files (the engine's segments
   and logs) the kernel counts while they are cached: it gives those back under memory pressure;
-- `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes);
+- `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes); `user_key_files`: key
+  files under `users/` (one per user before every user's keys went into the store's one key file);
 - `first_write_ms`: a new user's first write (one memory), p50/p95 over every user; `rest_batch_ms`: the
   user's other memories in one batch right after; `warm_write_ms`: one more memory for `--sample` users
   written long ago (after their cold recall); `first_over_warm_write` (p50 ratio);
@@ -125,6 +126,8 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
         "rss_mib_at_open": base["rss_mib"], **after_writes,
         **{f"{k}_after_recalls": v for k, v in after_recalls.items()},
         "files": len(files), "files_per_user": round(len(files) / users, 2),
+        # key files of the users' own (the layout before one key file per store)
+        "user_key_files": sum(1 for p in files if p.name.startswith("keys") and "users" in p.parts),
         "disk_mib": round(disk / 2**20, 1), "bytes_per_memory": round(disk / (users * memories)),
         "first_write_ms": pct(first), "warm_write_ms": pct(warm_write), "rest_batch_ms": pct(batch),
         "first_over_warm_write": round(pct(first)["p50"] / pct(warm_write)["p50"], 2),

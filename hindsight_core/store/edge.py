@@ -8,11 +8,11 @@ by a hash of the id), so a compaction rewrites a bucket's segments, not the whol
 (`edge_query.edge_filter`); deletes and field updates go through that filter and
 upserts are conditional on it (`edge_changes`), so no change reaches another
 user's point. Resident memory, threads and open files grow with the memories
-held, not with the users: a user costs a registry file and a key file, and only
-`max_open` users' key files are open at once; what the engine reads whole when it
+held, not with the users: a user costs a registry file, and their memories' keys are rows in the
+store's one key file (`sealing`); what the engine reads whole when it
 loads a shard (its log, its payload indexes' page files) is paged out after the load,
 and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
-(the points leave the segment files) and removes their key file (`sealing`: the
+(the points leave the segment files) and deletes their keys for good (`sealing`: the
 text in the engine's log can no longer be opened).
 The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
@@ -20,8 +20,8 @@ holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
-A store written with one shard per user (format 2) moves to this layout when it
-is opened (`edge_layout`).
+A store written with one shard per user (format 2), or with a key file per user
+(format 3), moves to this layout when it is opened (`edge_layout`).
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `edge_upkeep` (`MaintenanceStore`).
@@ -36,8 +36,6 @@ import shutil
 import tempfile
 import threading
 import uuid
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
@@ -50,6 +48,8 @@ from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
     TEMPORARY_PREFIX,
     FORMAT,
+    KEY_FILE,
+    MAKING,
     LegacyStoreError,
     bucket_of,
     ensure_indexes,
@@ -66,14 +66,14 @@ from .edge_files import (
     user_dir_name,
     write_json_atomic,
 )
-from .edge_layout import migrate_to_shared
+from .edge_layout import SHARED_SHARDS, migrate_to_shared, move_key_files
 from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
 from .indexing import IndexBuilder, settle_folder
 from .mapped import page_out
 from .private import make_private, private_folder
-from .sealing import KeyStore
+from .sealing import KeyFile, KeyStore
 from .values import (
     ALL,
     MEMORIES,
@@ -96,7 +96,7 @@ __all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "
 class EdgeStore(EdgeUpkeep):
     """Memories in Qdrant Edge shards under `path` (or a temporary folder for `location=":memory:"`).
 
-    `max_open`: how many users' key files stay open (the least recently used are closed).
+    `max_open`: how many users' keys read so far stay in memory (the least recently used are read again).
     """
 
     embedded = True
@@ -122,8 +122,12 @@ class EdgeStore(EdgeUpkeep):
         self._touched: set[str] = set()  # shards this process opened: set owner-only again at close
         #: changes appended to each shard's log since its pages were last given back (`_logged`)
         self._log_changes: dict[str, int] = {}
-        self._keys: OrderedDict[tuple[str, str], KeyStore] = OrderedDict()
-        self._closer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-keys")
+        # a temporary store keeps its keys in memory only: a killed process leaves ciphertext nobody can open
+        try:
+            self._key_file = KeyFile(":memory:" if self._temporary else root / KEY_FILE, kept=self.max_open)
+        except BaseException:
+            self._lock_file.close()  # the store's lock goes with it
+            raise
         #: registry entries of the most recently used users (the others are read again from their file)
         self._users: Recent[dict[str, Any]] = Recent()
         #: what could not be read, per user (empty reports are dropped in bulk once they pass `USERS_KEPT`)
@@ -134,7 +138,9 @@ class EdgeStore(EdgeUpkeep):
                                      lambda name: self._open_shard(name, create=False)) if auto_index else None
         if store_format(root) < FORMAT:
             try:
-                migrate_to_shared(self)
+                if store_format(root) < SHARED_SHARDS:
+                    migrate_to_shared(self)
+                move_key_files(self)
             except BaseException:
                 self.close()
                 raise
@@ -184,9 +190,7 @@ class EdgeStore(EdgeUpkeep):
             if loaded:
                 shard = EdgeShard.load(str(folder))
             elif create:
-                shard = EdgeShard.create(str(private_folder(folder.parent) / folder.name),
-                                         shard_config(shard_dimension(name)))
-                make_private(folder)  # the engine's files follow the umask
+                shard = self._create_shard(folder, shard_dimension(name))
             else:
                 return None
             ensure_indexes(shard)
@@ -201,6 +205,19 @@ class EdgeStore(EdgeUpkeep):
         self._shards[name] = shard
         self._touched.add(name)
         return shard
+
+    @staticmethod
+    def _create_shard(folder: Path, dimension: int) -> Any:
+        """A new shard, made under a temporary name and renamed into place: a process killed while the engine
+        makes it leaves no half-made shard under the shard's name (one the engine would refuse to load)."""
+        from qdrant_edge import EdgeShard
+
+        making = private_folder(folder.parent) / (folder.name + MAKING)
+        shutil.rmtree(making, ignore_errors=True)  # what a killed process left
+        EdgeShard.create(str(making), shard_config(dimension)).close()
+        make_private(making)  # the engine's files follow the umask
+        making.rename(folder)
+        return EdgeShard.load(str(folder))
 
     def _building(self, name: str) -> bool:
         return self._indexer is not None and self._indexer.building(name)
@@ -233,22 +250,9 @@ class EdgeStore(EdgeUpkeep):
         return self._indexer is None or self._indexer.wait(timeout)
 
     def _keystore(self, user_id: str, space: str = MEMORIES) -> KeyStore:
-        """The keys of one user's space (an archived copy has its own key: forgetting the original leaves it
-        readable); the `max_open` most recently used users' key files stay open."""
-        key = (user_id, space)
-        keys = self._keys.get(key)
-        if keys is not None:
-            self._keys.move_to_end(key)
-            return keys
-        folder = private_folder(self._user_path(user_id))
-        name = "keys.sqlite" if space == MEMORIES else f"keys-{space}.sqlite"
-        # a temporary store keeps its keys in memory only: a killed process leaves ciphertext nobody can open
-        keys = self._keys[key] = KeyStore(":memory:" if self._temporary else folder / name)
-        while not self._temporary and len(self._keys) > self.max_open:  # a temporary store's keys live nowhere else
-            _, old = self._keys.popitem(last=False)
-            # closing checkpoints the key file's log (an fsync, ~10 ms): off the caller's path
-            self._closer.submit(old.close)
-        return keys
+        """The keys of one user's space (an archived copy has keys of its own: forgetting the original leaves it
+        readable)."""
+        return self._key_file.of(user_dir_name(user_id), space)
 
     def _after_change(self, shard: Any) -> None:
         if self.sync == "full":
@@ -512,10 +516,7 @@ class EdgeStore(EdgeUpkeep):
                 for name in self._touched:
                     make_private(self._shard_path(name))
             self._shards.clear()
-            for keys in self._keys.values():
-                keys.close()
-            self._keys.clear()
-            self._closer.shutdown(wait=True)
+            self._key_file.close()
             with contextlib.suppress(OSError):
                 fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
                 self._lock_file.close()

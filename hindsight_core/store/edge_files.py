@@ -1,21 +1,22 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root (format 3; format 2 stores, one shard per user, move to it when opened:
-`edge_layout`):
+Layout under the store's root (format 4; stores of format 2, one shard per user, and 3, a key file per user,
+move to it when opened: `edge_layout`):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
+    keys.sqlite                every user's per-memory keys of the sealed text, a row per memory (see `sealing`)
     meta/<key>.json            store metadata (e.g. a migration in progress)
     shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
                                whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
                                (Qdrant's multitenancy layout, as on a server)
     shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
+    shards/<name>.making/      a shard being made (renamed to its name once made)
     users/<sha256(user)[:32]>/
         user.json              the user id, embedding model and dimension, and the spaces the user has
-        keys.sqlite            per-memory keys of the sealed text (see `sealing`); keys-<space>.sqlite
         journal/<id>.json      a multi-step change, written before it is applied
 
-A user costs two small files (`user.json`, `keys.sqlite`) and no open file once their key file is closed.
+A user costs one small file (`user.json`) and no open file.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
 from .private import open_private, private_folder
 from .values import SPACES
 
-FORMAT = 3  # 1 was qdrant-client's local mode (hindsight 0.1); 2 had one Edge shard per user and space
+#: 1 was qdrant-client's local mode (hindsight 0.1); 2 had one Edge shard per user and space; 3 a key file per user
+FORMAT = 4
+KEY_FILE = "keys.sqlite"
 
 
 class LegacyStoreError(HindsightError):
@@ -114,6 +117,8 @@ def shard_exists(folder: Path) -> bool:
 
 
 TEMPORARY_PREFIX = "hindsight-mem-"
+#: a shard being made, renamed to its name once the engine has made it
+MAKING = ".making"
 
 
 def remove_abandoned_temporaries(parent: Path) -> int:

@@ -1,7 +1,10 @@
-"""Moving a store of format 2 (one Edge shard per user and space) to format 3 (shards every user shares).
+"""Moving older layouts forward: format 2 (one Edge shard per user and space) to 3 (shards every user shares),
+and 3 (a key file per user) to 4 (one key file per store).
 
-Runs once, when `EdgeStore` opens a folder whose FORMAT says 2, under the store's lock (no
-other process can have it open). User by user, space by space:
+Each runs once, when `EdgeStore` opens a folder whose FORMAT says less, under the store's lock (no
+other process can have it open).
+
+Format 2 to 3 (`migrate_to_shared`), user by user, space by space:
 
 1. an index swap a crash interrupted is settled, and the user's old shard is loaded;
 2. its points are copied as they are (ids, both vectors, the payload with its sealed text and
@@ -13,6 +16,14 @@ is copied byte for byte, so every key still opens its memory, and a journal a cr
 replayed on the shared shards by `recover`. A crash at any step is resumed on the next open:
 a copy is idempotent (an upsert by id), a `.moved` folder was copied and flushed before its
 rename, and FORMAT says 3 only once every user is done.
+
+Format 3 to 4 (`move_key_files`): every user's key files (`users/<folder>/keys.sqlite`, and
+`keys-<space>.sqlite` for another space) are read, their rows added to the store's key file
+(`sealing.KeyFile`, under the user's folder name and the space), and that file is synced; only
+then are the old files removed, and FORMAT says 4 once all are. A crash before the sync leaves
+the old files in place (the rows are added again: none is replaced); after it, the rest are
+removed on the next open. The store serves nobody until this is done, so no key deleted by a
+forget can come back from an old file.
 """
 
 from __future__ import annotations
@@ -21,18 +32,21 @@ import contextlib
 import json
 import logging
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from .edge_changes import upsert_points
-from .edge_files import FORMAT, bucket_of, shard_exists, shard_name, write_json_atomic
+from .edge_files import FORMAT, KEY_FILE, bucket_of, shard_exists, shard_name, write_json_atomic
 from .fields import DENSE, SPARSE
 from .indexing import settle_folder
 from .private import open_private
-from .values import SPACES
+from .values import MEMORIES, SPACES
 
 logger = logging.getLogger("hindsight_core.store")
 MOVED = ".moved"
+#: the format whose users share the shards (each still with a key file of their own)
+SHARED_SHARDS = 3
 
 
 def old_spaces(user_folder: Path) -> list[str]:
@@ -67,10 +81,66 @@ def migrate_to_shared(store: Any) -> int:
             entry = {**entry, "spaces": spaces or {"memories": dimension}, "format": FORMAT}
             write_json_atomic(folder / "user.json", entry)
             store._users.pop(user_id, None)
-    with open_private(store.root / "FORMAT") as out:
-        out.write(f"{FORMAT}\n")
+    _write_format(store.root, SHARED_SHARDS)
     if moved:
-        logger.info("hindsight: moved %d memories to the shared layout (format %d)", moved, FORMAT)
+        logger.info("hindsight: moved %d memories to the shared layout (format %d)", moved, SHARED_SHARDS)
+    return moved
+
+
+def _write_format(root: Path, version: int) -> None:
+    with open_private(root / "FORMAT") as out:
+        out.write(f"{version}\n")
+
+
+def old_key_files(user_folder: Path) -> list[tuple[str, Path]]:
+    """The key files a format-3 user folder holds, with their spaces (`keys.sqlite` is the memories')."""
+    found = []
+    for path in sorted(user_folder.glob("keys*.sqlite")):
+        space = MEMORIES if path.name == KEY_FILE else path.name[len("keys-"):-len(".sqlite")]
+        if space in SPACES:
+            found.append((space, path))
+    return found
+
+
+def _read_key_file(path: Path) -> list[tuple[str, bytes]] | None:
+    """The rows (id, key) of an older key file, its log included; None if it cannot be read."""
+    try:
+        db = sqlite3.connect(str(path), isolation_level=None)
+        try:
+            return [(str(i), bytes(k)) for i, k in db.execute("SELECT id, key FROM keys")]
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        logger.warning("hindsight: cannot read the key file %s (%s); left where it is, its memories will be "
+                       "reported unreadable", path, exc)
+        return None
+
+
+def move_key_files(store: Any) -> int:
+    """Move every user's own key files into the store's key file; returns the keys moved. Resumable."""
+    users = sorted(p for p in (store.root / "users").iterdir() if p.is_dir()) \
+        if (store.root / "users").is_dir() else []
+    done: list[Path] = []
+    moved = 0
+    for folder in users:
+        for space, path in old_key_files(folder):
+            rows = _read_key_file(path)
+            if rows is not None:
+                store._key_file.add((folder.name, space), rows)
+                moved += len(rows)
+                done.append(path)
+    if done:
+        store._key_file.sync()  # on disk before the files they came from go
+    for path in done:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+    for folder in users:
+        for leftover in folder.glob("keys*.sqlite.new*"):  # a key file a killed process was making
+            leftover.unlink(missing_ok=True)
+    _write_format(store.root, FORMAT)
+    if moved:
+        logger.info("hindsight: moved %d keys of %d users into the store's key file (format %d)",
+                    moved, len(users), FORMAT)
     return moved
 
 

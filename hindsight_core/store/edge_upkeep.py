@@ -18,11 +18,21 @@ from ..errors import HindsightError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import delete_points, delete_user, upsert_points
-from .edge_files import FORMAT, bucket_of, check_space, meta_path, shard_exists, shard_name, write_json_atomic
+from .edge_files import (
+    FORMAT,
+    MAKING,
+    bucket_of,
+    check_space,
+    meta_path,
+    shard_exists,
+    shard_name,
+    user_dir_name,
+    write_json_atomic,
+)
 from .edge_query import edge_filter
 from .fields import is_uuid
 from .private import make_private, private_folder
-from .values import ALL, MEMORIES, SPACES, Hit, Scope
+from .values import ALL, MEMORIES, Hit, Scope
 
 
 class EdgeUpkeep:
@@ -31,7 +41,7 @@ class EdgeUpkeep:
     _lock: Any
     _shards: Any
     _indexer: Any
-    _keys: Any
+    _key_file: Any
     _users: Any
     _reports: Any
     root: Any
@@ -47,7 +57,8 @@ class EdgeUpkeep:
 
     def drop_user(self, user_id: str) -> None:
         """Every trace of a user: their points leave the shared shards (deleted, then compacted out of the
-        segment files), and their folder goes with its key files and registry entry (the keys are destroyed)."""
+        segment files), their keys are deleted for good from the store's key file, and their folder goes with
+        its registry entry."""
         with self._lock:
             spaces = self._spaces(user_id)
             names = []
@@ -59,10 +70,7 @@ class EdgeUpkeep:
                     if space == MEMORIES:
                         self._record(user_id, "drop", user_id)  # a build running now must not bring them back
                     names.append(name)
-            for space in SPACES:
-                keys = self._keys.pop((user_id, space), None)
-                if keys is not None:
-                    keys.close()
+            self._key_file.destroy_user(user_dir_name(user_id))
             self._users.pop(user_id, None)
             self._reports.pop(user_id, None)
             folder = self._user_path(user_id)
@@ -116,7 +124,7 @@ class EdgeUpkeep:
         with self._lock:
             if user_id is None:
                 folders = (self.root / "shards").iterdir() if (self.root / "shards").is_dir() else []
-                names = sorted(p.name for p in folders if shard_exists(p))
+                names = sorted(p.name for p in folders if shard_exists(p) and not p.name.endswith(MAKING))
             else:
                 names = [shard_name(space, dimension, bucket_of(user_id))
                          for space, dimension in self._spaces(user_id).items()]
@@ -199,7 +207,6 @@ class EdgeUpkeep:
 
     def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
         check_space(space)
-        # the key file is looked up for each record: another user's call may close it between two batches
         unseal = (lambda m, sealed: self._keystore(user_id, space).unseal(m, sealed)) if self.seal else None
         for point in self._scroll(user_id, space, ALL, True):
             payload = point.payload or {}
@@ -239,8 +246,8 @@ class EdgeUpkeep:
                     self._record(user_id, "entry", {"user_id": user_id, "upserts": [], "updates": [], "deletes": ids})
 
     def drop_space(self, user_id: str, space: str) -> None:
-        """The user's points in one space go (deleted; `compact` takes them out of the segment files), with its
-        key file; the space is no longer the user's."""
+        """The user's points in one space go (deleted; `compact` takes them out of the segment files), with their
+        keys; the space is no longer the user's."""
         check_space(space)
         with self._lock:
             spaces = self._spaces(user_id)
@@ -255,11 +262,7 @@ class EdgeUpkeep:
                 entry["spaces"] = {k: v for k, v in spaces.items() if k != space}
                 self._write_entry(user_id, entry)
             if space != MEMORIES:
-                keys = self._keys.pop((user_id, space), None)
-                if keys is not None:
-                    keys.close()
-                for suffix in ("", "-wal", "-shm"):
-                    (self._user_path(user_id) / f"keys-{space}.sqlite{suffix}").unlink(missing_ok=True)
+                self._key_file.destroy_user(user_dir_name(user_id), space)
 
     def get_meta(self, key: str) -> dict[str, Any] | None:
         path = meta_path(self.root, key)

@@ -4,15 +4,17 @@ Qdrant Edge keeps every update in its write-ahead log, and a deleted point's
 payload stays in the log (and in the segment until a vacuum) after the delete.
 So the embedded store never writes a memory's text in the clear: each memory's
 text is encrypted with its own random 256-bit key (AES-GCM, the memory id as
-associated data), and the keys live in a small SQLite file per user with
-`secure_delete` on, so a deleted key is overwritten in place, and its log is
-checkpointed and truncated after every deletion. Forgetting a memory deletes
-its key in the same call; what remains in the engine's files is ciphertext
-nobody can open. Keys are written with the same guarantee as Edge's own log:
-they survive a killed process (SQLite WAL, synchronous=NORMAL); after a power
-cut, a memory whose key was lost is reported as unreadable and set aside. A
-user's key file is made with its first keys, whole, under a temporary name
-(`create_key_file`: one disk sync instead of six on a new user's first write).
+associated data), and the keys of every user live in one SQLite file per store
+(`keys.sqlite` at its root, `KeyFile`), a row per memory under the user's folder
+name and the space, with `secure_delete` on, so a deleted key is overwritten in
+place, and its log is checkpointed and truncated after every deletion.
+Forgetting a memory deletes its key in the same call, forgetting a user deletes
+all of theirs; what remains in the engine's files is ciphertext nobody can open.
+Keys are written with the same guarantee as Edge's own log: they survive a
+killed process (SQLite WAL, synchronous=NORMAL); after a power cut, a memory
+whose key was lost is reported as unreadable and set aside. A new user costs a
+few rows in a file that is already open: no file is made and no disk sync waited
+for (a file of their own cost a new user's first write 9.5 of 24 ms).
 
 The session and agent ids are sealed with the text; filters find them through
 `id_digest`, an HMAC-SHA256 of the id under a per-user key kept in the same
@@ -32,93 +34,51 @@ import json
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..errors import StoreUnavailableError
 from .private import private_file
 
-
-_TABLE = "CREATE TABLE IF NOT EXISTS keys (id TEXT PRIMARY KEY, key BLOB NOT NULL)"
-_INSERT = "INSERT OR IGNORE INTO keys (id, key) VALUES (?, ?)"
-_SIDE_FILES = ("-journal", "-wal", "-shm")
+_TABLE = ("CREATE TABLE IF NOT EXISTS keys (user TEXT NOT NULL, space TEXT NOT NULL, id TEXT NOT NULL, "
+          "key BLOB NOT NULL, PRIMARY KEY (user, space, id)) WITHOUT ROWID")
+_INSERT = "INSERT OR IGNORE INTO keys (user, space, id, key) VALUES (?, ?, ?, ?)"
 #: the row holding the key of the session and agent ids' digests
-_ID_ROW = "~ids"
+ID_ROW = "~ids"
+#: keys a query names at most (SQLite's bound on parameters is 999 in older builds)
+_CHUNK = 900
+#: keys kept in memory for one user's space
+_CACHED_PER_OWNER = 100_000
+
+Owner = tuple[str, str]  # (the user's folder name, the space)
 
 
-def create_key_file(path: Path, rows: Sequence[tuple[str, bytes]]) -> bool:
-    """Make the key file at `path` holding `rows` (id, key), in WAL mode; False (nothing made) if it cannot be
-    made this way: a file is already there, or SQLite kept a log beside the temporary.
+class KeyFile:
+    """Every user's per-memory keys, in one SQLite file (`":memory:"` for a store whose keys live nowhere else).
 
-    Made in place, SQLite's switch of a new file to WAL, its table and its first
-    keys sync the disk six times (a new user's first write waited 16-19 ms of 33 ms
-    for them here). Here the file is written under a temporary name with syncs off
-    (in rollback mode, so the keys go straight into the file, never into a log that
-    is removed), switched to WAL, synced once and linked in under its name (a link
-    never replaces a file already there): one sync. So a key file is never seen
-    torn: after a killed process there is either no key file, and no point was
-    sealed with these keys (the caller writes points only once this returns), or a
-    complete one; a half-made temporary is removed by the next attempt. Its name is
-    as durable as the keys written later (WAL, synchronous=NORMAL): a power cut may
-    lose it, and the memories sealed with its keys are then reported unreadable and
-    set aside, as for any key a power cut takes (the module's docstring).
-    """
-    temporary = path.with_name(path.name + ".new")
-    side = [temporary.with_name(temporary.name + suffix) for suffix in _SIDE_FILES]
-    for leftover in (temporary, *side):
-        leftover.unlink(missing_ok=True)
-    try:
-        private_file(temporary)
-        db = sqlite3.connect(str(temporary), isolation_level=None)
-        try:
-            db.execute("PRAGMA synchronous=OFF")  # nobody reads the temporary before it is synced below
-            db.execute("PRAGMA secure_delete=ON")
-            db.execute(_TABLE)
-            db.execute("BEGIN")
-            db.executemany(_INSERT, rows)
-            db.execute("COMMIT")
-            db.execute("PRAGMA journal_mode=WAL")
-        finally:
-            db.close()  # its only connection: no log stays beside it
-        if any(p.exists() for p in side):
-            return False
-        _sync(temporary)
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        for leftover in (temporary, *side):
-            leftover.unlink(missing_ok=True)
-
-
-def _sync(path: Path) -> None:
-    handle = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-class KeyStore:
-    """Per-memory keys for one user, in `keys.sqlite` under the user's directory.
-
-    A user's key file is made with the first keys written to it (`create_key_file`):
-    until then nothing is on disk, and reading finds no key.
+    `kept`: how many users' spaces keep their keys read so far in memory (the least recently used are dropped;
+    their keys are read again from the file). The file is made with the first key written (a store that seals
+    nothing has none); until then reading finds no key.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, kept: int = 64) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        self._aesgcm = AESGCM
+        self.aesgcm = AESGCM
         self.path = path
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
+        self._kept = max(1, int(kept))
+        self._cache: OrderedDict[Owner, dict[str, bytes]] = OrderedDict()
         self._db: sqlite3.Connection | None = None
-        self._cache: dict[str, bytes] = {}
-        self._id_key: bytes | None = None
         if str(path) == ":memory:" or os.path.exists(path):
             self._db = self._connect()
+
+    def _opened(self, create: bool = False) -> sqlite3.Connection | None:
+        """The file's connection (lock held); None while the file has not been made (and `create` is false)."""
+        if self._db is None and (create or os.path.exists(self.path)):
+            self._db = self._connect()
+        return self._db
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -133,124 +93,183 @@ class KeyStore:
         except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailableError(f"cannot open the key file {self.path}: {exc}") from exc
 
-    def _opened(self) -> sqlite3.Connection | None:
-        """The key file's connection (lock held), or None while the file has not been made."""
-        if self._db is None and os.path.exists(self.path):
-            self._db = self._connect()
-        return self._db
+    def of(self, user: str, space: str) -> KeyStore:
+        """The keys of one user's space (`user`: the user's folder name, `edge_files.user_dir_name`)."""
+        return KeyStore(self, (user, space))
 
-    def _insert(self, rows: list[tuple[str, bytes]]) -> None:
-        """Write new keys in one transaction (lock held); a key file not made yet is made with them."""
-        if self._opened() is None:
-            id_row = (_ID_ROW, self._aesgcm.generate_key(bit_length=256))  # what `id_digest` would add next
-            try:
-                made = create_key_file(Path(self.path), [*rows, id_row])
-            except (sqlite3.Error, OSError) as exc:
-                raise StoreUnavailableError(f"cannot make the key file {self.path}: {exc}") from exc
-            self._db = self._connect()
-            if made:
-                return
-        db = self._db
-        db.execute("BEGIN")
-        db.executemany(_INSERT, rows)
-        db.execute("COMMIT")
+    # -- under `lock` ---------------------------------------------------------------------------
+    def cached(self, owner: Owner) -> dict[str, bytes]:
+        found = self._cache.get(owner)
+        if found is None:
+            found = self._cache[owner] = {}
+            while len(self._cache) > self._kept:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(owner)
+        return found
 
-    def _key(self, memory_id: str, create: bool) -> bytes | None:
-        key = self._cache.get(memory_id)
-        if key is not None:
-            return key
+    def remember(self, owner: Owner, keys: Iterable[tuple[str, bytes]]) -> None:
+        cache = self.cached(owner)
+        for memory_id, key in keys:
+            if len(cache) < _CACHED_PER_OWNER:
+                cache[memory_id] = key
+
+    def read(self, owner: Owner, memory_ids: Sequence[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
         db = self._opened()
-        row = db.execute("SELECT key FROM keys WHERE id = ?", (memory_id,)).fetchone() if db is not None else None
-        if row is not None:
-            key = bytes(row[0])
-        elif create:
-            key = self._aesgcm.generate_key(bit_length=256)
-            self._insert([(memory_id, key)])
-        if key is not None and len(self._cache) < 100_000:
-            self._cache[memory_id] = key
-        return key
+        if db is None:
+            return found
+        for start in range(0, len(memory_ids), _CHUNK):
+            part = memory_ids[start:start + _CHUNK]
+            found.update((row[0], bytes(row[1])) for row in db.execute(
+                f"SELECT id, key FROM keys WHERE user = ? AND space = ? AND id IN ({','.join('?' * len(part))})",
+                [*owner, *part]))
+        return found
 
-    def prepare(self, memory_ids: Iterable[str]) -> None:
-        """Create the keys of many new memories in one transaction (before their points are written)."""
-        with self._lock:
-            missing = [m for m in memory_ids if m not in self._cache]
-            if not missing:
-                return
-            db = self._opened()
-            known = {row[0]: bytes(row[1]) for row in db.execute(
-                f"SELECT id, key FROM keys WHERE id IN ({','.join('?' * len(missing))})", missing)} \
-                if db is not None and len(missing) < 900 else {}
-            fresh = [(m, self._aesgcm.generate_key(bit_length=256)) for m in missing if m not in known]
-            self._insert(fresh)
-            for memory_id, key in [*known.items(), *fresh]:
-                if len(self._cache) < 100_000:
-                    self._cache[memory_id] = key
+    def insert(self, owner: Owner, rows: Sequence[tuple[str, bytes]]) -> None:
+        """Write keys in one transaction (in the log before this returns: they survive a killed process)."""
+        if rows:
+            self._transaction(_INSERT, [(*owner, memory_id, key) for memory_id, key in rows], create=True)
 
-    def load(self, memory_ids: Iterable[str]) -> None:
-        """Read the keys of many stored memories in one query (a search's results), creating none."""
-        with self._lock:
-            missing = [m for m in dict.fromkeys(memory_ids) if m not in self._cache][:900]
-            db = self._opened()
-            if not missing or db is None or len(self._cache) >= 100_000:
-                return
-            for memory_id, key in db.execute(
-                    f"SELECT id, key FROM keys WHERE id IN ({','.join('?' * len(missing))})", missing):
-                self._cache[memory_id] = bytes(key)
+    def delete(self, owner: Owner, memory_ids: Sequence[str]) -> None:
+        for memory_id in memory_ids:
+            self._cache.get(owner, {}).pop(memory_id, None)
+        self._transaction("DELETE FROM keys WHERE user = ? AND space = ? AND id = ?",
+                          [(*owner, memory_id) for memory_id in memory_ids])
+        self._truncate_log()
 
-    def seal(self, memory_id: str, text: dict[str, Any]) -> str:
-        with self._lock:
-            key = self._key(memory_id, create=True)
-        nonce = os.urandom(12)
-        data = json.dumps(text, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        box = self._aesgcm(key).encrypt(nonce, data, memory_id.encode("utf-8"))
-        return base64.b64encode(nonce + box).decode("ascii")
-
-    def unseal(self, memory_id: str, sealed: str) -> dict[str, Any]:
-        with self._lock:
-            key = self._key(memory_id, create=False)
-        if key is None:
-            raise ValueError("its key is gone (the memory was forgotten)")
-        raw = base64.b64decode(sealed)
-        return json.loads(self._aesgcm(key).decrypt(raw[:12], raw[12:], memory_id.encode("utf-8")))
-
-    def id_digest(self, value: str) -> str:
-        """A keyed digest of a session or agent id: what filters match, in place of the id itself."""
-        with self._lock:
-            if self._id_key is None:
-                if self._opened() is None:
-                    self._insert([])  # the key file is made with the ids' key
-                db = self._db
-                row = db.execute("SELECT key FROM keys WHERE id = ?", (_ID_ROW,)).fetchone()
-                if row is None:
-                    db.execute(_INSERT, (_ID_ROW, self._aesgcm.generate_key(bit_length=256)))
-                    row = db.execute("SELECT key FROM keys WHERE id = ?", (_ID_ROW,)).fetchone()
-                self._id_key = bytes(row[0])
-            key = self._id_key
-        return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
-
-    def destroy(self, memory_ids: Iterable[str]) -> None:
-        """Delete keys for good: secure_delete overwrites them in the file."""
-        ids = list(memory_ids)
-        if not ids:
+    def _transaction(self, statement: str, rows: list[tuple], *, create: bool = False) -> None:
+        """Run `statement` for each row in one transaction (nothing to do on a file not made, unless `create`)."""
+        db = self._opened(create)
+        if db is None:
             return
-        with self._lock:
-            for memory_id in ids:
-                self._cache.pop(memory_id, None)
-            db = self._opened()
-            if db is None:  # no key file: no key was ever written
-                return
+        try:
             db.execute("BEGIN")
-            db.executemany("DELETE FROM keys WHERE id = ?", [(m,) for m in ids])
+            db.executemany(statement, rows)
             db.execute("COMMIT")
-            # the deleted rows are overwritten in the database (secure_delete); the log that still
-            # holds the old pages is copied back and cut to nothing
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreUnavailableError(f"cannot write the key file {self.path}: {exc}") from exc
+
+    def _truncate_log(self) -> None:
+        # the deleted rows are overwritten in the database (secure_delete); the log that still
+        # holds the old pages is copied back and cut to nothing
+        if self._db is not None:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- whole users ---------------------------------------------------------------------------------
+    def destroy_user(self, user: str, space: str | None = None) -> None:
+        """Delete for good every key of a user (of one space of theirs with `space`)."""
+        with self.lock:
+            for owner in [o for o in self._cache if o[0] == user and space in (None, o[1])]:
+                del self._cache[owner]
+            if space is None:
+                self._transaction("DELETE FROM keys WHERE user = ?", [(user,)])
+            else:
+                self._transaction("DELETE FROM keys WHERE user = ? AND space = ?", [(user, space)])
+            self._truncate_log()
+
+    def add(self, owner: Owner, rows: Sequence[tuple[str, bytes]]) -> None:
+        """Keys read from elsewhere (a key file of an older layout): kept as they are, none replaced."""
+        with self.lock:
+            self.insert(owner, rows)
+
+    def sync(self) -> None:
+        """Everything written so far into the database file, synced (before the files it came from are removed)."""
+        with self.lock:
+            db = self._opened(create=True)
+            db.execute("PRAGMA wal_checkpoint(FULL)")
+            if str(self.path) != ":memory:":
+                _sync(Path(self.path))
+                _sync(Path(self.path).parent)  # its name too
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             self._cache.clear()
             try:
                 if self._db is not None:
                     self._db.close()
             except sqlite3.Error:
                 pass
+
+
+def _sync(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+class KeyStore:
+    """Per-memory keys for one user's space: their rows in the store's `KeyFile`.
+
+    Until a key is written nothing of the user is on disk, and reading finds no key.
+    """
+
+    def __init__(self, file: KeyFile, owner: Owner) -> None:
+        self.file, self.owner = file, owner
+
+    def _key(self, memory_id: str, create: bool) -> bytes | None:
+        """One memory's key (lock held); a new one is made and written with `create`."""
+        cache = self.file.cached(self.owner)
+        key = cache.get(memory_id)
+        if key is not None:
+            return key
+        key = self.file.read(self.owner, [memory_id]).get(memory_id)
+        if key is None and create:
+            key = self.file.aesgcm.generate_key(bit_length=256)
+            self.file.insert(self.owner, [(memory_id, key)])
+        if key is not None:
+            self.file.remember(self.owner, [(memory_id, key)])
+        return key
+
+    def prepare(self, memory_ids: Iterable[str]) -> None:
+        """Create the keys of many new memories in one transaction (before their points are written)."""
+        with self.file.lock:
+            cache = self.file.cached(self.owner)
+            missing = [m for m in dict.fromkeys(memory_ids) if m not in cache]
+            if not missing:
+                return
+            known = self.file.read(self.owner, missing)
+            fresh = [(m, self.file.aesgcm.generate_key(bit_length=256)) for m in missing if m not in known]
+            self.file.insert(self.owner, fresh)
+            self.file.remember(self.owner, [*known.items(), *fresh])
+
+    def load(self, memory_ids: Iterable[str]) -> None:
+        """Read the keys of many stored memories in one query (a search's results), creating none."""
+        with self.file.lock:
+            cache = self.file.cached(self.owner)
+            missing = [m for m in dict.fromkeys(memory_ids) if m not in cache][:_CHUNK]
+            if missing:
+                self.file.remember(self.owner, self.file.read(self.owner, missing).items())
+
+    def seal(self, memory_id: str, text: dict[str, Any]) -> str:
+        with self.file.lock:
+            key = self._key(memory_id, create=True)
+        nonce = os.urandom(12)
+        data = json.dumps(text, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        box = self.file.aesgcm(key).encrypt(nonce, data, memory_id.encode("utf-8"))
+        return base64.b64encode(nonce + box).decode("ascii")
+
+    def unseal(self, memory_id: str, sealed: str) -> dict[str, Any]:
+        with self.file.lock:
+            key = self._key(memory_id, create=False)
+        if key is None:
+            raise ValueError("its key is gone (the memory was forgotten)")
+        raw = base64.b64decode(sealed)
+        return json.loads(self.file.aesgcm(key).decrypt(raw[:12], raw[12:], memory_id.encode("utf-8")))
+
+    def id_digest(self, value: str) -> str:
+        """A keyed digest of a session or agent id: what filters match, in place of the id itself."""
+        with self.file.lock:
+            key = self._key(ID_ROW, create=True)
+        return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
+
+    def destroy(self, memory_ids: Iterable[str]) -> None:
+        """Delete keys for good: secure_delete overwrites them in the file."""
+        ids = list(dict.fromkeys(memory_ids))
+        if ids:
+            with self.file.lock:
+                self.file.delete(self.owner, ids)

@@ -149,7 +149,7 @@ def test_forget_leaves_no_trace_in_the_store_files(hs):
 
     assert traces() == []  # sealed: stored, yet in no file in the clear ...
     assert "Zanzibar" in hs("recall", "-u", "alice", "Zanzibar office door code").stdout  # ... and recalled
-    keys = hs.store / "users"
+    keys = hs.store  # the store's key file, keys.sqlite, with its log
     assert any(memory_id.encode() in p.read_bytes() for p in keys.rglob("keys.sqlite"))  # its key is on disk
     hs("forget", "-u", "alice", "--id", memory_id)
     assert traces() == []

@@ -245,15 +245,15 @@ def test_a_second_process_is_refused(tmp_path):
     EdgeStore(tmp_path / "s").close()  # free again once closed
 
 
-def test_many_users_share_a_few_shards_and_stay_within_the_open_key_file_limit(tmp_path):
+def test_many_users_share_a_few_shards_and_one_key_file_and_keep_a_few_users_keys_in_memory(tmp_path):
     from hindsight_core.store.edge_files import BUCKETS
 
     store = EdgeStore(tmp_path / "s", max_open=4)
     try:
         for i in range(10):
             put(store, [record(f"note {i}", user=f"u{i}")], user=f"u{i}")
-        assert len(store._shards) <= BUCKETS and len(store._keys) <= 4
-        assert [h.record.raw_content for h in store.scan("u0")] == ["note 0"]  # its key file reopened on demand
+        assert len(store._shards) <= BUCKETS and len(store._key_file._cache) <= 4
+        assert [h.record.raw_content for h in store.scan("u0")] == ["note 0"]  # its keys read again from the file
     finally:
         store.close()
 

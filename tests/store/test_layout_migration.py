@@ -15,9 +15,11 @@ from hindsight_core import Hindsight
 from hindsight_core.store import EdgeStore, edge_layout
 from hindsight_core.store import points as pts
 from hindsight_core.store.edge_files import bucket_of, shard_config, shard_name, user_dir_name
-from hindsight_core.store.sealing import KeyStore
+from hindsight_core.store.sealing import KeyFile
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import MemoryRecord
+
+from .old_layout import write_old_key_files
 
 EMBED = FakeEmbedder()
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -33,6 +35,7 @@ def write_format2_store(root: Path) -> dict[str, list[MemoryRecord]]:
     (root / "meta").mkdir()
     (root / "FORMAT").write_text("2\n")
     written = {}
+    sealing = KeyFile(":memory:")  # the keys, written to each user's own files at the end
     for user, texts in USERS.items():
         folder = root / "users" / user_dir_name(user)
         folder.mkdir()
@@ -42,8 +45,8 @@ def write_format2_store(root: Path) -> dict[str, list[MemoryRecord]]:
                                 timestamp=T0 + timedelta(hours=i), embedding_model=EMBED.name, session_id="s1")
                    for i, t in enumerate(texts)]
         for space, chosen in (("memories", records), ("archive", records[:1])):
-            keys = KeyStore(folder / ("keys.sqlite" if space == "memories" else f"keys-{space}.sqlite"))
-            ids_key = KeyStore(folder / "keys.sqlite")
+            keys = sealing.of(folder.name, space)
+            ids_key = sealing.of(folder.name, "memories")
             shard = EdgeShard.create(str(folder / space), shard_config(EMBED.dimension))
             vectors = EMBED.embed([r.raw_content for r in chosen])
             shard.update(UpdateOperation.upsert_points([
@@ -53,9 +56,9 @@ def write_format2_store(root: Path) -> dict[str, list[MemoryRecord]]:
                 for r, v in zip(chosen, vectors)]))
             shard.flush()
             shard.close()
-            keys.close()
-            ids_key.close()
         written[user] = records
+    write_old_key_files(root / "users", sealing)
+    sealing.close()
     return written
 
 
@@ -81,11 +84,11 @@ def test_a_format_2_store_moves_to_shared_shards_once_and_keeps_every_memory_and
     root = tmp_path / "store"
     written = write_format2_store(root)
     check_every_memory_kept(root, written)
-    assert (root / "FORMAT").read_text().strip() == "3"
-    for user in USERS:  # the users' own shards are gone; their keys and registry entries stayed
+    assert (root / "FORMAT").read_text().strip() == "4"
+    for user in USERS:  # the users' own shards and key files are gone (their keys in the store's); the registry stayed
         folder = root / "users" / user_dir_name(user)
-        assert sorted(p.name for p in folder.iterdir() if p.is_dir()) in ([], ["journal"])
-        assert (folder / "keys.sqlite").exists() and (folder / "keys-archive.sqlite").exists()
+        assert sorted(p.name for p in folder.iterdir()) in (["user.json"], ["journal", "user.json"])
+    assert (root / "keys.sqlite").exists()
     assert sorted(p.name for p in (root / "shards").iterdir() if p.is_dir()) == sorted(
         shard_name(space, EMBED.dimension, bucket_of(user)) for space in ("archive", "memories") for user in USERS)
     moves = []

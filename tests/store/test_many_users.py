@@ -32,7 +32,6 @@ def serve(memory: Hindsight, users: range) -> tuple[int, int]:
                           user_id=f"user-{u}", force=True)
     for u in list(users)[:5]:
         assert memory.recall("Where are the Orion notes?", user_id=f"user-{u}", k=1)
-    memory.store._closer.submit(lambda: None).result()  # key files evicted meanwhile are closed (in order)
     return open_files(), threads()
 
 
@@ -49,15 +48,15 @@ def test_open_files_threads_and_files_do_not_grow_with_users(tmp_path):
     store = EdgeStore(tmp_path / "s", max_open=8)
     first = first_users_in_every_bucket()
     with Hindsight(store=store, embedder=FakeEmbedder()) as memory:
-        serve(memory, range(0, first))  # every bucket's shard and max_open key files are open from here
+        serve(memory, range(0, first))  # every bucket's shard and the store's key file are open from here
         files_5, threads_5 = serve(memory, range(first, first + 5))
         files_50, threads_50 = serve(memory, range(first + 5, first + 55))
-        assert files_50 == files_5  # at most max_open users' key files are open
+        assert files_50 == files_5  # one key file for every user
         assert threads_50 == threads_5
-        assert len(store._keys) <= 8 and len(store._shards) == BUCKETS
+        assert len(store._key_file._cache) <= 8 and len(store._shards) == BUCKETS
     users = first + 55
     per_user = [len([p for p in folder.rglob("*") if p.is_file()]) for folder in (tmp_path / "s" / "users").iterdir()]
-    assert len(per_user) == users and max(per_user) <= 2  # user.json and keys.sqlite
+    assert len(per_user) == users and max(per_user) == 1  # user.json (the keys are rows of the store's key file)
     shards = [p for p in (tmp_path / "s" / "shards").iterdir() if p.is_dir()]
     assert len(shards) == BUCKETS
 
@@ -108,3 +107,30 @@ def test_what_the_process_keeps_per_user_is_bounded(tmp_path, monkeypatch):
         # a user dropped from them is read again, whole
         assert [m.raw_content for m in memory.memories(user_id="user-0")] == ["I keep locker 0 at the gym."]
         assert all(not report.unreadable for report in memory.store._reports.values())
+
+
+def test_a_shard_a_killed_process_was_making_is_made_again(tmp_path, monkeypatch):
+    """A kill while the engine makes a bucket's shard leaves it under a temporary name, never a half-made shard
+    under its own (which the engine refuses to load: the store would not open)."""
+    import qdrant_edge
+
+    real = qdrant_edge.EdgeShard.create
+
+    def killed_after_the_engine_made_it(path, config):
+        real(path, config).close()
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(qdrant_edge.EdgeShard, "create", killed_after_the_engine_made_it)
+    embedder = FakeEmbedder()
+    with pytest.raises(KeyboardInterrupt):
+        with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+            memory.write("Alice keeps the Orion notes in the blue folder.", user_id="alice", force=True)
+    made = [p.name for p in (tmp_path / "s" / "shards").iterdir()]
+    assert made and all(name.endswith(".making") for name in made)
+    monkeypatch.setattr(qdrant_edge.EdgeShard, "create", real)
+    with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+        memory.write("Alice keeps the Orion notes in the blue folder.", user_id="alice", force=True)
+    with Hindsight(store=EdgeStore(tmp_path / "s"), embedder=embedder) as memory:
+        assert [m.raw_content for m in memory.memories(user_id="alice")] == [
+            "Alice keeps the Orion notes in the blue folder."]
+    assert not [p for p in (tmp_path / "s" / "shards").iterdir() if p.name.endswith(".making")]
