@@ -157,8 +157,9 @@ def write_json_atomic(path: Path, value: Any, *, durable: bool = True) -> None:
     `durable=False` leaves out both fsyncs: the file survives a killed process (the kernel holds it), as the
     engine's own log does with `sync="normal"`, but a power cut may leave it missing or empty."""
     tmp = path.with_name(path.name + f".{uuid.uuid4().hex}.tmp")
+    text = json.dumps(value, ensure_ascii=False)  # in one piece: json.dump streams through the pure-Python encoder
     with open_private(tmp) as handle:
-        json.dump(value, handle, ensure_ascii=False)
+        handle.write(text)
         handle.flush()
         if durable:
             os.fsync(handle.fileno())

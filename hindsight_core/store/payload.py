@@ -26,6 +26,7 @@ relies on is set aside with the reason, never served.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import math
@@ -58,9 +59,20 @@ Unseal = Callable[[str, str], dict[str, Any]]
 _NOT_RECORD = frozenset(RANKING_FIELDS) | {"text", "sealed", "extra"}
 
 
+#: a record's field names, in order (every point read is turned into one)
+_FIELD_ORDER = tuple(f.name for f in dataclasses.fields(MemoryRecord))
+_RECORD_FIELDS = frozenset(_FIELD_ORDER)
+
+
 def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
-    """A record as a JSON-safe dict (enums as values, datetimes as ISO strings); `record_from_payload` reverses it."""
-    payload = dataclasses.asdict(record)
+    """A record as a JSON-safe dict (enums as values, datetimes as ISO strings); `record_from_payload` reverses it.
+
+    As `dataclasses.asdict` gives it, without its per-value deep copies: the record's other fields are immutable,
+    so only its lists and its metadata are copied (a batch turns thousands of records into payloads)."""
+    payload = {name: getattr(record, name) for name in _FIELD_ORDER}
+    for name in ("entities", "derived_from"):
+        payload[name] = type(payload[name])(payload[name])
+    payload["metadata"] = copy.deepcopy(record.metadata) if record.metadata else type(record.metadata)()
     for name in ("layer", "source", "status"):
         payload[name] = getattr(record, name).value
     for name in ("timestamp", "last_accessed", "last_confirmed"):
@@ -69,8 +81,6 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     return payload
 
 
-#: a record's field names (every point read is turned into one)
-_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(MemoryRecord))
 
 
 def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
@@ -131,6 +141,12 @@ class UnreadableRecord(ValueError):
     """A stored point that cannot be turned back into a record (reported, set aside)."""
 
 
+def _is_number(value: object) -> bool:
+    if type(value) is float or type(value) is int:  # what JSON gives: no abstract check needed
+        return math.isfinite(value)
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
+
+
 def _problem(payload: Mapping[str, Any]) -> str | None:
     """Why a stored payload cannot be a record, or None if its fields have the right types."""
     for name in ("id", "user_id", "summary"):
@@ -147,7 +163,7 @@ def _problem(payload: Mapping[str, Any]) -> str | None:
         return "metadata is not a mapping with string keys"
     for name in ("confidence", "decay_rate"):
         value = payload.get(name, 0.0)
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        if not _is_number(value):
             return f"{name} is {value!r}, not a number"
     for name in ("access_count", "spaced_recalls", "confirmations"):
         value = payload.get(name, 0)
@@ -166,7 +182,7 @@ def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | Non
     arithmetic, timestamps compared) is checked, so a record that passes cannot
     break the index.
     """
-    if not isinstance(payload, Mapping):
+    if type(payload) is not dict and not isinstance(payload, Mapping):
         return None, f"the payload is a {type(payload).__name__}, not a mapping"
     problem = _problem(payload)
     if problem is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..language.text_cache import per_text
 from ..types import MemoryRecord
 from .fields import (
     DENSE,
@@ -81,5 +82,12 @@ def document_terms(text: str) -> tuple[list[int], list[float]]:
 
 
 def query_terms(text: str) -> tuple[list[int], list[float]]:
+    indices, values = _query_terms(text)
+    return list(indices), list(values)
+
+
+@per_text
+def _query_terms(text: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """A query's terms, kept: a recall reads them for its plan and again for its explanations."""
     sparse = _bm25().embed_query(text)
-    return list(sparse.indices), list(sparse.values)
+    return tuple(sparse.indices), tuple(sparse.values)

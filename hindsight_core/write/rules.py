@@ -178,6 +178,12 @@ def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> flo
     return cfg.conflict_similarity if text_script(new_text) == text_script(old_text) else cfg.correction_similarity
 
 
+def lowest_subject_floor(cfg: SemanticConfig) -> float:
+    """The lowest `same_subject_floor` of any two texts: a pair below it is no change of mind (`change_refused`),
+    whatever the texts, so a batch skips reading them."""
+    return min(cfg.conflict_similarity, cfg.correction_similarity)
+
+
 #: CJK characters too common to name a subject
 _CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 #: CJK numerals and the words of times: "九点", "周一", "三楼" name a value, never the subject

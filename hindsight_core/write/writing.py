@@ -29,7 +29,8 @@ from ..types import GateDecision, Layer, MemoryRecord, Status
 from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                    normalise_for_duplicates, says_change, subject_refused, text_script, topic_overlap)
+                    lowest_subject_floor, normalise_for_duplicates, says_change, subject_refused, text_script,
+                    topic_overlap)
 
 
 @dataclass
@@ -168,8 +169,10 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
     if not says_change(record.raw_content):
         return set()
     chosen: set[str] = set()
+    floor = lowest_subject_floor(cfg)  # below it no pair is a change (a batch reads each change against all before it)
     for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-        eligible = [(sim, old) for sim, old in neighbours if old.layer is layer and is_change_of(record, old, sim, cfg)
+        eligible = [(sim, old) for sim, old in neighbours
+                    if sim >= floor and old.layer is layer and is_change_of(record, old, sim, cfg)
                     and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
         if eligible:
             chosen.add(max(eligible, key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content),

@@ -18,7 +18,8 @@ from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
 from hindsight_core.write.request import WriteOptions
 from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                                        subject_refused, text_script, topic_overlap)
+                                        lowest_subject_floor, same_subject_floor, subject_refused, text_script,
+                                        topic_overlap)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -139,3 +140,15 @@ def test_the_plan_is_the_one_comparing_every_pair(seed, cfg):
     assert plan.updates == updates and plan.outcome == outcome and plan.merged == merged
     assert plan.superseded == superseded and plan.merged_inputs == merged_inputs
     assert merged or superseded or cfg.merge_duplicates is False  # the batch does exercise the rules
+
+
+@pytest.mark.parametrize("cfg", [SemanticConfig(), SemanticConfig(conflict_similarity=0.3, correction_similarity=0.7)])
+def test_no_pair_below_the_lowest_subject_floor_is_a_change(cfg):
+    """`plan_writes` skips the pairs below `lowest_subject_floor` before reading them: none of them could change."""
+    records, _ = _batch(3, 40)
+    floor = lowest_subject_floor(cfg)
+    for new in records:
+        for old in records:
+            assert same_subject_floor(new.raw_content, old.raw_content, cfg) >= floor
+            assert not is_change_of(new, old, floor - 1e-6, cfg)
+    assert floor in {same_subject_floor(a.raw_content, b.raw_content, cfg) for a in records for b in records}
