@@ -240,19 +240,28 @@ def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = T
     the results, the knowledge stands for them at the place of the first of
     them, and the next result moves up: the prompt gets what the episodes show
     once, not five times. Consolidation never costs an episode its place
-    otherwise (episodes keep their full weight by default).
+    otherwise (episodes keep their full weight by default). The knowledge carries
+    the episodes it stands for (`ScoredMemory.episodes`, best first): those that
+    rank above the last result shown, or else the best of them recall found, so
+    the block can show the user's own words under it (`formatting`).
     """
     by_id = {r.memory.id: r for r in results}
     kept: list[ScoredMemory] = []
     placed: set[str] = set()
-    for r in results:
+    behind: dict[str, list[tuple[int, ScoredMemory]]] = {}
+    last_shown = len(results)
+    for i, r in enumerate(results):
         knowledge = by_id.get(r.memory.consolidated_into or "")
         chosen = knowledge if knowledge is not None and knowledge.memory.layer is Layer.SEMANTIC else r
+        if chosen is not r:
+            behind.setdefault(chosen.memory.id, []).append((i, r))
         if chosen.memory.id in placed:
             continue
         placed.add(chosen.memory.id)
         kept.append(chosen)
-    top = kept[:k]
+        if len(kept) == k:
+            last_shown = i
+    top = [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
     if not replacement_first:
         return top
     position = {r.memory.id: i for i, r in enumerate(top)}
@@ -263,6 +272,15 @@ def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = T
             top[i], top[j] = top[j], top[i]
             position = {x.memory.id: n for n, x in enumerate(top)}
     return top
+
+
+def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]],
+                   last_shown: int) -> ScoredMemory:
+    """`knowledge` carrying the episodes it stands for: those ranked up to `last_shown`, or else its best one."""
+    if not episodes:
+        return knowledge
+    above = [e for i, e in episodes if i <= last_shown] or [episodes[0][1]]
+    return replace(knowledge, episodes=tuple(above))
 
 
 def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -> RecallConfig:
