@@ -48,15 +48,16 @@ def test_knowledge_stands_for_its_episodes_and_carries_those_ranked_above_the_la
     assert all(not r.episodes for r in top[1:])
 
 
-def test_knowledge_whose_episodes_rank_below_the_cut_still_carries_its_best_one():
+def test_knowledge_takes_the_place_of_its_best_episode_never_one_above_it():
     knowledge, episodes, rest = store()
-    order = [knowledge, *rest, *reversed(episodes)]
-    top = final_order([scored(r, 1.0 - i / 100) for i, r in enumerate(order)], k=2)
-    assert [r.memory.id for r in top] == ["k", "o0"]
-    assert [e.memory.id for e in top[0].episodes] == ["e2"]
+    order = [knowledge, *rest[:2], episodes[2], *rest[2:], episodes[0]]
+    top = final_order([scored(r, 1.0 - i / 100) for i, r in enumerate(order)], k=3)
+    # ranked first on its own, it does not push out what its episodes would not have: it stands where e2 did
+    assert [r.memory.id for r in top] == ["o0", "o1", "k"]
+    assert [e.memory.id for e in top[2].episodes] == ["e2"]  # e0 ranks below the last result shown
 
 
-def test_knowledge_without_an_episode_among_the_results_carries_none():
+def test_knowledge_without_an_episode_among_the_results_keeps_its_own_place_and_carries_none():
     knowledge, _, rest = store()
     top = final_order([scored(r, 1.0 - i / 100) for i, r in enumerate([knowledge, *rest])], k=3)
     assert top[0].memory.id == "k" and top[0].episodes == ()
