@@ -231,8 +231,7 @@ _DECISIONS = (("knowledge formed from repetitions", "groups", "formed", "formed_
 
 #: what keeps each kind of knowledge decision below its target (docs/how-it-works.md has the figures)
 _DECISION_LIMITS = {
-    "groups": "off by default: on, recall@5 rises but the prompt block loses the repeated turns' own words (a "
-              "knowledge memory stands for its episodes); a one-off task asked three times with another object "
+    "groups": "a one-off task asked three times with another object "
               "(\"make me a worksheet on …\") still groups, a conversation with fewer than seven other statements "
               "has no background to stand out from, and a statement in one language seldom counts one in the other "
               "among its nearest",
@@ -265,10 +264,10 @@ def knowledge_section(report: dict, image_prefix: str) -> list[str]:
              f"and across the two), {data['group_decisions']} labelled group decisions ({data['group_negatives']} "
              f"that must not become knowledge), {data['change_decisions']} labelled changes of mind "
              f"({data['change_negatives']} that must not supersede), {data['questions']} questions. Written "
-             "through `TurnLog` as the adapters write. Supersession and consolidation after each write are off by "
-             "default (wrong on real conversation, and the block falls); the variants turn one the other way in the "
-             "same run, and with consolidation on `consolidate()` runs a day after the last "
-             "turn.", "",
+             "through `TurnLog` as the adapters write. Consolidation after each write is on by default (it raises "
+             "recall@5 and the evidence in the block, `benchmarks/ablations.py`) and supersession off (wrong on real "
+             "conversation, `benchmarks/decisions.py`); the variants turn one the other way in the same run, and "
+             "with consolidation on `consolidate()` runs a day after the last turn.", "",
              "| system | decisions | made | right | precision | recall | negatives respected |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for name, system in systems.items():

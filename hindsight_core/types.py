@@ -130,6 +130,9 @@ class ScoredMemory:
     score: float
     retention: float
     explanation: Explanation
+    #: a knowledge memory in recall's top k: the episodes it was drawn from that recall found and it stands for
+    #: (best first; `recall.plan.final_order`), so the prompt block can show their own words under it
+    episodes: tuple["ScoredMemory", ...] = ()
 
     def metadata(self) -> dict[str, Any]:
         """The facts adapters attach to a recalled memory (ids, layer, time, confidence, retention, score)."""

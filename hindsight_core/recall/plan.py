@@ -19,7 +19,7 @@ Recall never hides a memory in scope: decay, consolidation and supersession
 change where a memory ranks, not whether it can come back. Then, on the few
 results only: explanations (`select`); a replacement never stands below what it
 superseded, and knowledge and the episodes it was drawn from are collapsed to
-whichever ranks first (`final_order`).
+the place of the best of those episodes (`final_order`).
 """
 
 from __future__ import annotations
@@ -236,23 +236,38 @@ def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = T
     """The top k: knowledge and its episodes collapsed, and (with `replacement_first`: a question about the present,
     see `weights_for`) a replacement always above what it superseded.
 
-    Where a semantic memory and episodes it was drawn from would both be among
-    the results, the knowledge stands for them at the place of the first of
-    them, and the next result moves up: the prompt gets what the episodes show
-    once, not five times. Consolidation never costs an episode its place
-    otherwise (episodes keep their full weight by default).
+    Where a semantic memory and episodes it was drawn from are both among the
+    results, the knowledge stands for them at the place of the best of those
+    episodes, never above it: the prompt gets what the episodes show once, not
+    five times, and knowledge never pushes out a result its episodes would not
+    have (measured: `benchmarks/ablations.py`, in `SemanticConfig.auto_consolidate`).
+    Knowledge with none of its episodes among the results keeps its own place:
+    recall never hides. Consolidation never costs an episode its place otherwise
+    (episodes keep their full weight by default). The knowledge carries the
+    episodes it stands for that rank above the last result shown
+    (`ScoredMemory.episodes`, best first), so the block shows the user's own
+    words under it (`formatting`).
     """
     by_id = {r.memory.id: r for r in results}
+    drawn_from_found = {r.memory.consolidated_into for r in results if r.memory.consolidated_into in by_id}
     kept: list[ScoredMemory] = []
     placed: set[str] = set()
-    for r in results:
+    behind: dict[str, list[tuple[int, ScoredMemory]]] = {}
+    last_shown = len(results)
+    for i, r in enumerate(results):
+        if r.memory.id in drawn_from_found and r.memory.layer is Layer.SEMANTIC:
+            continue  # placed with the best of its episodes
         knowledge = by_id.get(r.memory.consolidated_into or "")
         chosen = knowledge if knowledge is not None and knowledge.memory.layer is Layer.SEMANTIC else r
+        if chosen is not r:
+            behind.setdefault(chosen.memory.id, []).append((i, r))
         if chosen.memory.id in placed:
             continue
         placed.add(chosen.memory.id)
         kept.append(chosen)
-    top = kept[:k]
+        if len(kept) == k:
+            last_shown = i
+    top = [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
     if not replacement_first:
         return top
     position = {r.memory.id: i for i, r in enumerate(top)}
@@ -263,6 +278,13 @@ def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = T
             top[i], top[j] = top[j], top[i]
             position = {x.memory.id: n for n, x in enumerate(top)}
     return top
+
+
+def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]],
+                   last_shown: int) -> ScoredMemory:
+    """`knowledge` carrying the episodes it stands for that rank up to `last_shown` (its best one always does)."""
+    above = tuple(e for i, e in episodes if i <= last_shown)
+    return replace(knowledge, episodes=above) if above else knowledge
 
 
 def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -> RecallConfig:

@@ -87,14 +87,15 @@ def record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
 
 def scored_out(item: ScoredMemory) -> dict[str, Any]:
     return {"memory": record_out(item.memory), "score": item.score, "retention": item.retention,
-            "explanation": {**dataclasses.asdict(item.explanation), "notes": list(item.explanation.notes)}}
+            "explanation": {**dataclasses.asdict(item.explanation), "notes": list(item.explanation.notes)},
+            "episodes": [scored_out(e) for e in item.episodes]}
 
 
 def scored_in(data: Mapping[str, Any]) -> ScoredMemory:
     explanation = dict(data["explanation"])
     explanation["notes"] = tuple(explanation.get("notes") or ())
     return ScoredMemory(record_in(data["memory"]), float(data["score"]), float(data["retention"]),  # type: ignore[arg-type]
-                        Explanation(**explanation))
+                        Explanation(**explanation), tuple(scored_in(e) for e in data.get("episodes") or ()))
 
 
 def consensus_out(report: ConsensusReport | None) -> dict[str, Any] | None:

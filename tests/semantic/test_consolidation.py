@@ -61,6 +61,11 @@ def test_landscape_episodes_become_knowledge_recalled_first(manual_memory, clock
     assert "semantic" in str(results[0].explanation) and "knowledge from 5 episodes" in str(results[0].explanation)
     # the knowledge stands for its episodes: none of them fills another place beside it ...
     assert not any(r.memory.consolidated_into == knowledge.id for r in results)
+    # ... but carries the ones recall found, and the block shows them in the user's own words under it
+    carried = results[0].episodes
+    assert carried and {e.memory.id for e in carried} <= set(episodes)
+    block = manual_memory.format_for_prompt(results)
+    assert all(f"  · [{e.memory.timestamp:%Y-%m-%d}] {e.memory.raw_content}" in block for e in carried)
     # ... and each stays as findable as it was (full weight) when asked for on its own
     episode_result = manual_memory.recall("How should I print the quarterly report?", user_id="alice",
                                           layers=["episodic"])[0]
