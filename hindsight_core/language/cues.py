@@ -52,9 +52,12 @@ _WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sun
                       r"(?:周|星期|礼拜)([一二三四五六日天])", re.I)
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|"
                     r"december)\b|([一二三四五六七八九十]{1,2}|\d{1,2})月", re.I)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# an address or an amount is tried only from the start of its run of characters (the look-behinds): tried from
+# every position of a long run, each attempt runs to the run's end and fails, and 32 KB of digits took minutes
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://\S+|www\.\S+")
-_MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur|gbp|元|美元|欧元|块))", re.I)
+_MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,.]*|"
+                    r"(?<![\d,.])\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur|gbp|元|美元|欧元|块))", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _WEEKDAY_ZH = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday", "五": "friday",

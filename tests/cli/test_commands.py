@@ -9,6 +9,7 @@ from hindsight_core import Hindsight
 from hindsight_core.forget.plan import ONE_TARGET
 from hindsight_core.testing import FakeEmbedder
 
+from ..files import files_containing
 from .conftest import FAKE
 
 PREFERENCE = "From now on, print all my reports in A4 landscape."
@@ -145,7 +146,7 @@ def test_forget_leaves_no_trace_in_the_store_files(hs):
     hs("remember", "-u", "alice", PREFERENCE)
 
     def traces() -> list[str]:
-        return [str(p) for p in hs.store.rglob("*") if p.is_file() and b"Zanzibar" in p.read_bytes()]
+        return files_containing(hs.store, "Zanzibar")
 
     assert traces() == []  # sealed: stored, yet in no file in the clear ...
     assert "Zanzibar" in hs("recall", "-u", "alice", "Zanzibar office door code").stdout  # ... and recalled

@@ -1,6 +1,5 @@
 """Forgotten means gone: no canary left in the store's files, no resurrection, no half-done forget."""
 
-import base64
 import os
 import signal
 import subprocess
@@ -15,28 +14,9 @@ import pytest
 from hindsight_core import Hindsight, InvalidInputError, Layer
 from hindsight_core.testing import FakeEmbedder
 
+from ..files import files_containing
+
 CANARY = "CANARY-7f3a9e41"
-
-
-def files_containing(root: Path, needle: str) -> list[str]:
-    data = needle.encode()
-    return [str(p) for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
-
-
-def encodings(needle: str) -> list[bytes]:
-    """`needle` as a file could hold it: UTF-8, UTF-16 (both byte orders), and base64 at each of its 3 offsets."""
-    raw = needle.encode()
-    forms = [raw, needle.encode("utf-16-le"), needle.encode("utf-16-be")]
-    for offset in range(3):  # the part of the base64 text that does not depend on the bytes around it
-        encoded = base64.b64encode(b"\0" * offset + raw)
-        forms.append(encoded[4 if offset else 0:-4])
-    return forms
-
-
-def files_holding(root: Path, needle: str) -> list[str]:
-    """The files under `root` holding `needle` in any of its `encodings`."""
-    forms = encodings(needle)
-    return [str(p) for p in root.rglob("*") if p.is_file() and any(f in p.read_bytes() for f in forms)]
 
 
 def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp_path, clock):
@@ -47,7 +27,7 @@ def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp
         # sealed: the text is stored, recallable, and in no file in the clear (WAL and segments included)
         assert memory.recall("locker code", user_id="u", k=1)[0].memory.raw_content.endswith(f"{CANARY}.")
         assert files_containing(tmp_path, CANARY) == []
-        sealed = [p for p in tmp_path.rglob("*") if p.is_file() and secret.id.encode() in p.read_bytes()]
+        sealed = files_containing(tmp_path, secret.id)
         assert sealed  # the point (id and ciphertext) is on disk ...
         memory.forget(user_id="u", memory_id=secret.id)
         memory.forget(user_id="other", everything=True)
@@ -64,7 +44,7 @@ def test_forgotten_text_is_unreadable_at_once_and_never_on_disk_in_the_clear(tmp
 
 def segment_files_containing(root: Path, needle: str) -> list[str]:
     """The engine's segment files holding `needle` (its write-ahead log aside: it keeps what it logged)."""
-    return [f for f in files_containing(root, needle) if "/segments/" in f]
+    return files_containing(root, needle, under="/segments/")
 
 
 @pytest.mark.parametrize("seal", [True, False], ids=["sealed", "unsealed"])

@@ -11,7 +11,7 @@ from hindsight_core.session.turns import Turn, TurnLog
 from hindsight_core.session.write_queue import WriteQueue
 from hindsight_core.testing import FakeEmbedder
 
-from .test_complete_forgetting import files_holding
+from ..files import files_holding
 
 PIN = "My card PIN is 4921-CANARY."
 ANSWER = "Noted, your card PIN is 4921-CANARY."

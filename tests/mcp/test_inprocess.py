@@ -17,6 +17,8 @@ from hindsight_core.mcp import UserScope, build_server  # noqa: E402
 from hindsight_core.session.choices import TIME_RANGES  # noqa: E402
 from hindsight_core.testing import FakeEmbedder  # noqa: E402
 
+from ..files import files_containing  # noqa: E402
+
 PREFERENCE = "From now on, print all my reports in A4 landscape."
 ALLERGY = "I am allergic to peanuts, so never suggest dishes with peanuts."
 
@@ -276,8 +278,7 @@ def test_a_forget_over_mcp_leaves_no_byte_of_the_text_while_the_server_runs(tmp_
     folder = tmp_path / "store"
 
     def holding(needle: str, where: str = "") -> list[str]:
-        data = needle.encode()
-        return [str(p) for p in folder.rglob("*") if p.is_file() and where in str(p) and data in p.read_bytes()]
+        return files_containing(folder, needle, under=where)
 
     with Hindsight(store=EdgeStore(path=folder, seal=seal), embedder=FakeEmbedder(), clock=clock) as memory:
         async def run():

@@ -14,7 +14,7 @@ from hindsight_core.remote import HindsightClient
 from hindsight_core.session.turns import Turn, TurnLog
 from hindsight_core.session.write_queue import WriteQueue
 
-from ..core.test_complete_forgetting import files_holding
+from ..files import files_holding
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,6 +11,8 @@ from hindsight_core.store import EdgeStore, indexing
 from hindsight_core.store.edge_files import bucket_of, shard_name
 from hindsight_core.testing import FakeEmbedder
 
+from ..files import files_containing
+
 # the child waits for this file before it builds: the test decides what happens while the build runs
 _GATED = ("import sys, time, pathlib\n"
           "gate = pathlib.Path(sys.argv[1]).with_name('go')\n"
@@ -130,7 +132,7 @@ def test_no_build_below_the_threshold_or_when_switched_off(tmp_path, clock):
 
 
 def _segments_holding(root, needle: str) -> list:
-    return [p for p in root.rglob("*") if p.is_file() and "/segments/" in str(p) and needle.encode() in p.read_bytes()]
+    return files_containing(root, needle, under="/segments/")
 
 
 def test_a_forget_compacts_in_a_child_while_other_users_go_on(tmp_path, clock, monkeypatch):

@@ -18,7 +18,7 @@ from hindsight_core.session.write_queue import write_queue
 from hindsight_core.store.edge_files import TEMPORARY_PREFIX, remove_abandoned_temporaries
 from hindsight_core.testing import FakeEmbedder
 
-from ..core.test_complete_forgetting import files_holding
+from ..files import files_holding
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,16 +1,11 @@
 """Session and agent ids are sealed like the text: never in the engine's files in the clear (issue 21)."""
 
-from pathlib import Path
-
 from hindsight_core import Hindsight
 from hindsight_core.testing import FakeEmbedder
 
+from ..files import files_containing
+
 SESSION, AGENT = "SESSION-CANARY-5d1e", "AGENT-CANARY-93b0"
-
-
-def files_containing(root: Path, needle: str) -> list[str]:
-    data = needle.encode()
-    return [str(p) for p in root.rglob("*") if p.is_file() and data in p.read_bytes()]
 
 
 def test_session_and_agent_ids_are_never_on_disk_in_the_clear_and_still_filter(tmp_path, clock):
