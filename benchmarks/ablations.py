@@ -78,8 +78,8 @@ VARIANTS: dict[str, Recipe] = {
                               (tweak("recall", retention_influence=0.3),)),
     "no-context-in-block": Recipe("the block shows no turn a memory answers (format_for_prompt(context_chars=0))",
                                   context_chars=0),
-    "consolidation-off": Recipe("consolidation after each write off, on by default (SemanticConfig.auto_consolidate"
-                                "=False)", (tweak("semantic", auto_consolidate=False),)),
+    "consolidation-on": Recipe("consolidation after each write on, off by default (SemanticConfig.auto_consolidate"
+                               "=True)", (tweak("semantic", auto_consolidate=True),)),
     "supersession-on": Recipe("supersession on, off by default (SemanticConfig.detect_conflicts=True)",
                               (tweak("semantic", detect_conflicts=True),)),
     "supersession-any-tense": Recipe("supersession on, and a superseded memory steps back for every question, past "

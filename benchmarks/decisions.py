@@ -1,10 +1,11 @@
 """Every supersession and consolidation decision hindsight makes, on real conversations and on update cases.
 
-    python benchmarks/decisions.py [PATH] [--limit N] [--no-supersession] [--out benchmarks/results/decisions.json]
+    python benchmarks/decisions.py [PATH] [--limit N] [--as-shipped] [--out benchmarks/results/decisions.json]
 
 Two sources of decisions, both written through the conversation policy
 (`TurnLog.offer`, one offer per session, as the adapters write) with the default
-embedder and configuration, supersession turned on:
+embedder and configuration, supersession and consolidation after each write turned on
+(`config.knowledge_on`):
 
 - **LoCoMo** (`../shared/benchmarks/locomo10.json` by default, read in place):
   both speakers are people, so both are written as the user. Every
@@ -21,8 +22,9 @@ embedder and configuration, supersession turned on:
   what must and must not be grouped. They are labelled by construction:
   precision and recall of the decisions are computed.
 
-Supersession is off by default (`SemanticConfig.detect_conflicts`), and this run turns it on: its
-decisions on real conversations are what decided that default; `--no-supersession` runs as shipped.
+Both are off by default (`SemanticConfig.detect_conflicts`, `auto_consolidate`), and this run turns
+them on: their decisions on real conversations are what decided those defaults; `--as-shipped` runs
+the defaults.
 
 The JSON lists the LoCoMo decisions (with `label: null` until a person labels
 them) and the update-case scores.
@@ -41,7 +43,7 @@ from harness import write_results  # noqa: E402
 from locomo import load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import Hindsight, HindsightConfig, Layer, Source  # noqa: E402
-from hindsight_core.config import SemanticConfig  # noqa: E402
+from hindsight_core.config import knowledge_on  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
 from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
@@ -189,16 +191,16 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=LABELS, help="a JSON {key: true|false} of hand labels")
     parser.add_argument("--texts", type=Path, default=CACHE_DIR / "decisions-locomo-texts.json",
                         help="where the decisions' LoCoMo texts go for labelling (kept out of git)")
-    parser.add_argument("--no-supersession", action="store_true",
-                        help="supersession off, as shipped (SemanticConfig.detect_conflicts=False); without it the run "
-                             "turns supersession on, the mechanism it measures")
+    parser.add_argument("--as-shipped", action="store_true",
+                        help="the default configuration (supersession and consolidation after each write off); "
+                             "without it both are on (knowledge_on()), the mechanisms this measures")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "decisions.json")
     args = parser.parse_args()
     # the LoCoMo run's vector cache: the same turns and exchanges, embedded once
     embedder = CachedEmbedder(E5Embedder(), ensure_cache_dir(CACHE_DIR) / "locomo-adapters-multilingual-e5-small.npy")
-    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=not args.no_supersession))
+    config = HindsightConfig() if args.as_shipped else knowledge_on()
     cases = [run_case(case, embedder, config) for case in UPDATE_CASES]
-    result = {"benchmark": "decisions", "embedder": embedder.name, "supersession": not args.no_supersession,
+    result = {"benchmark": "decisions", "embedder": embedder.name, "knowledge_on": not args.as_shipped,
               "update_cases": {"cases": cases, "scores": score_cases(cases)}}
     if args.path.exists():
         result["locomo"], texts = locomo_decisions(args.path, args.limit, embedder, config)

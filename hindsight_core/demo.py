@@ -96,7 +96,7 @@ def run_demo(store_path: Path | None = None, say: Callable[[str], None] = print,
             folder, where = Path(store_path), f"at {store_path}"
         clock = FrozenClock(datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc))
         say(f"hindsight demo: eight weeks with one user on a simulated clock (embedded store {where})")
-        # the story shows knowledge forming and a change of mind (both on by default; knowledge_on() says so)
+        # the story shows knowledge forming and a change of mind: both mechanisms are off by default
         memory = stack.enter_context(Hindsight(path=folder, clock=clock, embedder=embedder, config=knowledge_on()))
         seen = _story(memory, clock, say)
     _summary(seen, say)

@@ -327,45 +327,49 @@ class Hindsight(FacadeBase):
         if not dry_run:
             self._drop_cached_texts()  # the topic too: it is the user's words
         self._before_forget.announce(Forgetting(user, everything, dry_run))  # what is queued is stored first
-        with self._locked(user):
-            if not self._open(user, create=False):
+        try:
+            with self._locked(user):
+                if not self._open(user, create=False):
+                    if memory_id is not None:
+                        raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
+                    # no long-term memories, but working-memory sessions may still hold the user's words
+                    working = 0 if dry_run else self._forget_listeners.announce(
+                        Forgotten.of(user, None if everything else (), topic))
+                    return ForgetReceipt(user, dry_run, (), working_messages=working)
                 if memory_id is not None:
-                    raise MemoryNotFoundError(f"no memory {memory_id!r} for this user")
-                # no long-term memories, but working-memory sessions may still hold the user's words
-                working = 0 if dry_run else self._forget_listeners.announce(
-                    Forgotten.of(user, None if everything else (), topic))
-                return ForgetReceipt(user, dry_run, (), working_messages=working)
-            if memory_id is not None:
-                victims = [self.get(memory_id, user_id=user)]
-            elif everything:
-                victims = [h.record for h in self.store.scan(user, ALL)]
-            else:
-                victims = forgetting.about(self.store, user, topic, topic_vector, self.config, self._embed)
-                archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config, self._embed)
-            if everything:
+                    victims = [self.get(memory_id, user_id=user)]
+                elif everything:
+                    victims = [h.record for h in self.store.scan(user, ALL)]
+                else:
+                    victims = forgetting.about(self.store, user, topic, topic_vector, self.config, self._embed)
+                    archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config, self._embed)
+                if everything:
+                    working = 0
+                    if not dry_run:
+                        self.store.drop_user(user)
+                        with self._lock:
+                            self._opened.pop(user, None)
+                        working = self._forget_listeners.announce(Forgotten.of(user, None))
+                    return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
+                victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,
+                                                               self.summarizer)
+                archived = archived if memory_id is None else []
                 working = 0
-                if not dry_run:
-                    self.store.drop_user(user)
-                    with self._lock:
-                        self._opened.pop(user, None)
-                    working = self._forget_listeners.announce(Forgotten.of(user, None))
-                return ForgetReceipt(user, dry_run, tuple(victims), working_messages=working)
-            victims, rederived, released = forgetting.plan(self.store, user, victims, self.config, self._embed,
-                                                           self.summarizer)
-            archived = archived if memory_id is None else []
-            working = 0
-            if not dry_run and victims:
-                self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
-                                  updates=[(r.id, link_fields(r)) for r in released])
-            if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
-                self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
-            victims = victims + archived
-            if not dry_run:  # even when nothing went: a copy may still hold words about the topic
-                working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims], topic))
-            if not dry_run and victims:
-                if for_good:
-                    self.store.compact(user)  # the forgotten points leave the segment files too
-        return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
+                if not dry_run and victims:
+                    self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
+                                      updates=[(r.id, link_fields(r)) for r in released])
+                if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
+                    self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
+                victims = victims + archived
+                if not dry_run:  # even when nothing went: a copy may still hold words about the topic
+                    working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims], topic))
+                if not dry_run and victims:
+                    if for_good:
+                        self.store.compact(user)  # the forgotten points leave the segment files too
+            return ForgetReceipt(user, dry_run, tuple(victims), tuple(r.id for r, _ in rederived), working)
+        finally:
+            if not dry_run:  # and after: looking for the topic read its words into the caches again
+                self._drop_cached_texts()
 
     def compact(self) -> int:
         """Rewrite every user's files so that deleted points leave the segments too.
