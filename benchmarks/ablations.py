@@ -294,11 +294,11 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
     columns = {c: n for b in benches for c, n in b.questions.items()}
     report: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/ablations.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": " ".join(["python benchmarks/ablations.py", *(sys.argv[1:] if argv is None else argv)]),
         "metric": "recall@5 (percent)", "embedder": vectors.name, "columns": columns,
         "baselines": {}, "variants": {},
     }
-    if args.out.exists():  # a run of some variants keeps the others' rows from a run over the same sets
+    if args.out.exists() and set(chosen) != set(VARIANTS):  # a run of some variants keeps the others' rows
         previous = json.loads(args.out.read_text())
         if previous.get("columns") == columns:
             report["variants"] = {k: v for k, v in previous.get("variants", {}).items() if k in VARIANTS}
