@@ -229,6 +229,20 @@ _DECISIONS = (("knowledge formed from repetitions", "groups", "formed", "formed_
               ("changes of mind (supersessions)", "changes", "made", "made_right"))
 
 
+#: the knowledge decisions on LoCoMo (`decisions.py`, labelled by reading): (kind, what, verb, what limits it)
+_REAL_DECISIONS = (
+    ("supersessions", "Changes of mind", "made",
+     "chit-chat between two friends is full of change words (\"now\", \"used to\", \"changed\") about nothing the "
+     "other turn held; a long turn needs its old statement to stand out, but a one- or two-sentence turn that shares "
+     "a word with an earlier one still replaces it (`benchmarks/data/locomo_decision_labels.json`), so supersession "
+     "is off by default and this is what turning it on does"),
+    ("consolidations", "Knowledge formed", "formed",
+     "what two friends say three times on three days is small talk (\"Thanks, Evan! Your support means a lot\", "
+     "\"Catch you later!\"), and nothing yet tells a pleasantry from a standing statement, so consolidation after "
+     "each write is off by default and this is what turning it on does"),
+)
+
+
 #: what keeps each kind of knowledge decision below its target (docs/how-it-works.md has the figures)
 _DECISION_LIMITS = {
     "groups": "off by default: on all of LoCoMo every group it forms is a pleasantry said three times (\"Thanks, "
@@ -609,25 +623,13 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      "with knowledge after each write and supersession off, recall ranks exchanges by dense + BM25 and "
                      "the dates a query names, which a plain dense ranking of exchanges nearly matches on this set"))
     decisions = _load(results, "decisions.json")
-    real = (decisions or {}).get("locomo", {}).get("supersessions_labelled")
-    if real and real["labelled"]:
-        rows.append(("Changes of mind on real conversations (LoCoMo, every decision labelled by reading): "
-                     "precision ≥ 95%", f"{real['correct']} right of {real['labelled']} made in "
-                     f"{decisions['locomo']['turns']:,} turns", real["correct"] >= 0.95 * real["labelled"],
-                     _command(decisions), "chit-chat between two friends is full of change words (\"now\", "
-                     "\"used to\", \"changed\") about nothing the other turn held; a long turn needs its old "
-                     "statement to stand out, but a one- or two-sentence turn that shares a word with an earlier "
-                     "one still replaces it (`benchmarks/data/locomo_decision_labels.json`), so supersession is off by "
-                     "default and this is what turning it on does"))
-    grouped = (decisions or {}).get("locomo", {}).get("consolidations_labelled")
-    if grouped and grouped["labelled"]:
-        rows.append(("Knowledge formed on real conversations (LoCoMo, every decision labelled by reading): "
-                     "precision ≥ 95%", f"{grouped['correct']} right of {grouped['labelled']} formed in "
-                     f"{decisions['locomo']['turns']:,} turns", grouped["correct"] >= 0.95 * grouped["labelled"],
-                     _command(decisions), "what two friends say three times on three days is small talk (\"Thanks, "
-                     "Evan! Your support means a lot\", \"Catch you later!\"), and nothing yet tells a pleasantry "
-                     "from a standing statement, so consolidation after each write is off by default and this is "
-                     "what turning it on does"))
+    for kind, what, verb, limit in _REAL_DECISIONS:
+        labelled = (decisions or {}).get("locomo", {}).get(f"{kind}_labelled")
+        if labelled and labelled["labelled"]:
+            rows.append((f"{what} on real conversations (LoCoMo, every decision labelled by reading): precision "
+                         f"≥ 95%", f"{labelled['correct']} right of {labelled['labelled']} {verb} in "
+                         f"{decisions['locomo']['turns']:,} turns", labelled["correct"] >= 0.95 * labelled["labelled"],
+                         _command(decisions), limit))
     speed = _load(results, "speed.json")
     if speed:
         ratios = {r["memories"]: r["ratio_best_to_numpy_p50"] for r in speed["sizes"]}
