@@ -237,16 +237,17 @@ _REAL_DECISIONS = (
      "a word with an earlier one still replaces it (`benchmarks/data/locomo_decision_labels.json`), so supersession "
      "is off by default and this is what turning it on does"),
     ("consolidations", "Knowledge formed", "formed",
-     "what two friends say three times on three days is small talk (\"Thanks, Evan! Your support means a lot\", "
-     "\"Catch you later!\"), and nothing yet tells a pleasantry from a standing statement, so consolidation after "
-     "each write is off by default and this is what turning it on does"),
+     "small talk never leads or joins a group (\"Thanks, Evan! Your support means a lot\": 38 groups before, "
+     "`write/small_talk.py`), but what is left of a friend's chit-chat said three times (\"Let me know how it goes. "
+     "Enjoy it!\") still forms one, so consolidation after each write is off by default and this is what turning "
+     "it on does"),
 )
 
 
 #: what keeps each kind of knowledge decision below its target (docs/how-it-works.md has the figures)
 _DECISION_LIMITS = {
-    "groups": "off by default: on all of LoCoMo every group it forms is a pleasantry said three times (\"Thanks, "
-              "Evan! Your support means a lot\"), `benchmarks/decisions.py`; a one-off task asked three times with another object "
+    "groups": "off by default: on all of LoCoMo it forms 3 groups, none right (38 before small talk was kept out "
+              "of groups), `benchmarks/decisions.py`; a one-off task asked three times with another object "
               "(\"make me a worksheet on …\") still groups, a conversation with fewer than seven other statements "
               "has no background to stand out from, and a statement in one language seldom counts one in the other "
               "among its nearest",

@@ -23,7 +23,8 @@ attributes decides. A leader episode gathers the episodes that
 
 Which episodes may group at all is decided before (`write.rules.consolidation_candidates`:
 whatever the user asserts, whatever kind the gate filed it as; never questions,
-conditionals, quotes, other people's news, news of a change, or an agent's, a tool's or a task's words). A group with
+conditionals, quotes, other people's news, news of a change, or an agent's, a tool's or a task's words),
+and small talk among them never leads or joins a group (`joinable`). A group with
 at least `min_episodes` occurrences (`times_said`: a merged near-duplicate counts once per confirmation, except an ask
 repeated in the same words, which is the same task asked again and counts once) said on at least `min_days` different
 days (`days_said`) spread over at least `min_span_days`, whose members share a topic word, becomes one semantic memory
@@ -48,6 +49,7 @@ from ..language.text_cache import per_text
 from ..types import EventType, MemoryRecord
 from ..write.gate import FILLER_WORDS, filler_removed, speaker, strip_speaker
 from ..write.rules import asks, attributes_of, content_tokens, text_script
+from ..write.small_talk import small_talk
 
 #: CJK characters too common to say what a group is about ("我", "的", "了" ...)
 _CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
@@ -335,6 +337,17 @@ def _near(leader: int, likeness: Likeness, records: Sequence[MemoryRecord], cfg:
     return _mutual(leader, near, likeness)
 
 
+def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
+    """Which candidates may lead or join a group: all but small talk (`write.small_talk`: said to the listener, or
+    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!").
+
+    Small talk stays among the user's statements a member must stand out from (`background`): it is what the
+    user said, and a background without it would be a different one for every rule that reads it."""
+    speakers = {speaker(r.raw_content) for r in records} - {None}
+    return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)}) for r in records],
+                      dtype=bool)
+
+
 def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,
                 block: int = 1024) -> list[Group]:
     """Leader clustering: the episode with the most neighbours takes them all, then the next (ties: the older)."""
@@ -345,7 +358,7 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
     counts = np.zeros(n, dtype=np.int64)
     for start in range(0, n, block):
         counts[start:start + block] = (vectors[start:start + block] @ vectors.T >= cfg.group_similarity) @ said
-    taken = np.zeros(n, dtype=bool)
+    taken = ~joinable(records)
     groups = []
     likeness = Likeness(records, vectors)
     for leader in np.argsort(-counts, kind="stable"):
@@ -366,11 +379,14 @@ def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarr
     the leader, and the largest qualifying group that contains it wins (ties: the
     leader said first).
     """
-    near_new = np.flatnonzero(vectors @ vectors[member] >= cfg.group_similarity)
+    free = joinable(records)
+    if not free[member]:
+        return None
+    near_new = np.flatnonzero((vectors @ vectors[member] >= cfg.group_similarity) & free)
     best: Group | None = None
     likeness = Likeness(records, vectors)
     for leader in near_new:
-        group = _group(_near(int(leader), likeness, records, cfg), records)
+        group = _group(_near(int(leader), likeness, records, cfg, free), records)
         if member in group.members and qualifies(group, cfg) and \
                 (best is None or group.occurrences > best.occurrences):
             best = group
@@ -380,10 +396,13 @@ def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarr
 def largest_group(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig) -> Group | None:
     """The group with the most occurrences, qualifying or not (for saying why nothing formed)."""
     best: Group | None = None
-    counts = np.asarray([(vectors @ v >= cfg.group_similarity).sum() for v in vectors])
+    free = joinable(records)
+    counts = np.where(free, [(vectors @ v >= cfg.group_similarity).sum() for v in vectors], -1)
     likeness = Likeness(records, vectors)
     for leader in np.argsort(-counts, kind="stable")[:32]:  # the most crowded leaders: a bounded look
-        group = _group(_near(int(leader), likeness, records, cfg), records)
+        if not free[leader]:
+            break
+        group = _group(_near(int(leader), likeness, records, cfg, free), records)
         if best is None or group.occurrences > best.occurrences:
             best = group
     return best

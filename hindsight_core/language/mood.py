@@ -41,14 +41,16 @@ _REPORTED = re.compile(
     r"(?:说|讲|问|道|写|喊|开玩笑说|开玩笑)\s*[：:，,]?\s*[\"“「『‘]|(?:说|讲|道|问)[：:]|开玩笑|听说|据说|传言",
     re.I)
 _QUESTION_MARK = re.compile(r"[?？]\s*[\"”」』)）]*\s*$")
-#: an opening that asks: an auxiliary before its subject ("do you", "is it", "can I"), or a wh-word before an
-#: auxiliary or a subject ("what is", "where do", "who"); "When printing, I …" opens a clause, not a question
+#: an opening that asks: an auxiliary before its subject ("do you", "is it", "can I"), a wh-word before an
+#: auxiliary ("what is", "where do", "how many are"), or "who". A question puts the auxiliary before the subject:
+#: with the subject first, a wh-word opens a clause ("When printing, I …", "When you send me charts, use …",
+#: "What you need is rest", "Why I can't sleep is beyond me")
 _QUESTION_OPENING = re.compile(
     r"^\s*(?:(?:do|does|did|is|are|was|were|am|can|could|would|will|shall|should|have|has|had|may|might|isn't|"
     r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't)\s+(?:i|you|we|they|he|she|it|there|this|that|my|"
     r"your|our|the|a|an|any|anyone|anybody|someone)\b|(?:who|whom|whose)\b|"
-    r"(?:what|which|where|when|how|why)(?:\s+\w+)?\s+(?:is|are|was|were|am|do|does|did|can|could|would|will|should|"
-    r"have|has|had|'s|'re|i|you|we|they|he|she|it)\b|(?:what|how) about\b)", re.I)
+    r"(?:what|which|where|when|how|why)(?:\s+(?!(?:i|you|we|they|he|she|it)\b)\w+)?\s*(?:\s(?:is|are|was|were|am|do|"
+    r"does|did|can|could|would|will|should|have|has|had)|'s|'re)\b|(?:what|how) about\b)", re.I)
 _ZH_QUESTION = re.compile(r"[吗呢嘛][\s。！!]*$|(?:是不是|有没有|要不要|能不能|会不会|可不可以|对不对|好不好|行不行|"
                           r"为什么|怎么样|怎么办|什么时候|哪里|哪儿|多少)")
 _SUPPOSES = re.compile(
@@ -125,8 +127,9 @@ def supposes(text: str) -> bool:
 
 
 def quotes(text: str) -> bool:
-    """Quoted or reported speech: someone's words repeated, not the speaker's assertion."""
-    body = _body(text)
+    """Quoted or reported speech: someone's words repeated, not the speaker's assertion. A quoted name (sign it
+    "The Leafy Team", 落款写“花语小铺”) is no one's words (`_NAME_IN_QUOTES`)."""
+    body = _QUOTE_PAIRS.sub(lambda m: " " if _NAME_IN_QUOTES.fullmatch(m.group(0)) else m.group(0), _body(text))
     return bool(_QUOTE_PAIRS.search(body) or _REPORTED.search(body))
 
 

@@ -22,6 +22,9 @@ from ..conftest import START
     ("Maybe I'll give up sugar next year.", "a conditional, a wish or a plan"),
     ('My uncle joked: "just sell the car and cycle".', "quoted or reported speech"),
     ("老板开玩笑说：“你干脆住在公司吧。”", "quoted or reported speech"),
+    ('My editor keeps writing "tighten it up" on every page.', "quoted or reported speech"),
+    ("Where are you based these days", "a question"),
+    ("What's your favourite editor", "a question"),
     ("My brother switched to a standing desk.", "about someone else"),
     ("她现在改喝绿茶了", "about someone else"),
 ])
@@ -30,7 +33,11 @@ def test_what_asserts_nothing_of_the_speaker(text, why):
 
 
 @pytest.mark.parametrize("text", ["I cycle to work on Tuesdays.", "我每天早上跑步", "Our team deploys on Fridays.",
-                                  "The weekly sync is at 10:00 now.", "我们组改用飞书了"])
+                                  "The weekly sync is at 10:00 now.", "我们组改用飞书了",
+                                  # a clause that opens with a wh-word, and a quoted name, are no question or quote
+                                  "When you plan my trips, book aisle seats.", "What I need most is quiet mornings.",
+                                  "When you have time, send me the notes in Markdown.",
+                                  'Sign my newsletters "Harbour Books", always.', "店名请一直写“青柠书屋”。"])
 def test_plain_statements_assert(text):
     assert mood.asserts(text)
 

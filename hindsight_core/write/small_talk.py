@@ -1,0 +1,118 @@
+"""Small talk: words said to the listener to keep a conversation going, not about the speaker.
+
+Two friends say "Thanks, Evan! Your support means a lot", "Catch you later!" and "I'll keep you
+posted" on day after day. Said three times on three days, such words looked like a standing
+statement to consolidation: on all of LoCoMo, every group it formed was one
+(`benchmarks/decisions.py`). Two readings of a statement's shape tell them apart, neither keyed
+to what it is about:
+
+- `addresses`: it speaks to another speaker of the conversation by name ("Thanks, Gina!", "Bye
+  Jon!", "Glad I could help, Maria.", "Thanks for your support, Deb!"): a transcript's speaker
+  labels say who takes part (`gate.speaker`), and a name set off by a comma, or followed by a
+  mark that ends a clause, is said to that person. Mentioned inside a clause ("I went hiking
+  with Jon and his dog") the name is what the sentence is about, and counts for nothing here.
+- `said_to_listener`: every sentence either carries no content at all (`gate.content_words`:
+  thanks, greetings, laughter), or speaks to the listener (a second-person word, a name set off)
+  and names at most `LISTENER_WORDS` things besides ("Your support means a lot", "Take care of
+  yourself", "谢谢你的支持"), or, in English, names no one at all and at most as many things
+  ("Stay safe!", "Talk soon.", "Thanks for the recommendation!"): English needs a subject, so
+  such a sentence is an imperative or an exclamation said to the listener; a negated one is a
+  standing rule however short ("No dairy, ever."). Chinese drops its subjects ("不吃香菜" is a
+  standing statement), so that third reading is for Latin script alone. A standing request to
+  an assistant speaks to it too, but names its task ("Anything you suggest for weekends must
+  allow dogs", "你改过的句子都用【】括起来") or has a request's shape ("Aisle seat again, please":
+  `gate.REQUEST`).
+
+Measured by `python benchmarks/decisions.py` (LoCoMo's groups, each labelled by reading) and
+`python benchmarks/knowledge.py` (our knowledge set's labelled repetitions): see `LISTENER_WORDS`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Collection
+
+from ..language import mood
+from ..language.cues import polarity
+from ..language.text_cache import per_text
+from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
+
+#: how many content words a sentence said to the listener may name and still be small talk. Of our knowledge
+#: set's 369 user turns labelled as repetitions of a standing statement, 1 reads as small talk at 2 ("Reminder:
+#: aisle, aisle, aisle.": one word said over and over). With consolidation after each write on, all of LoCoMo
+#: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong
+#: (`python benchmarks/decisions.py`, labelled by reading)
+LISTENER_WORDS = 2
+
+#: the listener in the second person: you, your, yourself, ya; 你, 您
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|y'all)\b|你|您", re.I)
+#: a capitalised word set off as an address inside a sentence: after a comma, before a clause mark or the end
+#: ("Thanks, Claude!", "Glad I could help, Maria.")
+_SET_OFF_NAME = re.compile(r"(?<=,)\s*([A-Z][a-z]+)\s*(?=[,!?.…]|$)")
+_WORD = re.compile(r"[A-Z][a-z]+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: the shortest part of a name that names its bearer ("Deb" for Deborah, "Cal" for Calvin)
+_SHORTEST_NAME = 3
+
+
+#: "no" before a word that carries no content ("No problem", "no worries") negates nothing
+_NO_FILLER = re.compile(r"\bno\s+(\w+)", re.I)
+
+
+def _no_filler(match: re.Match[str]) -> str:
+    return " " if match.group(1).lower() in FILLER_WORDS else match.group(0)
+
+
+@per_text
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(mood.sentences(strip_speaker(text)))
+
+
+def _set_off(sentence: str, start: int, end: int) -> bool:
+    """Whether the word at `sentence[start:end]` is set off as an address: after a comma, before a comma or an
+    exclamation or question mark, at the end, or right after a sentence's first word and before a full stop
+    ("Absolutely Jon. I'm always here")."""
+    before, after = sentence[:start].rstrip(), sentence[end:].lstrip()
+    return before.endswith(",") or not after or after[0] in ",!?…" or \
+        (after[0] == "." and len(before.split()) <= 1)
+
+
+@per_text
+def _address_words(text: str) -> frozenset[str]:
+    """The capitalised words of a text set off as an address (`_set_off`)."""
+    return frozenset(m.group(0) for sentence in _sentences(text) for m in _WORD.finditer(sentence)
+                     if _set_off(sentence, m.start(), m.end()))
+
+
+def addresses(text: str, names: Collection[str]) -> bool:
+    """The text speaks to one of `names` (the other speakers of its conversation), in full or by the start of the
+    name (at least `_SHORTEST_NAME` letters)."""
+    return any(name.startswith(word) and len(word) >= _SHORTEST_NAME
+               for word in _address_words(text) for name in names)
+
+
+def _to_listener(sentence: str) -> bool:
+    """A sentence with no content; or one with at most `LISTENER_WORDS` content words that is said to the
+    listener, or (in Latin script, where a statement needs a subject) names no one and is not a request."""
+    rest = _SET_OFF_NAME.sub(" ", sentence)
+    if content_words(rest) == 0:
+        return True
+    if content_words(_SECOND_PERSON.sub(" ", rest)) > LISTENER_WORDS:
+        return False
+    if rest != sentence or _SECOND_PERSON.search(rest):
+        return True
+    return not _CJK.search(rest) and not mood.speaks_of_self(rest) and not mood.speaks_of_others(rest) and \
+        not REQUEST.search(rest) and not polarity(_NO_FILLER.sub(_no_filler, rest))
+
+
+@per_text
+def said_to_listener(text: str) -> bool:
+    """Every sentence of the text is said to the listener or carries no content (`_to_listener`)."""
+    sentences = _sentences(text)
+    return bool(sentences) and all(_to_listener(s) for s in sentences)
+
+
+def small_talk(text: str, others: Collection[str] = ()) -> bool:
+    """Said to keep the conversation going rather than about the speaker: to one of `others` by name
+    (`addresses`), or to the listener throughout (`said_to_listener`)."""
+    return said_to_listener(text) or (bool(others) and addresses(text, others))
