@@ -246,7 +246,7 @@ _REAL_DECISIONS = (
 
 #: what keeps each kind of knowledge decision below its target (docs/how-it-works.md has the figures)
 _DECISION_LIMITS = {
-    "groups": "off by default: on all of LoCoMo it forms 3 groups, none right (38 before small talk was kept out "
+    "groups": "off by default: on all of LoCoMo it forms 2 groups, none right (38 before small talk was kept out "
               "of groups), `benchmarks/decisions.py`; a one-off task asked three times with another object "
               "(\"make me a worksheet on …\") still groups, a conversation with fewer than seven other statements "
               "has no background to stand out from, and a statement in one language seldom counts one in the other "

@@ -143,13 +143,13 @@ class SemanticConfig:
     #: semantic memories decay at this fraction of their event type's rate
     semantic_decay_factor: float = 0.5
     #: check for a new group after each write. Off by default, by measurement on real conversation: on all of
-    #: LoCoMo (`python benchmarks/decisions.py`) it forms 3 pieces of knowledge and none is one by reading (38, every
+    #: LoCoMo (`python benchmarks/decisions.py`) it forms 2 pieces of knowledge and none is one by reading (38, every
     #: one a pleasantry said three times, before small talk was kept out of groups: `write.small_talk`); on our
     #: labelled set (`python benchmarks/knowledge.py`) 89.2% of its groups are right, 85.0% on the held-out slice.
     #: Its recall holds up: a knowledge memory takes the place of the best of its episodes among the results
     #: (`recall.plan.final_order`) and the block shows its episodes' own words under it (`recall.formatting`), so
     #: with it on recall@5 and the evidence whole in the block are at least the defaults' on every set (recall@5 /
-    #: block on vs off: knowledge set 90.1/87.9 vs 84.5/84.2, `python benchmarks/ablations.py` for the others).
+    #: block on vs off: knowledge set 90.1/87.9 vs 84.4/84.2, `python benchmarks/ablations.py` for the others).
     #: `consolidate()` runs the same plan over all episodes whenever it is called, and `knowledge_on()` turns
     #: this on
     auto_consolidate: bool = False

@@ -7,9 +7,9 @@ grammatical words in English and Chinese, never a list of topics:
 
 - `asks`: a question (a final "?" / "？", an opening auxiliary or wh-word, a final
   吗 / 呢, an A-not-A form such as 是不是 / 有没有);
-- `supposes`: a conditional, an unrealised case or a seeming ("if", "unless", "suppose",
-  "would have", "might", "maybe", "planning to", "seems like"; 如果, 要是, 假如, 万一, …的话,
-  可能, 也许, 打算, 好像);
+- `supposes`: a conditional, an unrealised case, a plan or a promise of the moment, or a seeming
+  ("if", "unless", "suppose", "would have", "might", "maybe", "hope", "planning to", "I'll", "seems
+  like"; 如果, 要是, 假如, 万一, …的话, 可能, 也许, 希望, 打算, 我会, 好像);
 - `quotes`: quoted or reported speech (a span in quote marks, "said:", "told me
   that", 说：, 开玩笑说, 听说, 据说);
 - `about_someone_else`: the subject is another person (he, she, they, "my sister",
@@ -60,7 +60,13 @@ _SUPPOSES = re.compile(
     r"(?:thinking|thought|dreaming|dream) (?:about|of)|considering|consider|plan(?:ning|s)? to|"
     r"(?<!been )going to(?! (?:the|a|an|my|our|your|his|her|their|bed|work|school|church)\b)|gonna|"
     r"would love to|'d love to)\b|"
+    # what the speaker will do, said in the moment ("I'll give it a try tomorrow", "I'll check it out", 我会尝试的):
+    # a promise or a plan, not a standing statement; a habit said in the future tense ("I'll always pay by card",
+    # 我会一直用中文) still holds
+    r"\b(?:i'll|i will)\b(?![^.!?。！？]*\b(?:always|every|never|any ?more)\b)|我会(?![^。！？]*(?:一直|每次|永远|总是))|"
     r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|(?<![做定订制的周月年])计划(?![表书])|但愿|"
+    # "hope" in Chinese, as in English
+    r"希望|"
     r"梦想|要不(?!要)|将来|有朝一日|哪天|"
     # how things seem, not how they are
     r"好像|似乎|仿佛|\b(?:seems? like|as if|as though)\b", re.I)

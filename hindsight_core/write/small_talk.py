@@ -40,8 +40,8 @@ from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
 #: how many content words a sentence said to the listener may name and still be small talk. Of our knowledge
 #: set's 369 user turns labelled as repetitions of a standing statement, 1 reads as small talk at 2 ("Reminder:
 #: aisle, aisle, aisle.": one word said over and over). With consolidation after each write on, all of LoCoMo
-#: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong
-#: (`python benchmarks/decisions.py`, labelled by reading)
+#: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong (2 once a
+#: promise of the moment reads as a plan: `mood.supposes`; `python benchmarks/decisions.py`, labelled by reading)
 LISTENER_WORDS = 2
 
 #: the listener in the second person: you, your, yourself, ya; 你, 您

@@ -72,8 +72,10 @@ def test_a_feeling_a_report_or_a_plan_in_another_clause_leaves_the_change_stated
 
 @pytest.mark.parametrize("old, new, step", [
     ("我今天在运动会上没表现好。", "我今天和朋友大吵了一架，现在感觉好难过。", "a state of mind"),
+    ("I feel so nervous before every race.", "Great idea, thanks! I feel much better now.", "a state of mind"),
+    # a promise of the moment asserts nothing that holds: refused before the state of mind is read
     ("I feel so nervous before every race.", "Great idea, I'll go ask around! Thanks, I feel much better now.",
-     "a state of mind"),
+     "new not asserted"),
     ("我觉得他们玩得很开心，但我不知道怎么加入。", "是的，我现在都不知道放学后跟谁一起玩了。", "a state of mind"),
     ("Oh right, I still remember that trip.", "Oh right, I remember now. The teacher wasn't angry.", "a state of mind"),
     ("我喜欢和朋友一起画画。", "你知道吗？我最好的朋友要搬到另一个城市去了。", "someone else's"),

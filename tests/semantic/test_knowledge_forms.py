@@ -25,6 +25,10 @@ from ..conftest import START
     ('My editor keeps writing "tighten it up" on every page.', "quoted or reported speech"),
     ("Where are you based these days", "a question"),
     ("What's your favourite editor", "a question"),
+    # a promise or a plan of the moment, and a hope, in both languages
+    ("Good tip! I'll give it a go this weekend.", "a conditional, a wish or a plan"),
+    ("好呀，我会去试一试的", "a conditional, a wish or a plan"),
+    ("我希望明年能去冰岛看极光", "a conditional, a wish or a plan"),
     ("My brother switched to a standing desk.", "about someone else"),
     ("她现在改喝绿茶了", "about someone else"),
 ])
@@ -37,6 +41,8 @@ def test_what_asserts_nothing_of_the_speaker(text, why):
                                   # a clause that opens with a wh-word, and a quoted name, are no question or quote
                                   "When you plan my trips, book aisle seats.", "What I need most is quiet mornings.",
                                   "When you have time, send me the notes in Markdown.",
+                                  # a habit said in the future tense still holds
+                                  "I'll always take the window seat.", "我会一直用五笔打字",
                                   'Sign my newsletters "Harbour Books", always.', "店名请一直写“青柠书屋”。"])
 def test_plain_statements_assert(text):
     assert mood.asserts(text)
