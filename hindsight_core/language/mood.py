@@ -62,8 +62,10 @@ _SUPPOSES = re.compile(
     r"would love to|'d love to)\b|"
     # what the speaker will do, said in the moment ("I'll give it a try tomorrow", "I'll check it out", 我会尝试的):
     # a promise or a plan, not a standing statement; a habit said in the future tense ("I'll always pay by card",
-    # 我会一直用中文) still holds
-    r"\b(?:i'll|i will)\b(?![^.!?。！？]*\b(?:always|every|never|any ?more)\b)|我会(?![^。！？]*(?:一直|每次|永远|总是))|"
+    # 我会一直用中文) still holds. The habit word is looked for within the clause's next few words (a bounded
+    # look-ahead: unbounded, a text of many "I'll" and one "always" at its end took quadratic time)
+    r"\b(?:i'll|i will)\b(?![^.!?。！？]{0,60}\b(?:always|every|never|any ?more)\b)|"
+    r"我会(?![^。！？]{0,12}(?:一直|每次|永远|总是))|"
     r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|(?<![做定订制的周月年])计划(?![表书])|但愿|"
     # "hope" in Chinese, as in English
     r"希望|"
