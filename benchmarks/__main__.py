@@ -41,6 +41,8 @@ FIGURES: list[tuple[str, list[str]]] = [
                       "--label", "shared-shards"]),
     ("tenants.json", ["tenants.py", "--users", "1000", "--sample", "50", "--forget", "5",
                       "--label", "shared-shards-1k-paged-out"]),
+    ("tenants.json", ["tenants.py", "--users", "1000", "--sample", "50", "--forget", "5", "--model", "default",
+                      "--label", "default-model-1k"]),
     ("tenants.json", ["tenants.py", "--users", "10000", "--sample", "50", "--forget", "5",
                       "--label", "shared-shards-10k-paged-out"]),
     ("tenants_served.json", ["tenants.py", "--serve", "--users", "1000", "--sample", "50", "--forget", "5",
