@@ -46,11 +46,10 @@ import numpy as np
 
 from ..language.cues import EXCLUSIVE_TERMS
 from ..language.entities import extract_entities
-from ..language.text import STOP_WORDS, keyword_tokens
+from ..language.text import HAN_CHAR, STOP_WORDS, keyword_tokens
 from ..types import EventType, MemoryRecord
 from ..write.gate import REQUEST, strip_speaker
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _PREPOSITIONS = ("in", "on", "as", "with", "using", "to", "via", "into", "at", "by", "from")
 _REQUEST_VERBS = frozenset("""print send email mail write use make format save export convert translate book
@@ -206,7 +205,7 @@ def _request_summary(texts: Sequence[str], shared: set[str]) -> tuple[str, list[
 
 
 def _is_chinese(texts: Sequence[str]) -> bool:
-    mostly = sum(len(_CJK.findall(t)) >= 0.3 * max(1, len(t.replace(" ", ""))) for t in texts)
+    mostly = sum(len(HAN_CHAR.findall(t)) >= 0.3 * max(1, len(t.replace(" ", ""))) for t in texts)
     return mostly * 2 > len(texts)
 
 

@@ -18,6 +18,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+#: one Chinese character (CJK unified ideographs and extension A): what tells Chinese text from Latin script
+HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 
 STOP_WORDS = frozenset(

@@ -81,8 +81,6 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     return payload
 
 
-
-
 def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
     data = {k: v for k, v in payload.items() if k in _RECORD_FIELDS}
     data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))

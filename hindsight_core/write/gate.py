@@ -33,7 +33,7 @@ from typing import Callable, Protocol
 from ..language.cues import attributes, exclusive_terms
 from ..language.entities import extract_entities
 from ..language.mood import SPEAKER_LABEL, asserts
-from ..language.text import STOP_WORDS
+from ..language.text import HAN_CHAR, STOP_WORDS
 from ..types import EventType, GateDecision, Source
 
 
@@ -120,7 +120,6 @@ _ZH_FILLER = re.compile(
     r"再见|拜拜|早上好|早安|午安|下午好|晚上好|晚安|好主意|太棒了|真棒|厉害|真好|辛苦了|加油|是的|是啊|对的|对啊|"
     r"你呢|您呢|怎么样|你好吗|最近好吗|哈+|呵+|嘿+|嘻+|嗯+|哦+|噢+|喔+|啊+|呀+|哇+|诶|欸|好|行|对|嗯|可以|"
     r"了|吧|呢|吗|的|啦|嘛|呗|呐")
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 _REQUEST_VERBS = (
@@ -221,9 +220,9 @@ def content_words(text: str) -> int:
     removed. Emoji and punctuation count nothing, and so does one word repeated
     three times or more.
     """
-    cjk_rest = _CJK_CHAR.findall(_ZH_FILLER.sub("", text))
+    cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text))
     words = []
-    for word in _LATIN_WORD.findall(_CJK_CHAR.sub(" ", text).lower()):
+    for word in _LATIN_WORD.findall(HAN_CHAR.sub(" ", text).lower()):
         word = word.split("'")[0]
         if word in STOP_WORDS or word in FILLER_WORDS or _LAUGHTER.match(word):
             continue

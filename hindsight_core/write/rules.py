@@ -39,7 +39,7 @@ from ..config import SemanticConfig
 from ..language import mood
 from ..language.cues import (CHANGE_MARKER_TOKENS, EXCLUSIVE_STATEMENT, attributes, exclusive_clash, polarity,
                              value_slots, without_clock_times)
-from ..language.text import keyword_tokens
+from ..language.text import HAN_CHAR, keyword_tokens
 from ..language.text_cache import per_text
 from ..types import EventType, Layer, MemoryRecord, Source, Status
 from .gate import REQUEST, speaker, states_about_speaker, strip_speaker
@@ -152,7 +152,6 @@ def says_change(text: str) -> bool:
 
 #: the statements a change of mind may replace: anything the user stated, except a task's outcome
 _CHANGEABLE = STANDING_TYPES | {EventType.DIALOGUE.value, EventType.EVENT.value}
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
@@ -160,7 +159,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 def text_script(text: str) -> str:
     """"cjk" when at least a third of the text's letters are CJK characters, else "latin"."""
     letters = sum(ch.isalpha() for ch in text) or 1
-    return "cjk" if len(_CJK_CHAR.findall(text)) * 3 >= letters else "latin"
+    return "cjk" if len(HAN_CHAR.findall(text)) * 3 >= letters else "latin"
 
 
 
@@ -197,7 +196,7 @@ def topic_words(text: str) -> frozenset[str]:
     CJK characters. A Latin
     name inside a Chinese sentence ("从 Jira 换到 Linear") is a topic word in both languages."""
     body = mood.without_markers(strip_speaker(text))
-    latin = {t for t in content_tokens(body) if not t.isdigit() and not _CJK_CHAR.search(t)}
+    latin = {t for t in content_tokens(body) if not t.isdigit() and not HAN_CHAR.search(t)}
     pairs = {run[i:i + 2] for run in _CJK_RUN.findall(body) for i in range(len(run) - 1)}
     return frozenset(latin | {p for p in pairs if not set(p) & (_CJK_FUNCTION | _CJK_NUMERAL)})
 

@@ -34,6 +34,7 @@ from typing import Collection
 
 from ..language import mood
 from ..language.cues import polarity
+from ..language.text import HAN_CHAR
 from ..language.text_cache import per_text
 from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
 
@@ -50,7 +51,6 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|y'all)\
 #: ("Thanks, Claude!", "Glad I could help, Maria.")
 _SET_OFF_NAME = re.compile(r"(?<=,)\s*([A-Z][a-z]+)\s*(?=[,!?.…]|$)")
 _WORD = re.compile(r"[A-Z][a-z]+")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: the shortest part of a name that names its bearer ("Deb" for Deborah, "Cal" for Calvin)
 _SHORTEST_NAME = 3
 
@@ -101,7 +101,7 @@ def _to_listener(sentence: str) -> bool:
         return False
     if rest != sentence or _SECOND_PERSON.search(rest):
         return True
-    return not _CJK.search(rest) and not mood.speaks_of_self(rest) and not mood.speaks_of_others(rest) and \
+    return not HAN_CHAR.search(rest) and not mood.speaks_of_self(rest) and not mood.speaks_of_others(rest) and \
         not REQUEST.search(rest) and not polarity(_NO_FILLER.sub(_no_filler, rest))
 
 
