@@ -48,7 +48,7 @@ from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
 from ..types import EventType, MemoryRecord
 from ..write.gate import FILLER_WORDS, filler_removed, speaker, strip_speaker
-from ..write.rules import asks, attributes_of, content_tokens, text_script
+from ..write.rules import asks, attributes_of, content_tokens, for_one_occasion, text_script
 from ..write.small_talk import small_talk
 
 #: CJK characters too common to say what a group is about ("我", "的", "了" ...)
@@ -339,13 +339,14 @@ def _near(leader: int, likeness: Likeness, records: Sequence[MemoryRecord], cfg:
 
 def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
     """Which candidates may lead or join a group: all but small talk (`write.small_talk`: said to the listener, or
-    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!").
+    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!")
+    and requests for one occasion (`rules.for_one_occasion`: "Remind me to call the plumber on Monday").
 
-    Small talk stays among the user's statements a member must stand out from (`background`): it is what the
-    user said, and a background without it would be a different one for every rule that reads it."""
+    Both stay among the user's statements a member must stand out from (`background`): they are what the
+    user said, and a background without them would be a different one for every rule that reads it."""
     speakers = {speaker(r.raw_content) for r in records} - {None}
-    return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)}) for r in records],
-                      dtype=bool)
+    return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)})
+                       and not for_one_occasion(r.raw_content) for r in records], dtype=bool)
 
 
 def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,

@@ -17,11 +17,15 @@ to what it is about:
   yourself", "谢谢你的支持"), or, in English, names no one at all and at most as many things
   ("Stay safe!", "Talk soon.", "Thanks for the recommendation!"): English needs a subject, so
   such a sentence is an imperative or an exclamation said to the listener; a negated one is a
-  standing rule however short ("No dairy, ever."). Chinese drops its subjects ("不吃香菜" is a
+  standing rule however short ("No dairy, ever."). The speaker as the object of the verb a sentence
+  opens with ("Let me know how it goes", "Join us!") is not its subject: the listener is. Chinese drops its subjects ("不吃香菜" is a
   standing statement), so that third reading is for Latin script alone. A standing request to
   an assistant speaks to it too, but names its task ("Anything you suggest for weekends must
   allow dogs", "你改过的句子都用【】括起来") or has a request's shape ("Aisle seat again, please":
   `gate.REQUEST`).
+
+A note in square brackets ("[shared a photo: a bookcase]", "[laughs]") is a transcript's record of
+what was done or attached, not words said: the shape is read without it.
 
 Measured by `python benchmarks/decisions.py` (LoCoMo's groups, each labelled by reading) and
 `python benchmarks/knowledge.py` (our knowledge set's labelled repetitions): see `LISTENER_WORDS`.
@@ -42,7 +46,8 @@ from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
 #: set's 369 user turns labelled as repetitions of a standing statement, 1 reads as small talk at 2 ("Reminder:
 #: aisle, aisle, aisle.": one word said over and over). With consolidation after each write on, all of LoCoMo
 #: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong (2 once a
-#: promise of the moment reads as a plan: `mood.supposes`; `python benchmarks/decisions.py`, labelled by reading)
+#: promise of the moment reads as a plan: `mood.supposes`), and none once the speaker as the object of an opening
+#: verb and a transcript's note in brackets read as such (`python benchmarks/decisions.py`, labelled by reading)
 LISTENER_WORDS = 2
 
 #: the listener in the second person: you, your, yourself, ya; 你, 您
@@ -51,6 +56,11 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|y'all)\
 #: ("Thanks, Claude!", "Glad I could help, Maria.")
 _SET_OFF_NAME = re.compile(r"(?<=,)\s*([A-Z][a-z]+)\s*(?=[,!?.…]|$)")
 _WORD = re.compile(r"[A-Z][a-z]+")
+#: the speaker as the object of the verb a sentence opens with (me, us): "Let me know how it goes" and "Join us!"
+#: are said to the listener, who is their subject ("That one's serious for me" has a subject of its own)
+_SPEAKER_AS_OBJECT = re.compile(r"^(\s*[a-z]+\s+)(?:me|us)\b", re.I)
+#: a transcript's note of what was done or attached, in square brackets: "[shared a photo: …]", "[laughs]"
+_STAGE_DIRECTION = re.compile(r"\[[^\[\]]*\]")
 #: the shortest part of a name that names its bearer ("Deb" for Deborah, "Cal" for Calvin)
 _SHORTEST_NAME = 3
 
@@ -65,7 +75,7 @@ def _no_filler(match: re.Match[str]) -> str:
 
 @per_text
 def _sentences(text: str) -> tuple[str, ...]:
-    return tuple(mood.sentences(strip_speaker(text)))
+    return tuple(mood.sentences(_STAGE_DIRECTION.sub(" ", strip_speaker(text))))
 
 
 def _set_off(sentence: str, start: int, end: int) -> bool:
@@ -101,7 +111,8 @@ def _to_listener(sentence: str) -> bool:
         return False
     if rest != sentence or _SECOND_PERSON.search(rest):
         return True
-    return not HAN_CHAR.search(rest) and not mood.speaks_of_self(rest) and not mood.speaks_of_others(rest) and \
+    return not HAN_CHAR.search(rest) and not mood.speaks_of_self(_SPEAKER_AS_OBJECT.sub(r"\1", rest)) and \
+        not mood.speaks_of_others(rest) and \
         not REQUEST.search(rest) and not polarity(_NO_FILLER.sub(_no_filler, rest))
 
 

@@ -106,3 +106,15 @@ def test_gaussian_prior_centre_and_scale():
     assert gaussian_prior(day) == ((d(2023, 5, 7) - d(1970, 1, 1)).days + 0.5, 1.0)
 
 
+
+
+@pytest.mark.parametrize("text, named", [
+    ("Book the table for tomorrow evening", True), ("the invoices from last week", True), ("订下周四的票", True),
+    ("整理一下本周的笔记", True), ("the photos from last May", True),
+    # counted from an event, not a day on the calendar
+    ("Send the agenda the night before the meeting", False), ("出发前两天提醒我", False),
+    ("Always in landscape", False), ("每周一都要交", False)])
+def test_names_a_day_is_a_time_on_the_calendar_past_or_future(text, named):
+    from hindsight_core.language.timeparse import names_a_day
+
+    assert names_a_day(text) is named
