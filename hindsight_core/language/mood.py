@@ -23,7 +23,8 @@ listener or a third person with no word for the speaker), `reports_change` (a re
 clause is about something else), `change_is_state_of_mind` (a clause built on a verb of
 feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得) and
 `held_for_days` (a span of holding up to now, "for two years now", 三年了: its "now" ends the span, the
-state has continued since it began). `marks_change` and `marks_continuity` read the closed set
+state has continued since it began) and `past_habit_clauses` (a past habit, "used to", names no new value).
+`marks_change` and `marks_continuity` read the closed set
 of words that say a value changed ("now", "anymore", "switched", "instead", 改,
 换, 不再, 现在) or did not ("still", 仍然, 还是).
 """
@@ -326,7 +327,10 @@ _HELD_FOR = re.compile(
     r"\b(?:for\s+)?(?:(?:about|around|almost|nearly|roughly|over|more than|just under|just over|close to)\s+)?"
     r"(?P<n>\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|"
     r"many|)\s*(?P<unit>day|week|month|year|decade)s?\s+now\b|"
-    r"(?P<zn>\d+|好几|很多|[一二两三四五六七八九十几半多]+)(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了", re.I)
+    r"(?P<zn>\d+|好几|很多|[一二两三四五六七八九十几半多]+)(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了|"
+    # a span with no number: "for a while now" (taken as a month), "for ages now", 好久了 (taken as a year)
+    r"\bfor\s+(?P<vague>a while|some time|ages|a long time|so long)\s+now\b|(?P<zvague>很久|好久)了", re.I)
+_VAGUE_DAYS = {"a while": 30, "some time": 30, "ages": 365, "a long time": 365, "so long": 365, "很久": 365, "好久": 365}
 #: the change words that say only "up to this moment": with a span of holding they mark no change
 _NOW = re.compile(r"\bnow\b|现在|如今|目前", re.I)
 
@@ -357,6 +361,19 @@ def held_for_days(text: str) -> float | None:
         if CHANGE.search(rest):
             return None
         for m in spans:
-            days = _days(m.group("n"), m.group("unit")) if m.group("unit") else _days(m.group("zn"), m.group("zunit"))
+            vague = m.group("vague") or m.group("zvague")
+            days = _VAGUE_DAYS[vague.lower()] if vague else \
+                _days(m.group("n"), m.group("unit")) if m.group("unit") else _days(m.group("zn"), m.group("zunit"))
             longest = max(longest or 0.0, days)
     return longest
+
+
+def past_habit_clauses(text: str) -> list[str]:
+    """The clauses with a change word, when every change word of the text tells a past habit ("used to"): "I used
+    to bake cookies with someone close to me". Such a text names no new value: it puts what its clause tells in the
+    past, so it can end only a statement of that same thing (`rules.change_refused`). [] when another change word
+    is there ("I used to drive, now I cycle")."""
+    found = change_clauses(text)
+    if not found or any(m.group(0).lower() != "used to" for c in found for m in CHANGE.finditer(c)):
+        return []
+    return found

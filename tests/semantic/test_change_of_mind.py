@@ -81,6 +81,8 @@ def test_a_feeling_a_report_or_a_plan_in_another_clause_leaves_the_change_stated
     ("I go to bed around 11:30 pm on weeknights.", "I've been going to sleep at 10:30 for two months now."),
     ("我每周去游泳。", "我现在学钢琴三年了。"),
     ("我养了一只狗。", "我现在养猫已经两年多了。"),
+    ("I make ice cream at home.", "I've been wanting to try your chocolate cake for a while now."),
+    ("我每天跑步。", "我现在练瑜伽好久了。"),
 ])
 def test_a_state_held_for_a_span_up_to_now_held_already_when_the_old_one_was_said(old, new):
     """"for two years now", 三年了: the state began that long ago and continued; its "now" marks no change since."""
@@ -96,6 +98,22 @@ def test_a_state_held_for_a_span_up_to_now_held_already_when_the_old_one_was_sai
 ])
 def test_a_change_or_a_span_that_began_after_the_old_statement_still_replaces_it(old, new):
     assert _refused(old, new, minutes=FOUR_WEEKS) is None
+
+
+@pytest.mark.parametrize("old, new, step", [
+    ("Here are my pals keeping me company.", "I used to bake cookies with someone close to me.", "past habit"),
+    ("I'm allergic to most animals with fur.", "I used to have a dog back in Michigan, but then I got allergic.",
+     "past habit"),
+    ("I love hiking, but it's been ages since I've done it.",
+     "I used to love hiking, but it's been a while since I had the chance to do it.", None),
+    ("I live in Lyon.", "I used to live in Lyon, in the old town.", None),
+    ("I drive to work.", "I used to drive, now I cycle to work.", None),
+])
+def test_a_past_habit_names_no_new_value_and_ends_only_a_statement_of_the_same_thing(old, new, step):
+    """"used to" puts what its clause tells in the past: it can end "I love hiking", never a statement about
+    something else. Chinese has no such change word (以前 dates, it does not end): nothing is marked there."""
+    assert _refused(old, new) == step
+    assert not mood.marks_change("我以前常和奶奶一起烤饼干。")
 
 
 def test_a_span_of_holding_and_a_plain_duration_read_in_both_languages():
