@@ -328,9 +328,8 @@ _HELD_FOR = re.compile(
     r"(?P<n>\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|"
     r"many|)\s*(?P<unit>day|week|month|year|decade)s?\s+now\b|"
     r"(?P<zn>\d+|好几|很多|[一二两三四五六七八九十几半多]+)(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了|"
-    # a span with no number: "for a while now" (taken as a month), "for ages now", 好久了 (taken as a year)
+    # a span of no stated length ("for a while now", "for ages now", 好久了): it may have begun at any time
     r"\bfor\s+(?P<vague>a while|some time|ages|a long time|so long)\s+now\b|(?P<zvague>很久|好久)了", re.I)
-_VAGUE_DAYS = {"a while": 30, "some time": 30, "ages": 365, "a long time": 365, "so long": 365, "很久": 365, "好久": 365}
 #: the change words that say only "up to this moment": with a span of holding they mark no change
 _NOW = re.compile(r"\bnow\b|现在|如今|目前", re.I)
 
@@ -346,7 +345,8 @@ def _days(number: str, unit: str) -> float:
 
 
 def held_for_days(text: str) -> float | None:
-    """How long, in days, a text says its state has held up to now, when that is all its change words say: every
+    """How long, in days, a text says its state has held up to now (infinite for a span of no stated length: "for a
+    while now", 好久了), when that is all its change words say: every
     clause with a change word tells a span of holding ("I've been playing for about four months now", "Seven years
     now, and I've finally found my muses", "我现在学钢琴三年了") and has no other change word. A state that has
     continued says nothing changed since it began, so it replaces only what was said before then
@@ -361,8 +361,7 @@ def held_for_days(text: str) -> float | None:
         if CHANGE.search(rest):
             return None
         for m in spans:
-            vague = m.group("vague") or m.group("zvague")
-            days = _VAGUE_DAYS[vague.lower()] if vague else \
+            days = float("inf") if m.group("vague") or m.group("zvague") else \
                 _days(m.group("n"), m.group("unit")) if m.group("unit") else _days(m.group("zn"), m.group("zunit"))
             longest = max(longest or 0.0, days)
     return longest

@@ -23,7 +23,8 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
   the listener or a third person that names no one of the speaker's side ("even though you can't
   volunteer anymore", "now they're always together") is someone else's change; a span of holding up to
   now ("I've had her for two years now", 我现在学钢琴三年了: `mood.held_for_days`) says the state began that
-  long ago and continued, so it replaces only what was said before it began; and a past habit
+  long ago and continued, so it replaces only what was said before it began (a span of no stated length,
+  "for a while now", 好久了, may have begun at any time: nothing); and a past habit
   ("I used to bake cookies with someone close to me": `mood.past_habit_clauses`) names no new value, so
   it ends only a statement that shares a topic word with its clause ("I love hiking").
 - **Candidates for knowledge**: whatever the user asserts (`mood.asserts`), whatever
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import timedelta
 from typing import Sequence
 
 import numpy as np
@@ -301,7 +301,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
     if not _states(old.raw_content):
         return "old not asserted"
     held = mood.held_for_days(strip_speaker(new.raw_content))
-    if held is not None and new.timestamp - old.timestamp < timedelta(days=held):
+    if held is not None and (new.timestamp - old.timestamp).total_seconds() < held * 86400:
         return "held since"  # "I've had her for two years now": it held already when `old` was said, nothing changed
     habit = mood.past_habit_clauses(strip_speaker(new.raw_content))
     if habit and not any(topic_words(clause) & topic_words(old.raw_content) for clause in habit):

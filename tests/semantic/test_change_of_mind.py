@@ -120,6 +120,9 @@ def test_a_span_of_holding_and_a_plain_duration_read_in_both_languages():
     assert mood.held_for_days("I've been playing for about four months now.") == 120
     assert mood.held_for_days("Been playing it for a month now.") == 30
     assert mood.held_for_days("我现在学钢琴三年了。") == 3 * 365
+    assert mood.held_for_days("I've been wanting to try your cake for a while now.") == float("inf")  # any time
+    assert _refused("I make ice cream at home.", "I've been wanting to try your cake for a while now.",
+                    minutes=52 * 7 * 24 * 60) == "held since"
     assert mood.held_for_days("I live in Paris now.") is None
     assert mood.held_for_days("I switched to Linux and have used it for two years now.") is None
     # without a change word nothing is marked at all: "我学钢琴三年了", "已经养了两年了" are no change
