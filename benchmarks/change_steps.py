@@ -12,7 +12,9 @@ on exactly what the write rules saw. For each label, the furthest any of its (ol
 * `not stored`: a turn became no memory of its own (the gate dropped it, or it merged into another);
 * `not a neighbour`: the old memory was not among the new one's nearest when it was written;
 * the first refusing step of `write.rules.change_refused` (`CHANGE_STEPS`: not the user's, the kind,
-  an order, another speaker, no change marker, the new one or the old one not asserted, the subject
+  an order, another speaker, no change marker, the new one or the old one not asserted, a state of mind,
+  held since (a span of holding up to now that began after the old one was said), past habit ("used to" with no
+  topic word of the old one), someone else's, the subject
   floor, the same text, no new value), then of `writing._changed_by`: `not the closest` (another eligible
   statement was chosen: one sharing a topic word, or closer) and `stand-out` (`rules.subject_refused`: no shared
   topic word, and not far enough above the background, or too little background to tell);

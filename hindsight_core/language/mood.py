@@ -18,9 +18,13 @@ grammatical words in English and Chinese, never a list of topics:
 
 `asserts(text)` is True when none of them holds; `why_not(text)` names the first
 that does, for reports. A change is read where its change word is: `change_sentences`,
-`change_clauses`, `change_about_someone_else`, `reports_change` (a report in a later
-clause is about something else) and `change_is_state_of_mind` (a clause built on a verb of
-feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得). `marks_change` and `marks_continuity` read the closed set
+`change_clauses`, `change_about_someone_else` (a sentence about another person, or clauses about the
+listener or a third person with no word for the speaker), `reports_change` (a report in a later
+clause is about something else), `change_is_state_of_mind` (a clause built on a verb of
+feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得) and
+`held_for_days` (a span of holding up to now, "for two years now", 三年了: its "now" ends the span, the
+state has continued since it began) and `past_habit_clauses` (a past habit, "used to", names no new value).
+`marks_change` and `marks_continuity` read the closed set
 of words that say a value changed ("now", "anymore", "switched", "instead", 改,
 换, 不再, 现在) or did not ("still", 仍然, 还是).
 """
@@ -238,10 +242,24 @@ def change_sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_BREAK.split(_body(text)) if s.strip() and CHANGE.search(s)]
 
 
+#: the listener or a third person as the one a clause is about: "you", "your", "they're", "his"; 你, 他, 她
+_OTHER_IN_CLAUSE = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|he|she|they|he's|she's|they're|they've|"
+                              r"his|their)\b|你|您|他|她", re.I)
+
+
+def _clause_about_someone_else(clause: str) -> bool:
+    """A clause about the listener or a third person, with no word for the speaker: "even though you can't volunteer
+    at the shelter anymore", "now they're always together", "你现在不去了"."""
+    return bool(_OTHER_IN_CLAUSE.search(clause)) and not _FIRST_PERSON.search(clause)
+
+
 def change_about_someone_else(text: str) -> bool:
-    """Every sentence that says something changed is about another person (`about_someone_else`)."""
+    """Every sentence that says something changed is about another person (`about_someone_else`), or its clauses
+    with a change word are (`_clause_about_someone_else`): "It's great how you transformed by changing your
+    mindset" is the listener's change, never the speaker's."""
     found = change_sentences(text)
-    return bool(found) and all(about_someone_else(s) for s in found)
+    return bool(found) and all(about_someone_else(s) or all(_clause_about_someone_else(c) for c in change_clauses(s))
+                               for s in found)
 
 
 #: the end of a clause: what is reported after it ("书名改了，现在叫《风过雁门》，编辑说更有气势") is another statement
@@ -293,3 +311,68 @@ def speaks_of_self(text: str) -> bool:
 def speaks_of_others(text: str) -> bool:
     """A third party is named by a pronoun (he, they, their, 他, 她)."""
     return bool(_THIRD_PERSON.search(_body(text)))
+
+
+#: how long the state a clause tells has held, up to now: "for two years now", "for about four months now",
+#: "Seven years now", "for years now"; 三年了, 两个多月了, 好几年了. Its "now" (现在) is the end of a span, not a
+#: change: the state began that long ago and has continued since
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
+                 "few": 3, "several": 3, "many": 3, "": 2,
+                 "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+                 "半": 0.5, "几": 3, "好几": 3, "很多": 3, "多": 3}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365, "decade": 3650,
+              "天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7, "月": 30, "年": 365}
+_HELD_FOR = re.compile(
+    r"\b(?:for\s+)?(?:(?:about|around|almost|nearly|roughly|over|more than|just under|just over|close to)\s+)?"
+    r"(?P<n>\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|"
+    r"many|)\s*(?P<unit>day|week|month|year|decade)s?\s+now\b|"
+    r"(?P<zn>\d+|好几|很多|[一二两三四五六七八九十几半多]+)(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了|"
+    # a span of no stated length ("for a while now", "for ages now", 好久了): it may have begun at any time
+    r"\bfor\s+(?P<vague>a while|some time|ages|a long time|so long)\s+now\b|(?P<zvague>很久|好久)了", re.I)
+#: the change words that say only "up to this moment": with a span of holding they mark no change
+_NOW = re.compile(r"\bnow\b|现在|如今|目前", re.I)
+
+
+def _days(number: str, unit: str) -> float:
+    number = number.lower()
+    if number.isdigit():
+        return int(number) * _UNIT_DAYS[unit.lower()]
+    if number in _NUMBER_WORDS:
+        return _NUMBER_WORDS[number] * _UNIT_DAYS[unit.lower()]
+    value = sum(_NUMBER_WORDS.get(ch, 0) for ch in number) or 1  # 十二 -> 12 (near enough), 两 -> 2
+    return value * _UNIT_DAYS[unit]
+
+
+def held_for_days(text: str) -> float | None:
+    """How long, in days, a text says its state has held up to now (infinite for a span of no stated length: "for a
+    while now", 好久了), when that is all its change words say: every
+    clause with a change word tells a span of holding ("I've been playing for about four months now", "Seven years
+    now, and I've finally found my muses", "我现在学钢琴三年了") and has no other change word. A state that has
+    continued says nothing changed since it began, so it replaces only what was said before then
+    (`rules.change_refused`). "I've been going to sleep at 10:30 for two weeks now" began two weeks ago; "I switched
+    to Linux and have used it for two years now" says "switched": None."""
+    longest = None
+    for clause in change_clauses(text):
+        spans = list(_HELD_FOR.finditer(clause))
+        if not spans:
+            return None
+        rest = _NOW.sub(" ", _HELD_FOR.sub(" ", clause))
+        if CHANGE.search(rest):
+            return None
+        for m in spans:
+            days = float("inf") if m.group("vague") or m.group("zvague") else \
+                _days(m.group("n"), m.group("unit")) if m.group("unit") else _days(m.group("zn"), m.group("zunit"))
+            longest = max(longest or 0.0, days)
+    return longest
+
+
+def past_habit_clauses(text: str) -> list[str]:
+    """The clauses with a change word, when every change word of the text tells a past habit ("used to"): "I used
+    to bake cookies with someone close to me". Such a text names no new value: it puts what its clause tells in the
+    past, so it can end only a statement of that same thing (`rules.change_refused`). [] when another change word
+    is there ("I used to drive, now I cycle")."""
+    found = change_clauses(text)
+    if not found or any(m.group(0).lower() != "used to" for c in found for m in CHANGE.finditer(c)):
+        return []
+    return found

@@ -19,7 +19,14 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
   or someone else's change (`mood`); a change is read in the sentence and clause that carry
   its change word, so an aside ("You know what? My best friend is moving") or a later report
   ("…, 编辑说更有气势") is told apart, and a clause of feeling or knowing ("now I feel so
-  regretful", "现在感觉好难过") states a mood of the moment, never a value to replace.
+  regretful", "现在感觉好难过") states a mood of the moment, never a value to replace. A clause about
+  the listener or a third person that names no one of the speaker's side ("even though you can't
+  volunteer anymore", "now they're always together") is someone else's change; a span of holding up to
+  now ("I've had her for two years now", 我现在学钢琴三年了: `mood.held_for_days`) says the state began that
+  long ago and continued, so it replaces only what was said before it began (a span of no stated length,
+  "for a while now", 好久了, may have begun at any time: nothing); and a past habit
+  ("I used to bake cookies with someone close to me": `mood.past_habit_clauses`) names no new value, so
+  it ends only a statement that shares a topic word with its clause ("I love hiking").
 - **Candidates for knowledge**: whatever the user asserts (`mood.asserts`), whatever
   kind the gate filed it as, never questions, hypotheticals, quotes or other people's
   news, never a task's outcome, and never an agent's or a tool's words
@@ -282,8 +289,11 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
     Both are the user's, by the same speaker, and asserted (`asserted`); `new`
     carries a change marker (`mood.marks_change`: "switched to", "now", "no
     longer", 改用, 换成, 不再, and no "still" / 仍然), in a clause that tells no feeling or
-    thought (`mood.change_is_state_of_mind`) and a sentence not about someone else
-    (`mood.change_about_someone_else`); the two are about the same
+    thought (`mood.change_is_state_of_mind`) and a sentence or clause not about someone else
+    (`mood.change_about_someone_else`); when all it marks is a span of holding up to now
+    (`mood.held_for_days`: "for two years now"), `old` was said before that span began, and when all it marks
+    is a past habit ("used to": `mood.past_habit_clauses`), `old` shares a topic word with that clause; the two
+    are about the same
     thing (`same_subject_floor`); and `new` names a value `old` does not (the old
     value may be named too: "blue now, not red anymore"). `writing.plan_writes`
     applies it to the closest such statement only.
@@ -308,6 +318,12 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "a state of mind"  # "现在感觉好难过", "I feel much better now": a mood of the moment, no standing value
     if not _states(old.raw_content):
         return "old not asserted"
+    held = mood.held_for_days(strip_speaker(new.raw_content))
+    if held is not None and (new.timestamp - old.timestamp).total_seconds() < held * 86400:
+        return "held since"  # "I've had her for two years now": it held already when `old` was said, nothing changed
+    habit = mood.past_habit_clauses(strip_speaker(new.raw_content))
+    if habit and not any(topic_words(clause) & topic_words(old.raw_content) for clause in habit):
+        return "past habit"  # "I used to bake cookies with someone close to me" ends only a statement about baking
     new_about_others = _about_others(new.raw_content) or _change_about_others(new.raw_content)
     if new_about_others and not _about_others(old.raw_content):
         return "someone else's"  # "my brother switched to rugby", "你知道吗？我最好的朋友要搬走了" beside "I play football"
@@ -333,7 +349,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
 #: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
 #: standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
-                "new not asserted", "a state of mind", "old not asserted", "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
+                "new not asserted", "a state of mind", "old not asserted", "held since", "past habit", "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
                 "stand-out", "not the closest")
 
 

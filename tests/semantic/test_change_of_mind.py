@@ -29,8 +29,11 @@ def _record(text: str, minutes: int = 0, source: Source = Source.USER):
     return record
 
 
-def _refused(old_text: str, new_text: str, similarity: float = 0.99) -> str | None:
-    return change_refused(_record(new_text, 10), _record(old_text), similarity, CFG)
+def _refused(old_text: str, new_text: str, similarity: float = 0.99, minutes: int = 10) -> str | None:
+    return change_refused(_record(new_text, minutes), _record(old_text), similarity, CFG)
+
+
+FOUR_WEEKS = 4 * 7 * 24 * 60
 
 
 @pytest.mark.parametrize("old, new", [
@@ -67,7 +70,63 @@ def test_what_is_not_the_users_own_change_is_refused_at_its_step(old, new, step)
     ("Our sprint is two weeks long and planning is on Monday.", "从这个迭代开始改成一周一个 sprint，周二做计划。"),
 ])
 def test_a_feeling_a_report_or_a_plan_in_another_clause_leaves_the_change_stated(old, new):
-    assert _refused(old, new) is None
+    assert _refused(old, new, minutes=FOUR_WEEKS) is None  # said four weeks after the old statement
+
+
+@pytest.mark.parametrize("old, new", [
+    ("I live in Berlin.", "I've lived in Paris for two years now."),
+    ("I play the guitar in a band.", "I've been playing professionally for just under a year now."),
+    ("I have a dog named Max.", "I've had her for two years now."),
+    ("I write poems about the sea.", "Seven years now, and I've finally found my real muses."),
+    ("I go to bed around 11:30 pm on weeknights.", "I've been going to sleep at 10:30 for two months now."),
+    ("我每周去游泳。", "我现在学钢琴三年了。"),
+    ("我养了一只狗。", "我现在养猫已经两年多了。"),
+    ("I make ice cream at home.", "I've been wanting to try your chocolate cake for a while now."),
+    ("我每天跑步。", "我现在练瑜伽好久了。"),
+])
+def test_a_state_held_for_a_span_up_to_now_held_already_when_the_old_one_was_said(old, new):
+    """"for two years now", 三年了: the state began that long ago and continued; its "now" marks no change since."""
+    assert _refused(old, new, minutes=FOUR_WEEKS) == "held since"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("I live in Berlin.", "I live in Paris now."),
+    ("I go to bed around 11:30 pm on weeknights.", "I've been going to sleep at 10:30 for two weeks now."),
+    ("I live in Berlin.", "I moved to Paris and have lived there for two weeks now."),
+    ("我每周去游泳。", "我现在改学钢琴了。"),
+    ("我抽烟。", "我已经不抽烟两个星期了。"),
+])
+def test_a_change_or_a_span_that_began_after_the_old_statement_still_replaces_it(old, new):
+    assert _refused(old, new, minutes=FOUR_WEEKS) is None
+
+
+@pytest.mark.parametrize("old, new, step", [
+    ("Here are my pals keeping me company.", "I used to bake cookies with someone close to me.", "past habit"),
+    ("I'm allergic to most animals with fur.", "I used to have a dog back in Michigan, but then I got allergic.",
+     "past habit"),
+    ("I love hiking, but it's been ages since I've done it.",
+     "I used to love hiking, but it's been a while since I had the chance to do it.", None),
+    ("I live in Lyon.", "I used to live in Lyon, in the old town.", None),
+    ("I drive to work.", "I used to drive, now I cycle to work.", None),
+])
+def test_a_past_habit_names_no_new_value_and_ends_only_a_statement_of_the_same_thing(old, new, step):
+    """"used to" puts what its clause tells in the past: it can end "I love hiking", never a statement about
+    something else. Chinese has no such change word (以前 dates, it does not end): nothing is marked there."""
+    assert _refused(old, new) == step
+    assert not mood.marks_change("我以前常和奶奶一起烤饼干。")
+
+
+def test_a_span_of_holding_and_a_plain_duration_read_in_both_languages():
+    assert mood.held_for_days("I've been playing for about four months now.") == 120
+    assert mood.held_for_days("Been playing it for a month now.") == 30
+    assert mood.held_for_days("我现在学钢琴三年了。") == 3 * 365
+    assert mood.held_for_days("I've been wanting to try your cake for a while now.") == float("inf")  # any time
+    assert _refused("I make ice cream at home.", "I've been wanting to try your cake for a while now.",
+                    minutes=52 * 7 * 24 * 60) == "held since"
+    assert mood.held_for_days("I live in Paris now.") is None
+    assert mood.held_for_days("I switched to Linux and have used it for two years now.") is None
+    # without a change word nothing is marked at all: "我学钢琴三年了", "已经养了两年了" are no change
+    assert not mood.marks_change("我学钢琴三年了。") and not mood.marks_change("已经养了两年了。")
 
 
 @pytest.mark.parametrize("old, new, step", [
@@ -85,6 +144,13 @@ def test_a_feeling_a_report_or_a_plan_in_another_clause_leaves_the_change_stated
     ("嗯，我觉得很难过。", "好像我不再是他们最好的朋友了。", "new not asserted"),
     ("I run with the club on Saturdays.", "It seems like nothing is the same now.", "new not asserted"),
     ("刘芳调去上海分公司了，新组长是陈磊。", "不是刘芳了，现在是陈磊审批。", "follows a change"),
+    # the listener's change, or a third person's, in a clause that names no one of the speaker's side
+    ("I volunteer at the animal shelter.", "That's so kind, even though you can't volunteer at the shelter anymore.",
+     "someone else's"),
+    ("I changed my mindset about running.", "It's amazing how you transformed by changing your mindset.",
+     "someone else's"),
+    ("I have two cats.", "We got them a bigger bed and now they're always together.", "someone else's"),
+    ("我每周六去收容所做志愿者。", "好可惜，你现在不能去收容所了。", "someone else's"),
 ])
 def test_a_mood_of_the_moment_a_seeming_or_another_persons_news_replaces_nothing(old, new, step):
     assert _refused(old, new) == step
