@@ -232,10 +232,11 @@ _DECISIONS = (("knowledge formed from repetitions", "groups", "formed", "formed_
 #: the knowledge decisions on LoCoMo (`decisions.py`, labelled by reading): (kind, what, verb, what limits it)
 _REAL_DECISIONS = (
     ("supersessions", "Changes of mind", "made",
-     "chit-chat between two friends is full of change words (\"now\", \"used to\", \"changed\") about nothing the "
-     "other turn held; a long turn needs its old statement to stand out, but a one- or two-sentence turn that shares "
-     "a word with an earlier one still replaces it (`benchmarks/data/locomo_decision_labels.json`), so supersession "
-     "is off by default and this is what turning it on does"),
+     "chit-chat between two friends is full of change words about nothing the other turn held; a span of holding "
+     "(\"for two years now\"), a change of the listener's and a past habit no longer replace anything (28 before), "
+     "but a plain present \"now\" about something new (\"now my bookcase is almost completely filled\") still "
+     "replaces a statement that shares a word with it (`benchmarks/data/locomo_decision_labels.json`), so "
+     "supersession is off by default and this is what turning it on does"),
     ("consolidations", "Knowledge formed", "formed",
      "none formed is none wrong: small talk never leads or joins a group (\"Thanks, Evan! Your support means a "
      "lot\", \"Let me know how it goes. Enjoy it!\": 38 groups before, 2 last round, `write/small_talk.py`); "

@@ -151,7 +151,7 @@ class SemanticConfig:
     #: was kept out of groups: `write.small_talk`). Its recall holds up: a knowledge memory takes the place of the
     #: best of its episodes among the results (`recall.plan.final_order`) and the block shows its episodes' own
     #: words under it (`recall.formatting`), so with it on recall@5 and the evidence whole in the block are at
-    #: least the defaults' on every set (recall@5 / block on vs off: knowledge set 89.9/87.7 vs 84.4/84.5,
+    #: least the defaults' on every set (recall@5 / block on vs off: knowledge set 89.9/88.0 vs 84.4/84.5,
     #: `python benchmarks/ablations.py` for the others).
     #: `consolidate()` runs the same plan over all episodes whenever it is called, and `knowledge_on()` turns
     #: this on
@@ -160,8 +160,8 @@ class SemanticConfig:
     #: supersession: a change of mind (`write.rules.is_change_of`) or a new value of a single-valued attribute
     #: (`write.rules.is_conflict`) marks the older statement superseded, and it steps back for questions about the
     #: present (`RecallConfig.supersede_in_present_only`). Off by default, by measurement: on our labelled knowledge
-    #: set 79 of its 82 supersessions are right (precision 96.3%, recall 73.6%, `python benchmarks/knowledge.py`)
-    #: and recall@5 rises 84.4 -> 86.2, but on real conversation it replaces the wrong statement: 28 replacements
+    #: set 78 of its 81 supersessions are right (precision 96.3%, recall 72.6%, `python benchmarks/knowledge.py`)
+    #: and recall@5 rises 84.4 -> 86.0, but on real conversation it replaces the wrong statement: 18 replacements
     #: on all of LoCoMo, 1 right by reading (`python benchmarks/decisions.py`), 8 in the archive's dialogues, none
     #: right, and LoCoMo's recall@5 falls 77.6 -> 76.8 (`python benchmarks/ablations.py`). Turn it on
     #: (`knowledge_on`) where users state standing values and the current one is what is asked
