@@ -89,7 +89,9 @@ _OTHER_SUBJECT_ZH = re.compile(
     # a kin or social noun, owned and perhaps qualified: "我妈", "我最好的朋友", "我们新来的同事"
     r"(?:(?:我|我们|你|你们|他|她)(?:[^\s\W我你他她和与跟同]{1,4}的)?|我的|你的|他的|她的)?(?:妈妈|妈|爸爸|爸|父母|爸妈|姐姐|姐|妹妹|妹|哥哥|哥|弟弟|弟|老婆|老公|妻子|丈夫|"
     r"男朋友|女朋友|男友|女友|儿子|女儿|孩子|朋友|同事|老板|领导|上司|经理|邻居|室友|舍友|表姐|表哥|表妹|表弟|堂哥|"
-    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人|隔壁|楼上|楼下|对门))")
+    r"堂姐|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|舅舅|老师|同学|队友|家人|隔壁|楼上|楼下|对门|"
+    # fellow students by seniority, and who teaches whom
+    r"师兄|师姐|师弟|师妹|学长|学姐|学弟|学妹|导师|学生|师傅|徒弟))")
 #: "Caroline: ..." in a transcript: the label names who spoke, it says nothing
 SPEAKER_LABEL = re.compile(r"^\s*[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?:\s+")
 
