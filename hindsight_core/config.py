@@ -163,7 +163,7 @@ class SemanticConfig:
     #: set 78 of its 81 supersessions are right (precision 96.3%, recall 72.6%, `python benchmarks/knowledge.py`)
     #: and recall@5 rises 84.2 -> 85.8, but on real conversation it replaces the wrong statement: 18 replacements
     #: on all of LoCoMo, 1 right by reading (`python benchmarks/decisions.py`), 8 in the archive's dialogues, none
-    #: right, and LoCoMo's recall@5 falls 77.6 -> 76.8 (`python benchmarks/ablations.py`). Turn it on
+    #: right, and LoCoMo's recall@5 falls 77.1 -> 76.4 (`python benchmarks/ablations.py`). Turn it on
     #: (`knowledge_on`) where users state standing values and the current one is what is asked
     detect_conflicts: bool = False
 
