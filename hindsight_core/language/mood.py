@@ -325,11 +325,12 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "fi
                  "半": 0.5, "几": 3, "好几": 3, "很多": 3, "多": 3}
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365, "decade": 3650,
               "天": 1, "日": 1, "周": 7, "星期": 7, "礼拜": 7, "月": 30, "年": 365}
+#: (a number of at most four digits or numerals: unbounded, a text of 32,000 digits or 多 took quadratic time)
 _HELD_FOR = re.compile(
     r"\b(?:for\s+)?(?:(?:about|around|almost|nearly|roughly|over|more than|just under|just over|close to)\s+)?"
-    r"(?P<n>\d+|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|"
-    r"many|)\s*(?P<unit>day|week|month|year|decade)s?\s+now\b|"
-    r"(?P<zn>\d+|好几|很多|[一二两三四五六七八九十几半多]+)(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了|"
+    r"(?P<n>\d{1,4}|a couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|several|"
+    r"many|)\s{0,4}(?P<unit>day|week|month|year|decade)s?\s+now\b|"
+    r"(?P<zn>\d{1,4}|好几|很多|[一二两三四五六七八九十几半多]{1,4})(?:个)?(?:多)?(?P<zunit>天|日|周|星期|礼拜|月|年)(?:多)?了|"
     # a span of no stated length ("for a while now", "for ages now", 好久了): it may have begun at any time
     r"\bfor\s+(?P<vague>a while|some time|ages|a long time|so long)\s+now\b|(?P<zvague>很久|好久)了", re.I)
 #: the change words that say only "up to this moment": with a span of holding they mark no change

@@ -146,6 +146,16 @@ def _change_about_others(text: str) -> bool:
 
 
 @per_text
+def _held_for_days(text: str) -> float | None:
+    return mood.held_for_days(strip_speaker(text))
+
+
+@per_text
+def _past_habit_clauses(text: str) -> tuple[str, ...]:
+    return tuple(mood.past_habit_clauses(strip_speaker(text)))
+
+
+@per_text
 def asks(text: str) -> bool:
     """Shaped as an ask (`gate.REQUEST`: an imperative or polite opening, "please", "again"; 请, 帮我, 给我, 再),
     whatever kind the gate filed it as."""
@@ -318,10 +328,10 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "a state of mind"  # "现在感觉好难过", "I feel much better now": a mood of the moment, no standing value
     if not _states(old.raw_content):
         return "old not asserted"
-    held = mood.held_for_days(strip_speaker(new.raw_content))
+    held = _held_for_days(new.raw_content)
     if held is not None and (new.timestamp - old.timestamp).total_seconds() < held * 86400:
         return "held since"  # "I've had her for two years now": it held already when `old` was said, nothing changed
-    habit = mood.past_habit_clauses(strip_speaker(new.raw_content))
+    habit = _past_habit_clauses(new.raw_content)
     if habit and not any(topic_words(clause) & topic_words(old.raw_content) for clause in habit):
         return "past habit"  # "I used to bake cookies with someone close to me" ends only a statement about baking
     new_about_others = _about_others(new.raw_content) or _change_about_others(new.raw_content)

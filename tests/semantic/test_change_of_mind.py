@@ -307,3 +307,12 @@ def test_no_change_is_read_into_a_hypothetical_a_quote_someone_elses_news_or_a_q
                                                                                        new_text):
     _said(memory, clock, (old_text,) + BACKGROUND + (new_text,))
     assert all(m.superseded_by is None for m in memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize("text", ["现在" + "多" * 32000, "now " + "1" * 32000 + " days", "现在" + "一" * 32000 + "了"])
+def test_a_hostile_run_of_numerals_is_no_span_of_holding(text):
+    """A number of at most four digits or numerals names a span; a run of 32,000 names none (read with the
+    number unbounded, such a text took tens of seconds, so the suite would slow down by minutes here)."""
+    from hindsight_core.language import mood
+
+    assert mood.held_for_days(text) is None
