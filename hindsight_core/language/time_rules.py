@@ -136,6 +136,10 @@ def _anchored_zh(m, now):
     return None
 
 
+#: the rules for a time counted from an event ("the night before", 出差前三天): they name no day on the calendar
+COUNTED_FROM_AN_EVENT = frozenset({_anchored_en, _anchored_zh})
+
+
 @_rule(r"(?:明天|明年|下周|下个?星期|下个?月|下礼拜|后天|将来|未来)")
 def _future_zh(m, now):
     return None

@@ -59,7 +59,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
 from ..clock import ensure_utc
-from .time_rules import RULES, start_of_day
+from .time_rules import COUNTED_FROM_AN_EVENT, RULES, start_of_day
 
 __all__ = ["TimeHint", "time_hints", "gaussian_prior"]
 
@@ -105,14 +105,10 @@ def _matches(query: str) -> Iterator[tuple[int, int, re.Match[str], Callable]]:
             yield m.start(), m.end(), m, handler
 
 
-#: the rules for a time counted from an event ("the night before", 出差前三天): they name no day on the calendar
-_COUNTED_FROM_AN_EVENT = frozenset({"_anchored_en", "_anchored_zh"})
-
-
 def names_a_day(text: str) -> bool:
     """Whether `text` names a time on the calendar, past or future ("tomorrow", "on Thursday", "this week", 明天,
     五月), not one counted from an event ("the night before", 提前一天)."""
-    return any(handler.__name__ not in _COUNTED_FROM_AN_EVENT for *_, handler in _matches(text))
+    return any(handler not in COUNTED_FROM_AN_EVENT for *_, handler in _matches(text))
 
 
 def time_hints(query: str, now: datetime) -> list[TimeHint]:
