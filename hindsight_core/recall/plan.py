@@ -13,7 +13,8 @@ One query, run inside the engine (Qdrant Edge or a Qdrant server):
    of consolidated or superseded memories, the dates the query names, and
    retention when `retention_influence` > 0: 0 by default, since it lowered
    recall on every set measured, see `benchmarks/ablations.py`) multiply the
-   fused score, so the top-k comes back already ranked.
+   fused score, so the top-k comes back already ranked; equal scores put the
+   newer memory first (`in_order`), not the engine's random point order.
 
 Recall never hides a memory in scope: decay, consolidation and supersession
 change where a memory ranks, not whether it can come back. Then, on the few
@@ -34,7 +35,7 @@ from ..config import DecayConfig, RecallConfig
 from ..language.asked_time import asks_about_past, last_utterance
 from ..language.text_cache import per_text
 from ..store import points as pts
-from ..store.base import Channel, Scope, SearchRequest, SearchResult
+from ..store.base import Channel, Hit, Scope, SearchRequest, SearchResult
 from ..types import Explanation, Layer, MemoryRecord, ScoredMemory
 from . import formula as f
 
@@ -189,6 +190,13 @@ def _ranks(values: Sequence[float]) -> list[int | None]:
     return ranks
 
 
+def in_order(hits: Sequence[Hit]) -> list[Hit]:
+    """The engine's hits best first, equal scores the newer memory first (then the later written): reciprocal-rank
+    fusion ties often (ranks swapped between the channels score alike), and the engine breaks a tie by point id,
+    which is random, so the same store answered the same question in different orders from run to run."""
+    return sorted(hits, key=lambda h: (-h.score, -h.record.timestamp.timestamp(), -h.seq))
+
+
 def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarray, query_text: str, *,
            now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float) -> list[ScoredMemory]:
     """The engine's ranked hits as results, each with its explanation; nothing is taken out.
@@ -198,20 +206,21 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
     Retention, weight and the prior (so `fused` = final / prior) come from the
     expression trees the engine ran (`request.formula`), the query's time priors included.
     """
+    hits = in_order(result.hits)
     query_terms = set(pts.query_terms(query_text)[0])
     qv = np.asarray(query_vector, dtype=np.float32)
-    cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in result.hits]
-    coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in result.hits]
+    cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in hits]
+    coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in hits]
     dense_ranks, keyword_ranks = _ranks(cosines), _ranks(coverages)
     # the engine's own expressions, evaluated on the fields it read from each payload: the prior is the formula
     # the engine ran, with the fused score at 1
-    values = {**pts.ranking_values([hit.record for hit in result.hits]), f.SCORE: np.asarray(1.0)}
-    n = len(result.hits)
+    values = {**pts.ranking_values([hit.record for hit in hits]), f.SCORE: np.asarray(1.0)}
+    n = len(hits)
     retention = np.broadcast_to(f.evaluate(retention_expr(now, decay), values), (n,))
     weight = np.broadcast_to(f.evaluate(f.mul(*weight_terms(recall, episode_weight)), values), (n,))
     prior = np.broadcast_to(f.evaluate(request.formula, values), (n,))
     out: list[ScoredMemory] = []
-    for i, hit in enumerate(result.hits):
+    for i, hit in enumerate(hits):
         record = hit.record
         faded = ("faded",) if retention[i] < decay.retention_threshold else ()
         explanation = Explanation(

@@ -200,3 +200,21 @@ def test_look_alike_user_ids_never_share_memories(fake_memory):
             raise AssertionError("another user read alice's memory by id")
         except KeyError:
             pass
+
+
+def test_equal_scores_rank_the_newer_memory_first_whatever_order_the_engine_returned():
+    # reciprocal-rank fusion ties whenever two memories swap ranks between the channels, and the engine breaks a
+    # tie by point id (random): the order must not depend on it
+    from datetime import datetime, timezone
+
+    from hindsight_core.recall.plan import in_order
+    from hindsight_core.store.base import Hit
+    from hindsight_core.types import MemoryRecord
+
+    day = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    older, newer, later_written = (
+        Hit(MemoryRecord(id=name, user_id="u", summary=name, raw_content=name, timestamp=day + timedelta(days=d)),
+            score=0.031, seq=seq) for name, d, seq in (("older", 0, 5), ("newer", 3, 1), ("later written", 3, 2)))
+    best = Hit(MemoryRecord(id="best", user_id="u", summary="b", raw_content="b", timestamp=day), score=0.033)
+    for engine_order in ([older, newer, best, later_written], [later_written, older, best, newer]):
+        assert [h.record.id for h in in_order(engine_order)] == ["best", "later written", "newer", "older"]
