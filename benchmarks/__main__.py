@@ -31,9 +31,11 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("adapter_overhead.json", ["adapter_overhead.py", "--turns", "15"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--turns", "12"]),  # after: adds turn_cost
     ("knowledge.json", ["knowledge.py", "--out", "benchmarks/results/knowledge.json"]),
-    # the held-out slice and the steps of the change rules, which docs/ quotes beside their commands
+    # the held-out slices and the steps of the change rules, which docs/ quotes beside their commands
     ("knowledge_fresh.json", ["knowledge.py", "--data", "benchmarks/data/knowledge/fresh.jsonl",
                               "--out", "benchmarks/results/knowledge_fresh.json"]),
+    ("knowledge_fresh2.json", ["knowledge.py", "--data", "benchmarks/data/knowledge/fresh2.jsonl",
+                               "--out", "benchmarks/results/knowledge_fresh2.json"]),
     ("knowledge_calibration.json", ["knowledge_calibration.py", "--limit", "1"]),
     ("knowledge_steps.json", ["knowledge_steps.py"]),
     ("change_steps.json", ["change_steps.py"]),

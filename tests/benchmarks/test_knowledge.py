@@ -12,26 +12,32 @@ sys.path.insert(0, str(knowledge.HERE / "data" / "knowledge"))
 import build  # noqa: E402
 
 
-#: the main set and the fresh held-out slice (written later, apart, to measure rules tuned on the main set)
-DATA_SETS = pytest.mark.parametrize("data", [knowledge.DEFAULT_DATA, build.FRESH_OUT], ids=["main", "fresh"])
+#: the main set and the held-out slices (written later, apart, to measure rules tuned on the main set)
+DATA_SETS = pytest.mark.parametrize("data", [knowledge.DEFAULT_DATA, *(out for _, out in build.HELD_OUT.values())],
+                                    ids=["main", *build.HELD_OUT])
 
 
 def test_the_jsonl_is_what_the_case_files_give():
     assert build.main(["--check"]) == 0
 
 
-def test_the_fresh_slice_is_what_its_case_files_give_and_shares_no_case_with_the_main_set(tmp_path):
-    assert build.main(["--cases-dir", str(build.FRESH_CASES), "--out", str(build.FRESH_OUT), "--check"]) == 0
-    fresh = knowledge.load(build.FRESH_OUT)
-    assert {c.lang for c in fresh} == set(knowledge.LANGS)
-    assert not {c.id for c in fresh} & {c.id for c in knowledge.load()}
+@pytest.mark.parametrize("name", list(build.HELD_OUT))
+def test_a_held_out_slice_is_what_its_case_files_give_and_shares_no_case_with_another_set(tmp_path, name):
+    folder, jsonl = build.HELD_OUT[name]
+    assert build.main(["--cases-dir", str(folder), "--out", str(jsonl), "--check"]) == 0
+    held_out = knowledge.load(jsonl)
+    assert {c.lang for c in held_out} == set(knowledge.LANGS)
+    others = [c for other in [knowledge.DEFAULT_DATA, *(out for n, (_, out) in build.HELD_OUT.items() if n != name)]
+              for c in knowledge.load(other)]
+    assert not {c.id for c in held_out} & {c.id for c in others}
+
     def sentences(cases):  # longer than a greeting ("Good morning!", "早上好！" may well recur)
         return {t.text for c in cases for t in c.turns if len(t.text) > 24}
-    assert not sentences(fresh) & sentences(knowledge.load())  # its own writing, no turn copied over
+    assert not sentences(held_out) & sentences(others)  # its own writing, no turn copied over
     # --out writes elsewhere and leaves the default set alone
-    out = tmp_path / "fresh.jsonl"
-    assert build.main(["--cases-dir", str(build.FRESH_CASES), "--out", str(out)]) == 0
-    assert out.read_text(encoding="utf-8") == build.FRESH_OUT.read_text(encoding="utf-8")
+    out = tmp_path / jsonl.name
+    assert build.main(["--cases-dir", str(folder), "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == jsonl.read_text(encoding="utf-8")
     with pytest.raises(build.CaseError, match="no case files"):
         build.build(tmp_path)
 
