@@ -49,13 +49,14 @@ def _command(report: dict, default: str = "") -> str:
 def locomo_section(report: dict, image_prefix: str) -> list[str]:
     data, setup = report["data"], report["setup"]
     lines = [
-        "### Recall quality: LoCoMo, the earlier protocol and the peers",
+        "### Recall quality: LoCoMo, the peers' protocol",
         "",
-        "**An earlier run, kept for the peers' figures.** Its hindsight rows were measured on the code before "
-        "recall stopped hiding and before the conversation policy (each turn written with `context=` by the "
-        "benchmark itself, queries embedded as passages): they are not what hindsight does now. The rows of "
-        "the plain baselines, LangChain, LlamaIndex and mem0 do not depend on hindsight's code. What users get "
-        "now is the adapters' protocol table below (`benchmarks/locomo_bench.py --protocol adapters`).",
+        "**The peers' protocol.** hindsight's rows write each turn with the turn before it in its session as "
+        "`context=`, from the benchmark itself rather than through the conversation policy, so each is an "
+        "exchange, while the plain baselines, LangChain, LlamaIndex and mem0 store single turns: the like-for-"
+        "like comparison, with baselines over the same exchanges, is the adapters' protocol table below "
+        "(`benchmarks/locomo_bench.py --protocol adapters`). mem0's row comes from a run in its own venv, "
+        "merged in (`benchmarks/results/locomo_mem0.json`); the other rows do not depend on hindsight's code.",
         "",
         f"{data['conversations']} conversations, {data['turns']:,} turns, {data['questions']:,} questions "
         f"(LoCoMo, CC BY-NC 4.0, read from `{Path(data['path']).name}`, sha256 `{data['sha256'][:12]}…`). "
