@@ -249,8 +249,8 @@ _REAL_DECISIONS = (
 _DECISION_LIMITS = {
     "groups": "off by default: English 100% right, Chinese 87.8%: a one-off task asked three times with another "
               "object and no day named (\"给我出一份…的练习卷\"), a child's sayings told by name (\"朵朵说…\") and "
-              "viewers' chat quoted (\"弹幕又刷“播黑神话”\") still group, and madial's dialogues form 3 groups of chit-chat (`benchmarks/"
-              "knowledge_steps.py`); on all of LoCoMo it forms none (`benchmarks/decisions.py`). A conversation with "
+              "viewers' chat quoted (\"弹幕又刷“播黑神话”\") still group, and madial's dialogues form 3 groups of "
+              "chit-chat (`benchmarks/knowledge_steps.py`); on all of LoCoMo it forms none (`benchmarks/decisions.py`). A conversation with "
               "fewer than seven other statements has no background to stand out from, and a statement in one "
               "language seldom counts one in the other among its nearest",
     "changes": "off by default: on real conversation nearly every change it makes is wrong (LoCoMo, madial's "
@@ -629,7 +629,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                 if mine and best:
                     ratio = mine["recall@5"] / best
                     met = met and ratio >= 1.2 and mine["evidence_in_block@5"] >= 0.9 * mine["recall@5"]
-                    cells.append(f"{arm} {mode} {ratio:.2f}× (block {mine['evidence_in_block@5'] / mine['recall@5']:.2f}×)")
+                    block = mine["evidence_in_block@5"] / mine["recall@5"]
+                    cells.append(f"{arm} {mode} {ratio:.2f}× (block {block:.2f}×)")
         rows.append(("A year of one person's events (madial), every arm: recall@5 ≥ 1.2× the best plain baseline, "
                      "evidence in the block ≥ 0.9× recall@5", "; ".join(cells), met, _command(madial),
                      "one-sentence events asked about in a child's dialogue: the plain e5 ranking of the same events "

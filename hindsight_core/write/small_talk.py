@@ -17,9 +17,10 @@ to what it is about:
   yourself", "谢谢你的支持"), or, in English, names no one at all and at most as many things
   ("Stay safe!", "Talk soon.", "Thanks for the recommendation!"): English needs a subject, so
   such a sentence is an imperative or an exclamation said to the listener; a negated one is a
-  standing rule however short ("No dairy, ever."). The speaker as the object of the verb a sentence
-  opens with ("Let me know how it goes", "Join us!") is not its subject: the listener is. Chinese drops its subjects ("不吃香菜" is a
-  standing statement), so that third reading is for Latin script alone. A standing request to
+  standing rule however short ("No dairy, ever."). The speaker as the object of the verb a
+  sentence opens with ("Let me know how it goes", "Join us!") is not its subject: the listener
+  is. Chinese drops its subjects ("不吃香菜" is a standing statement), so that third reading is
+  for Latin script alone. A standing request to
   an assistant speaks to it too, but names its task ("Anything you suggest for weekends must
   allow dogs", "你改过的句子都用【】括起来") or has a request's shape ("Aisle seat again, please":
   `gate.REQUEST`).
