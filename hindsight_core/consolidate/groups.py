@@ -46,6 +46,7 @@ from ..config import SemanticConfig
 from ..language.cues import CHANGE_MARKER_TOKENS, exclusive_clash, exclusive_terms, polarity, value_slots
 from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
+from ..language.timeparse import tells_one_past_occasion
 from ..types import EventType, MemoryRecord
 from ..write.gate import FILLER_WORDS, filler_removed, speaker, strip_speaker
 from ..write.rules import asks, attributes_of, content_tokens, for_one_occasion, text_script
@@ -339,14 +340,16 @@ def _near(leader: int, likeness: Likeness, records: Sequence[MemoryRecord], cfg:
 
 def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
     """Which candidates may lead or join a group: all but small talk (`write.small_talk`: said to the listener, or
-    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!")
-    and requests for one occasion (`rules.for_one_occasion`: "Remind me to call the plumber on Monday").
+    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!"),
+    requests for one occasion (`rules.for_one_occasion`: "Remind me to call the plumber on Monday") and stories of
+    an occasion just past (`timeparse.tells_one_past_occasion`: "上周末在舟山中了一条四斤的海鲈", beside "我周末一般去水库钓鱼").
 
     Both stay among the user's statements a member must stand out from (`background`): they are what the
     user said, and a background without them would be a different one for every rule that reads it."""
     speakers = {speaker(r.raw_content) for r in records} - {None}
     return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)})
-                       and not for_one_occasion(r.raw_content) for r in records], dtype=bool)
+                       and not for_one_occasion(r.raw_content) and not tells_one_past_occasion(r.raw_content)
+                       for r in records], dtype=bool)
 
 
 def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig,

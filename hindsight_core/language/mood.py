@@ -83,7 +83,9 @@ _OTHER_PERSON_NOUNS = (
     r"grandmother|grandfather|grandparents?|niece|nephew|teacher|mentor|classmates?|teammates?|family")
 _OTHER_SUBJECT_EN = re.compile(
     rf"^\s*(?:(?:and|but|so|well|oh|actually|also|then|now)[, ]+)*(?:he|she|they|he's|she's|they're|his|her|their|"
-    rf"(?:my|our|your|his|her|their|a|the) (?:\w+ )?(?:{_OTHER_PERSON_NOUNS}))(?:'s)?\b", re.I)
+    rf"(?:my|our|your|his|her|their|a|the) (?:\w+ )?(?:{_OTHER_PERSON_NOUNS}))(?:'s)?\b|"
+    # a name that a relative "who" marks as a person: "Marek, who trained me, is going back to sorting"
+    r"^\s*(?-i:(?P<name>[A-Z][\w-]+(?: [A-Z][\w-]+)?)),\s+who\b", re.I)
 _OTHER_SUBJECT_ZH = re.compile(
     r"^\s*(?:(?:现在|但是|可是|而且|后来)[，,]?)?(?:他|她|他们|她们|人家|别人|对方|"
     # a kin or social noun, owned and perhaps qualified: "我妈", "我最好的朋友", "我们新来的同事"
@@ -165,6 +167,8 @@ def other_person(text: str) -> tuple[str, ...]:
     body = _body(text)
     for pattern, after in ((_OTHER_SUBJECT_EN, _NAME_AFTER_EN), (_OTHER_SUBJECT_ZH, _NAME_AFTER_ZH)):
         m = pattern.match(body)
+        if m and m.groupdict().get("name"):
+            return (m.group("name"),)
         if m:
             name = after.match(body, m.end())
             person = m.group(0).strip().split()[-1] if pattern is _OTHER_SUBJECT_EN else m.group(0).strip()
@@ -246,7 +250,7 @@ def change_sentences(text: str) -> list[str]:
 
 #: the listener or a third person as the one a clause is about: "you", "your", "they're", "his"; 你, 他, 她
 _OTHER_IN_CLAUSE = re.compile(r"\b(?:you|you're|you've|you'd|you'll|your|he|she|they|he's|she's|they're|they've|"
-                              r"his|their)\b|你|您|他|她", re.I)
+                              r"his|her|him|their|them)\b|你|您|他|她", re.I)
 
 
 def _clause_about_someone_else(clause: str) -> bool:

@@ -325,6 +325,13 @@ def _last_week(m, now):
     return (_at(start), _at(start + timedelta(weeks=1))), 0.8
 
 
+#: the phrases of a day or a week just past ("yesterday", "last night", "three days ago", 上周末): a text that
+#: names one tells what happened on one occasion (`timeparse.tells_one_past_occasion`)
+JUST_PAST = frozenset({_day_before_yesterday, _three_days_ago_zh, _day_before_yesterday_zh, _last_night, _yesterday,
+                       _few_ago, _few_ago_zh, _n_ago, _n_ago_zh, _week_before_last, _last_weekend,
+                       _weekday_last_week_zh, _last_week})
+
+
 @_rule(r"\bthis week\b|这(?:周|个?星期|个?礼拜)|本(?:周|星期)")
 def _this_week(m, now):
     start = _week_start(now.date())

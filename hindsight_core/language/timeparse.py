@@ -59,7 +59,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
 from ..clock import ensure_utc
-from .time_rules import COUNTED_FROM_AN_EVENT, RULES, start_of_day
+from .text_cache import per_text
+from .time_rules import COUNTED_FROM_AN_EVENT, JUST_PAST, RULES, start_of_day
 
 __all__ = ["TimeHint", "time_hints", "gaussian_prior"]
 
@@ -109,6 +110,23 @@ def names_a_day(text: str) -> bool:
     """Whether `text` names a time on the calendar, past or future ("tomorrow", "on Thursday", "this week", 明天,
     五月), not one counted from an event ("the night before", 提前一天)."""
     return any(handler not in COUNTED_FROM_AN_EVENT for *_, handler in _matches(text))
+
+
+#: a state that began at the time named ("since last week", "从上周开始", "上个月以来"): it holds still
+_BEGAN = re.compile(r"\bsince\b|从|以来|开始|起", re.I)
+#: a habit or a standing condition ("every", "always", 每): the time named is one of its instances
+_HABIT = re.compile(r"\b(?:always|every|each|whenever|usually|never)\b|每|一直|总是|通常|一般", re.I)
+
+
+@per_text  # the groups read every candidate's words, write after write
+def tells_one_past_occasion(text: str) -> bool:
+    """Whether `text` tells what happened on one occasion just past: it names a day or a week just past
+    ("yesterday", "last night", "three days ago", 上周末, 前天) and no state that began then ("since last week")
+    or habit ("every", 每, 一般). "Caught a four-pound bass last weekend" is a story of that weekend, not a
+    standing fact to be said again or replaced."""
+    if _BEGAN.search(text) or _HABIT.search(text):
+        return False
+    return any(handler in JUST_PAST for *_, handler in _matches(text))
 
 
 def time_hints(query: str, now: datetime) -> list[TimeHint]:

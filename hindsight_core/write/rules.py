@@ -300,7 +300,9 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
     carries a change marker (`mood.marks_change`: "switched to", "now", "no
     longer", 改用, 换成, 不再, and no "still" / 仍然), in a clause that tells no feeling or
     thought (`mood.change_is_state_of_mind`) and a sentence or clause not about someone else
-    (`mood.change_about_someone_else`); when all it marks is a span of holding up to now
+    (`mood.change_about_someone_else`); `old` tells no occasion just past (`timeparse.tells_one_past_occasion`:
+    "We had a vendor pitch yesterday": what happened then is no value to replace); when all it marks is a span of
+    holding up to now
     (`mood.held_for_days`: "for two years now"), `old` was said before that span began, and when all it marks
     is a past habit ("used to": `mood.past_habit_clauses`), `old` shares a topic word with that clause; the two
     are about the same
@@ -328,6 +330,8 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
         return "a state of mind"  # "现在感觉好难过", "I feel much better now": a mood of the moment, no standing value
     if not _states(old.raw_content):
         return "old not asserted"
+    if timeparse.tells_one_past_occasion(strip_speaker(old.raw_content)):
+        return "a past occasion"  # "We had a vendor pitch yesterday, 60 slides": what happened then, not a value
     held = _held_for_days(new.raw_content)
     if held is not None and (new.timestamp - old.timestamp).total_seconds() < held * 86400:
         return "held since"  # "I've had her for two years now": it held already when `old` was said, nothing changed
@@ -359,7 +363,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
 #: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
 #: standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
-                "new not asserted", "a state of mind", "old not asserted", "held since", "past habit",
+                "new not asserted", "a state of mind", "old not asserted", "a past occasion", "held since", "past habit",
                 "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
                 "stand-out", "not the closest")
 

@@ -30,7 +30,7 @@ from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
                     lowest_subject_floor, normalise_for_duplicates, says_change, subject_refused, text_script,
-                    topic_overlap)
+                    shares_topic, topic_overlap)
 
 
 @dataclass
@@ -171,13 +171,35 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
     chosen: set[str] = set()
     floor = lowest_subject_floor(cfg)  # below it no pair is a change (a batch reads each change against all before it)
     for layer in (Layer.EPISODIC, Layer.SEMANTIC):
+        # what it would replace, were nothing replaced yet: a statement a change already replaced is a candidate
+        # too, so that the same change told again finds it and stops there
         eligible = [(sim, old) for sim, old in neighbours
-                    if sim >= floor and old.layer is layer and is_change_of(record, old, sim, cfg)
+                    if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
                     and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
-        if eligible:
-            chosen.add(max(eligible, key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content),
-                                                       round(pair[0], 6), pair[1].timestamp, pair[1].id))[1].id)
+        eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content),
+                                        round(pair[0], 6), pair[1].timestamp, pair[1].id), reverse=True)
+        for _, old in eligible:
+            if not old.superseded_by:
+                chosen.add(old.id)
+                break
+            if _tells_again(record, old.superseded_by, neighbours):
+                break
     return chosen
+
+
+def _as_if_standing(old: MemoryRecord) -> MemoryRecord:
+    """`old` as it was before a change replaced it (`_tells_again`)."""
+    return old.evolve(superseded_by=None) if old.superseded_by else old
+
+
+def _tells_again(record: MemoryRecord, replaced_by: str, neighbours: list[tuple[float, MemoryRecord]]) -> bool:
+    """Whether `record`, whose subject is a statement a change already replaced, tells that change again: it shares
+    a topic word with the statement that replaced it ("I'm driving now, not sorting" after "they've asked me to
+    drive the van… No more sorting for me"), so it replaces nothing more (not the next statement on the subject,
+    a colleague's or a story's). A change that names none of the replacing statement's words ("I moved to Paris",
+    then "Now I live in Berlin") is a new one, and replaces the statement next in line."""
+    by = next((other for _, other in neighbours if other.id == replaced_by), None)
+    return by is not None and shares_topic(record.raw_content, by.raw_content)
 
 
 def background_of(old: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]]) -> list[float]:

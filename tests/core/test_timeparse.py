@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hindsight_core.language.timeparse import TimeHint, gaussian_prior, time_hints
+from hindsight_core.language.timeparse import TimeHint, gaussian_prior, tells_one_past_occasion, time_hints
 
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 
@@ -118,3 +118,16 @@ def test_names_a_day_is_a_time_on_the_calendar_past_or_future(text, named):
     from hindsight_core.language.timeparse import names_a_day
 
     assert names_a_day(text) is named
+
+
+@pytest.mark.parametrize("text, told", [
+    ("We had a vendor pitch yesterday, 60 slides in 30 minutes.", True),
+    ("上周末在舟山中了一条四斤的海鲈，这趟值了。", True),
+    ("Three days ago I lost my keys on the bus.", True),
+    ("Since last week I cycle to work.", False),  # a state that began then
+    ("我一般上周末去水库。", False),  # a habit
+    ("Our sprint planning is on Monday.", False),  # a weekday names no occasion just past
+    ("Tomorrow I fly to Oslo.", False),
+])
+def test_a_story_of_an_occasion_just_past_is_told_by_a_day_or_week_just_past(text, told):
+    assert tells_one_past_occasion(text) is told

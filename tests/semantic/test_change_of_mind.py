@@ -151,6 +151,8 @@ def test_a_span_of_holding_and_a_plain_duration_read_in_both_languages():
      "someone else's"),
     ("I have two cats.", "We got them a bigger bed and now they're always together.", "someone else's"),
     ("我每周六去收容所做志愿者。", "好可惜，你现在不能去收容所了。", "someone else's"),
+    ("I knit scarves for my dad.", "Reminds me of my aunt, who once started a sweater and changed her mind halfway.",
+     "someone else's"),
 ])
 def test_a_mood_of_the_moment_a_seeming_or_another_persons_news_replaces_nothing(old, new, step):
     assert _refused(old, new) == step
@@ -161,6 +163,8 @@ def test_a_mood_of_the_moment_a_seeming_or_another_persons_news_replaces_nothing
     ("我爸也有高血压，他吃的是缬沙坦。", "医生给我换药了，现在吃缬沙坦，一天一片。"),
     ("隔壁老李刚提了一辆比亚迪汉。", "朗逸卖掉了，换了一辆比亚迪海豚，纯电的。"),
     ("My brother plays rugby on Sundays.", "I switched from football to rugby now."),
+    # a name that a relative "who" marks as a person
+    ("Marek, who trained me, is going from driving back to sorting.", "I'm driving now, not sorting."),
 ])
 def test_what_someone_else_holds_is_not_replaced_by_the_users_own_change(old, new):
     assert _refused(old, new) == "someone else's"
@@ -173,6 +177,22 @@ def test_what_someone_else_holds_is_not_replaced_by_the_users_own_change(old, ne
 ])
 def test_a_change_about_someone_in_the_users_life_who_is_named_again_still_replaces(old, new):
     assert mood.other_person(old) and _refused(old, new) is None
+
+
+@pytest.mark.parametrize("old", [
+    "We had a vendor pitch yesterday, 60 slides in 30 minutes.",
+    "上周在水库碰到一个大爷，一个人钓了十几条，我一条没有。",
+    "Three days ago I lost my keys on the bus.",
+])
+def test_a_story_of_an_occasion_just_past_is_no_value_a_change_replaces(old):
+    assert _refused(old, "Not Keynote now, I'm on Google Slides; fishing at the sea, and the bus no more.") == \
+        "a past occasion"
+
+
+@pytest.mark.parametrize("old", ["Since last week I cycle to work.", "我一般上周末去水库钓鱼。"])
+def test_a_state_begun_or_a_habit_at_a_time_just_past_can_still_be_replaced(old):
+    assert _refused(old, "I take the bus to work now, and fish at the sea, not the reservoir.") != \
+        "a past occasion"
 
 
 def test_now_as_a_moment_or_a_frequency_says_nothing_changed():
@@ -307,6 +327,22 @@ def test_no_change_is_read_into_a_hypothetical_a_quote_someone_elses_news_or_a_q
                                                                                        new_text):
     _said(memory, clock, (old_text,) + BACKGROUND + (new_text,))
     assert all(m.superseded_by is None for m in memory.memories(user_id="u"))
+
+
+@pytest.mark.parametrize("texts", [
+    ("I volunteer at the food bank, sorting donations in the warehouse.",
+     "Sorting donations is dusty work, so I wear a mask in the warehouse.",
+     "Big news: I drive the collection van now, no more sorting donations for me.",
+     "I'm driving the van now, not sorting donations."),
+    ("我周末一般去城北的水库钓翘嘴。", "水库边上风大，我钓鱼都穿冲锋衣。",
+     "彻底入坑海钓了，以后周末都去舟山钓海鲈，不去水库了。", "水库我已经不去了，现在周末都在舟山钓海鲈。"),
+])
+def test_the_same_change_told_again_replaces_nothing_more(memory, clock, texts):
+    """The second telling is about what the first replaced: it must not go on to the next statement in line."""
+    *before, first, again = _said(memory, clock, texts[:2] + BACKGROUND + texts[2:])
+    replaced = [m for m in memory.memories(user_id="u") if m.superseded_by]
+    assert len(replaced) == 1 and replaced[0].superseded_by == first.id, \
+        [(m.raw_content, m.superseded_by) for m in replaced]
 
 
 @pytest.mark.parametrize("text", ["现在" + "多" * 32000, "now " + "1" * 32000 + " days", "现在" + "一" * 32000 + "了"])

@@ -102,6 +102,18 @@ def test_questions_and_other_people_never_become_the_users_knowledge(memory, clo
     assert "dialogue" in report.why_nothing or "questions" in report.why_nothing, report.why_nothing
 
 
+@pytest.mark.parametrize("stories", [
+    ["Caught a four-pound sea bass at Zhoushan last weekend.", "Yesterday I caught two more sea bass at Zhoushan.",
+     "Three days ago the sea bass were biting at Zhoushan."],
+    ["上周末在舟山钓到一条四斤的海鲈。", "昨天在舟山又钓到两条海鲈。", "前天在舟山钓海鲈，收获不错。"],
+])
+def test_stories_of_occasions_just_past_never_become_knowledge(memory, clock, stories):
+    """Each tells what happened on a day just past: said on three days, they are three stories, not a standing
+    fact said three times."""
+    _say(memory, clock, stories, days=2)
+    assert not memory.consolidate(user_id="u").created
+
+
 @pytest.mark.parametrize("ask", ["Play me something by Miles Davis.", "帮我写一下这周的周报吧。"])
 def test_the_same_ask_word_for_word_is_one_task_not_knowledge(memory, clock, ask):
     """Asked again in the same words on five days, it is merged into one episode said five times, which counts once
