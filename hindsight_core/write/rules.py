@@ -363,9 +363,9 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
 #: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
 #: standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
-                "new not asserted", "a state of mind", "old not asserted", "a past occasion", "held since", "past habit",
-                "someone else's", "subject floor", "follows a change", "topic", "same text", "no new value",
-                "stand-out", "not the closest")
+                "new not asserted", "a state of mind", "old not asserted", "a past occasion", "held since",
+                "past habit", "someone else's", "subject floor", "follows a change", "topic", "same text",
+                "no new value", "stand-out", "not the closest")
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
