@@ -325,13 +325,6 @@ def _last_week(m, now):
     return (_at(start), _at(start + timedelta(weeks=1))), 0.8
 
 
-#: the phrases of a day or a week just past ("yesterday", "last night", "three days ago", 上周末): a text that
-#: names one tells what happened on one occasion (`timeparse.tells_one_past_occasion`)
-JUST_PAST = frozenset({_day_before_yesterday, _three_days_ago_zh, _day_before_yesterday_zh, _last_night, _yesterday,
-                       _few_ago, _few_ago_zh, _n_ago, _n_ago_zh, _week_before_last, _last_weekend,
-                       _weekday_last_week_zh, _last_week})
-
-
 @_rule(r"\bthis week\b|这(?:周|个?星期|个?礼拜)|本(?:周|星期)")
 def _this_week(m, now):
     start = _week_start(now.date())
@@ -468,13 +461,29 @@ def _zh_named_month(m, now):
     return _month(now.year if month <= now.month else now.year - 1, month), 0.7
 
 
-@_rule(r"\b(?:last|on|this past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
-def _weekday(m, now):
-    target = _WEEKDAYS.index(m.group(1).lower())
-    back = (now.date().weekday() - target) % 7 or 7
+def _weekday_before(name: str, now: datetime) -> tuple[Window, float]:
+    """The last day named `name` before today."""
+    back = (now.date().weekday() - _WEEKDAYS.index(name.lower())) % 7 or 7
     return _day(now.date() - timedelta(days=back)), 0.7
+
+
+@_rule(r"\b(?:last|this past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+def _last_weekday(m, now):
+    return _weekday_before(m.group(1), now)
+
+
+@_rule(r"\bon\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+def _weekday(m, now):
+    return _weekday_before(m.group(1), now)
 
 
 @_rule(r"\b(?:recently|lately|the other day)\b|最近|近来|前阵子|前段时间|前些天")
 def _recently(m, now):
     return (now - timedelta(days=30), now), 0.3
+
+
+#: the phrases of a day or a week just past ("yesterday", "last night", "three days ago", 上周末): a text that
+#: names one tells what happened on one occasion (`timeparse.tells_one_past_occasion`)
+JUST_PAST = frozenset({_day_before_yesterday, _three_days_ago_zh, _day_before_yesterday_zh, _last_night, _yesterday,
+                       _few_ago, _few_ago_zh, _n_ago, _n_ago_zh, _week_before_last, _last_weekend,
+                       _weekday_last_week_zh, _last_week, _last_weekday})

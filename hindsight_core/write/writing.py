@@ -164,8 +164,13 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
     the same subject (`rules.subject_refused`: a shared topic word, or a cosine standing out from the new
     statement's other neighbours in the script of the one replaced: a user who writes in two languages has two
     clusters of statements, and their mixture is no background), one episode and one piece of knowledge, each
-    the one sharing the most topic words with it (`rules.topic_overlap`), the closest among those. Ties go to the newer statement, then to the id, so the choice never depends on the engine's
-    order."""
+    the oldest of those sharing a topic word with it (`rules.topic_overlap`), then the closest, then by id, so the
+    choice never depends on the engine's order. The oldest: what a change replaces is the value that stood
+    before it, while what was said on the subject since is more often the new value told first without a change
+    word ("I've gone over to hardwax oil", then "I use the Osmo hardwax now") or a story; on the knowledge set
+    and its held-out slices this ranking makes fewer wrong changes than the one sharing the most topic words
+    (`python benchmarks/knowledge.py --variants "hindsight, supersession on"`: 123 right of 135 against 121 of
+    137 on the four sets)."""
     if not says_change(record.raw_content):
         return set()
     chosen: set[str] = set()
@@ -176,8 +181,9 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
         eligible = [(sim, old) for sim, old in neighbours
                     if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
                     and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
-        eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content),
-                                        round(pair[0], 6), pair[1].timestamp, pair[1].id), reverse=True)
+        eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content) > 0,
+                                        -pair[1].timestamp.timestamp(), round(pair[0], 6), pair[1].id),
+                      reverse=True)
         for _, old in eligible:
             if not old.superseded_by:
                 chosen.add(old.id)

@@ -124,6 +124,8 @@ def test_names_a_day_is_a_time_on_the_calendar_past_or_future(text, named):
     ("We had a vendor pitch yesterday, 60 slides in 30 minutes.", True),
     ("上周末在舟山中了一条四斤的海鲈，这趟值了。", True),
     ("Three days ago I lost my keys on the bus.", True),
+    ("Last Sunday I took the duvet to the launderette.", True),
+    ("The launderette is shut on Sundays.", False),
     ("Since last week I cycle to work.", False),  # a state that began then
     ("我一般上周末去水库。", False),  # a habit
     ("Our sprint planning is on Monday.", False),  # a weekday names no occasion just past

@@ -345,6 +345,20 @@ def test_the_same_change_told_again_replaces_nothing_more(memory, clock, texts):
         [(m.raw_content, m.superseded_by) for m in replaced]
 
 
+@pytest.mark.parametrize("texts", [
+    ("I keep all my notes in Evernote.", "Keeping my notes in Obsidian, its plain files beat Evernote.",
+     "Not Evernote, I keep my notes in Obsidian now."),
+    ("我记账一直用随手记。", "入了钱迹，记账界面比随手记清爽多了。", "我现在不用随手记了，记账都在钱迹上。"),
+])
+def test_a_change_replaces_the_value_that_stood_before_not_the_new_value_told_first_as_news(memory, clock, texts):
+    """The second statement tells the new value as news, with no change word; the third says it changed. What
+    it replaces is the first, the oldest on the subject, though the second shares more of its words."""
+    said = _said(memory, clock, texts[:1] + BACKGROUND + texts[1:])
+    old, news, change = said[0], said[-2], said[-1]
+    assert memory.get(old.id, user_id="u").superseded_by == change.id
+    assert memory.get(news.id, user_id="u").superseded_by is None
+
+
 @pytest.mark.parametrize("text", ["现在" + "多" * 32000, "now " + "1" * 32000 + " days", "现在" + "一" * 32000 + "了"])
 def test_a_hostile_run_of_numerals_is_no_span_of_holding(text):
     """A number of at most four digits or numerals names a span; a run of 32,000 names none (read with the

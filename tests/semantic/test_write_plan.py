@@ -77,16 +77,25 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             continue
         upserts.append([record, vector])
         outcome.append(record)
-        changed = set()  # a change of mind replaces one statement per layer: about the same subject, most topic words
-        for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-            eligible = [(sim, old) for sim, old in near if old.layer is layer and is_change_of(record, old, sim, cfg)
+        changed = set()  # a change of mind replaces one statement per layer: about the same subject, the oldest
+        for layer in (Layer.EPISODIC, Layer.SEMANTIC):  # sharing a topic word; none if that one was replaced by a
+            eligible = [(sim, old) for sim, old in near  # statement sharing a topic word with it (told again)
+                        if old.layer is layer and is_change_of(record, old.evolve(superseded_by=None), sim, cfg)
                         and subject_refused(record.raw_content, old.raw_content, sim,
                                             [s for s, other in near if other.id != old.id  # in the script of the old
                                              and text_script(other.raw_content) == text_script(old.raw_content)][:19])
                         is None]
-            if cfg.detect_conflicts and eligible:
-                changed.add(max(eligible, key=lambda p: (topic_overlap(record.raw_content, p[1].raw_content),
-                                                         round(p[0], 6), p[1].timestamp, p[1].id))[1].id)
+            ranked = sorted(eligible, key=lambda p: (topic_overlap(record.raw_content, p[1].raw_content) > 0,
+                                                     -p[1].timestamp.timestamp(), round(p[0], 6), p[1].id))
+            for _, old in reversed(ranked):
+                if not cfg.detect_conflicts:
+                    break
+                if not old.superseded_by:
+                    changed.add(old.id)
+                    break
+                by = next((other for _, other in near if other.id == old.superseded_by), None)
+                if by is not None and topic_overlap(record.raw_content, by.raw_content):
+                    break
         for sim, old in near:
             if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
                 change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4), superseded_by=record.id))
