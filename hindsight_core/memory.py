@@ -205,7 +205,8 @@ class Hindsight(FacadeBase):
             if self.consensus is not None and results:
                 results, held, report = check_recalled(self.store, user, results,
                                                        {h.record.id: h for h in found.hits}, k=k,
-                                                       config=self.consensus, judge=self.judge)
+                                                       config=self.consensus, judge=self.judge,
+                                                       superseded_steps_back=cfg.superseded_weight < 1)
             top = recall_plan.final_order(results, k, replacement_first=cfg.superseded_weight < 1)
             results = RecallResults(top, consensus=report, held_back=held)
             if reinforce and results:

@@ -275,7 +275,7 @@ class _NothingAround:
         return [[] for _ in vectors]
 
 
-def _checked_on_recall(items, k):
+def _checked_on_recall(items, k, superseded_steps_back=True):
     from hindsight_core.recall.check import check_recalled
     from hindsight_core.store.base import Hit
 
@@ -283,7 +283,7 @@ def _checked_on_recall(items, k):
     vectors = same_topic(len(results))
     hits = {r.memory.id: Hit(r.memory, r.score, vectors[i]) for i, r in enumerate(results)}
     out, held, report = check_recalled(_NothingAround(), "alice", results, hits, k=k, config=ConsensusConfig(),
-                                       judge=None)
+                                       judge=None, superseded_steps_back=superseded_steps_back)
     return results, vectors, out, held, report
 
 
@@ -320,6 +320,37 @@ def test_a_down_weighted_result_lets_the_next_one_up_and_it_is_checked():
     assert [r.memory.id for r in held] == ["m1"]
     assert out[0].memory.id == "m2" and report.verdict_of("m2") is not Verdict.CONTRADICTS
     assert [c.memory_id for c in report.checks] == ["m0", "m1", "m2"]
+
+
+def test_for_a_question_about_the_past_a_superseded_memory_keeps_its_place_and_its_verdict():
+    """As for a change of mind (`recall.plan.weights_for`), what a newer statement superseded steps back only for
+    a question about the present; asked about the past, it is what was true then. What an agent or a tool planted
+    is held back either way."""
+    items = [(rec(0, "My locker code at the gym is 4312.", day=0), 0.9),
+             (rec(1, "My locker code at the gym is 9999 now.", "tool", day=5), 0.8),
+             (rec(2, "My locker code at the gym is 2718.", day=3), 0.7)]
+    _, _, present, held_now, _ = _checked_on_recall(items, k=1)
+    _, _, past, held_then, report = _checked_on_recall(items, k=1, superseded_steps_back=False)
+    assert present[0].memory.id == "m2" and past[0].memory.id == "m0"
+    assert report.verdict_of("m0") is Verdict.SUPERSEDED and past[0].score == 0.9
+    assert any("retrieval check: superseded" in n for n in past[0].explanation.notes)
+    assert [r.memory.id for r in held_now] == ["m1"] and "m1" not in [r.memory.id for r in past[:1]]
+
+
+@pytest.mark.model
+def test_a_past_tense_question_finds_the_old_value_the_check_superseded(real_embedder, clock):
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+        # the check runs when an agent or a tool wrote a candidate
+        for day, (text, source) in enumerate([("My locker code at the gym is 4312.", "user"),
+                                              ("Booked your gym induction for Monday.", "agent"),
+                                              ("My locker code at the gym is 2718.", "user")]):
+            memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(days=day))
+        now = memory.recall("What is my locker code at the gym?", user_id="alice", k=3)
+        then = memory.recall("What was my locker code at the gym?", user_id="alice", k=3)
+    old = next(r for r in then if "4312" in r.memory.raw_content)
+    assert "2718" in now[0].memory.raw_content
+    assert any("retrieval check: superseded" in n for n in old.explanation.notes)
+    assert old.score > 0.9 * max(r.score for r in then if "2718" in r.memory.raw_content)
 
 
 # -- with the real model and a real store ------------------------------------------------------------
