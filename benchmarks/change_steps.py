@@ -15,9 +15,10 @@ on exactly what the write rules saw. For each label, the furthest any of its (ol
   an order, another speaker, no change marker, the new one or the old one not asserted, a state of mind,
   held since (a span of holding up to now that began after the old one was said), past habit ("used to" with no
   topic word of the old one), someone else's, the subject
-  floor, the same text, no new value), then of `writing._changed_by`: `not the closest` (another eligible
-  statement was chosen: one sharing a topic word, or closer) and `stand-out` (`rules.subject_refused`: no shared
-  topic word, and not far enough above the background, or too little background to tell);
+  floor, the same text, no new value), then of `writing.replaced_in_layer`: `not the one chosen` (another
+  eligible statement was chosen: an older one sharing a topic word, or a closer one; or none, the change being
+  told again) and `stand-out` (`rules.subject_refused`: no shared topic word, and not far enough above the
+  background, or too little background to tell);
 * `decided`: the change rule would replace it; `conflict`: `write.rules.is_conflict` (a single-valued
   attribute set to another value) replaces it whatever the change rule says.
 
@@ -50,7 +51,7 @@ from recipes import E5Vectors, Recipe, tweak  # noqa: E402
 from hindsight_core.types import Layer  # noqa: E402
 from hindsight_core.write import writing  # noqa: E402
 from hindsight_core.write.rules import (CHANGE_STEPS, change_refused, is_conflict, says_change,  # noqa: E402
-                                        subject_refused, topic_overlap)
+                                        subject_refused)
 
 #: supersession on, whatever the default (it is off by default)
 SUPERSESSION_ON = Recipe("supersession on (SemanticConfig.detect_conflicts=True)",
@@ -93,11 +94,8 @@ def judge_pair(new, old, neighbours: list[tuple[float, Any]], cfg) -> tuple[str,
     refused = subject_refused(new.raw_content, old.raw_content, sim, writing.background_of(old, neighbours))
     if refused:
         return refused, sim
-    eligible = [(s, o) for s, o in neighbours if o.layer is old_then.layer and change_refused(new, o, s, cfg) is None
-                and subject_refused(new.raw_content, o.raw_content, s, writing.background_of(o, neighbours)) is None]
-    best = max(eligible, key=lambda pair: (topic_overlap(new.raw_content, pair[1].raw_content),
-                                           round(pair[0], 6), pair[1].timestamp, pair[1].id))[1]
-    return ("decided" if best.id == old.id else "not the closest"), sim
+    chosen = writing.replaced_in_layer(new, neighbours, cfg, old_then.layer)
+    return ("decided" if chosen == old.id else "not the one chosen"), sim
 
 
 def analyse(case, store: CaseStore, seen: dict[str, list]) -> tuple[list[dict], list[dict]]:

@@ -14,7 +14,7 @@ Pure functions over records; `writing.plan_writes` applies them to a batch and i
     the two are about the same subject (close on the embedder's own scale, and a
     shared topic word or a cosine that stands out: `subject_refused`), and it names
     a value the older one does not; `writing.plan_writes` applies this to one such
-    statement per layer (most topic words shared, then the closest).
+    statement per layer (the oldest sharing a topic word, then the closest).
   Neither fires on a question, a conditional, a wish or a seeming, quoted or reported speech,
   or someone else's change (`mood`); a change is read in the sentence and clause that carry
   its change word, so an aside ("You know what? My best friend is moving") or a later report
@@ -360,12 +360,12 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
     return None
 
 
-#: the steps of `change_refused`, in order, then those of `writing._changed_by` (the closest eligible statement,
-#: standing out from the rest): what `benchmarks/change_steps.py` tallies
+#: the steps of `change_refused`, in order, then those of `writing.replaced_in_layer` (the oldest eligible statement
+#: on the subject, standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
                 "new not asserted", "a state of mind", "old not asserted", "a past occasion", "held since",
                 "past habit", "someone else's", "subject floor", "follows a change", "topic", "same text",
-                "no new value", "stand-out", "not the closest")
+                "no new value", "stand-out", "not the one chosen")
 
 
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:

@@ -173,24 +173,27 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
     137 on the four sets)."""
     if not says_change(record.raw_content):
         return set()
-    chosen: set[str] = set()
+    chosen = (replaced_in_layer(record, neighbours, cfg, layer) for layer in (Layer.EPISODIC, Layer.SEMANTIC))
+    return {memory_id for memory_id in chosen if memory_id is not None}
+
+
+def replaced_in_layer(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig,
+                      layer: Layer) -> str | None:
+    """The id of the statement of `layer` that the change of mind `record` replaces (`_changed_by`), or None."""
     floor = lowest_subject_floor(cfg)  # below it no pair is a change (a batch reads each change against all before it)
-    for layer in (Layer.EPISODIC, Layer.SEMANTIC):
-        # what it would replace, were nothing replaced yet: a statement a change already replaced is a candidate
-        # too, so that the same change told again finds it and stops there
-        eligible = [(sim, old) for sim, old in neighbours
-                    if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
-                    and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
-        eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content) > 0,
-                                        -pair[1].timestamp.timestamp(), round(pair[0], 6), pair[1].id),
-                      reverse=True)
-        for _, old in eligible:
-            if not old.superseded_by:
-                chosen.add(old.id)
-                break
-            if _tells_again(record, old.superseded_by, neighbours):
-                break
-    return chosen
+    # what it would replace, were nothing replaced yet: a statement a change already replaced is a candidate
+    # too, so that the same change told again finds it and stops there
+    eligible = [(sim, old) for sim, old in neighbours
+                if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
+                and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
+    eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content) > 0,
+                                    -pair[1].timestamp.timestamp(), round(pair[0], 6), pair[1].id), reverse=True)
+    for _, old in eligible:
+        if not old.superseded_by:
+            return old.id
+        if _tells_again(record, old.superseded_by, neighbours):
+            return None
+    return None
 
 
 def _as_if_standing(old: MemoryRecord) -> MemoryRecord:

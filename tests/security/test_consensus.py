@@ -337,14 +337,19 @@ def test_for_a_question_about_the_past_a_superseded_memory_keeps_its_place_and_i
     assert [r.memory.id for r in held_now] == ["m1"] and "m1" not in [r.memory.id for r in past[:1]]
 
 
+def _written(memory, clock, said, step):
+    """Each (text, source) written for alice, `step` after the one before."""
+    for n, (text, source) in enumerate(said):
+        memory.write(text, user_id="alice", source=source, timestamp=clock() + n * step)
+
+
 @pytest.mark.model
 def test_a_past_tense_question_finds_the_old_value_the_check_superseded(real_embedder, clock):
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
         # the check runs when an agent or a tool wrote a candidate
-        for day, (text, source) in enumerate([("My locker code at the gym is 4312.", "user"),
-                                              ("Booked your gym induction for Monday.", "agent"),
-                                              ("My locker code at the gym is 2718.", "user")]):
-            memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(days=day))
+        _written(memory, clock, [("My locker code at the gym is 4312.", "user"),
+                                 ("Booked your gym induction for Monday.", "agent"),
+                                 ("My locker code at the gym is 2718.", "user")], timedelta(days=1))
         now = memory.recall("What is my locker code at the gym?", user_id="alice", k=3)
         then = memory.recall("What was my locker code at the gym?", user_id="alice", k=3)
     old = next(r for r in then if "4312" in r.memory.raw_content)
@@ -408,10 +413,9 @@ def test_a_planted_memory_just_below_the_top_k_is_held_back_when_it_comes_up(rea
 @pytest.mark.model
 def test_a_harmless_booking_is_not_held_back_as_contradicting_a_dietary_rule(real_embedder, clock):
     with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
-        for day, (text, source) in enumerate([("I'm vegetarian, so please never suggest meat dishes.", "user"),
-                                              ("From now on, print all my reports in A4 landscape.", "user"),
-                                              ("Booked a vegetarian place.", "agent")]):
-            memory.write(text, user_id="alice", source=source, timestamp=clock() + timedelta(hours=day))
+        _written(memory, clock, [("I'm vegetarian, so please never suggest meat dishes.", "user"),
+                                 ("From now on, print all my reports in A4 landscape.", "user"),
+                                 ("Booked a vegetarian place.", "agent")], timedelta(hours=1))
         results = memory.recall("Where should I book dinner?", user_id="alice", k=10)
     assert len(results) == 3 and results.held_back == ()
     assert all("landscape" in r.memory.raw_content or "横向" in r.memory.raw_content for r in results
