@@ -266,13 +266,26 @@ _DECISION_LIMITS = {
 _HELD_OUT_LIMITS = {
     "knowledge_fresh.json":
         "the rules were tuned on the main set, and this slice has been measured at the end of every round since "
-        "it was written, so its figures have been seen five times before this one",
+        "it was written, so its figures have been seen six times before this one",
     "knowledge_fresh2.json":
-        "written on 2026-12-06 and measured once, after this round's rules: the rules were fitted to the main "
-        "set's cases more than to conversation. Wrong groups gather statements on one subject across a change "
-        "told without a change word (\"I ride to work three days a week\" … \"I'm riding in every day\"); wrong "
-        "changes replace a story or someone else's statement on the subject instead of the user's own, or a "
-        "paraphrase of the same wish",
+        "written on 2026-12-06 and measured once after that round's rules (groups 75.0% / 37.5%, changes 68.4% / "
+        "54.2%); its wrong decisions were then read and the rules since (a story of an occasion just past is "
+        "neither grouped nor replaced, the same change told again replaces nothing more) were made from them, so "
+        "it is no longer unseen. A group still gathers statements on one subject across a change told without a "
+        "change word (\"I ride to work three days a week\" … \"I'm riding in every day\")",
+    "knowledge_fresh3.json":
+        "written on 2026-12-06 after that round's rules and measured once unseen (groups 86.7% / 54.2%, changes "
+        "59.3% / 66.7%); its wrong decisions were then read and one rule made from them (a change replaces the "
+        "oldest statement on its subject, not the new value told first as news), so it is no longer unseen",
+    "knowledge_fresh4.json":
+        "written on 2026-12-06 after every rule above and measured once, unseen: the decisions are what the rules "
+        "earn on conversation they were not written for (no rule changed after). Chinese groups are less precise "
+        "(66.7%) than English (100%): a group takes in a story of an occasion further back (去年, 2019 年, \"last "
+        "spring\") or spans a change told without a change word; a change is read into a greeting (\"Thanks, the "
+        "VPN login works now\"), a story told with a change word (\"…后来搬家就断了\") replaces a standing "
+        "instruction, and an instruction restated with 以后 replaces itself. Its questions were read after that "
+        "run, and the retrieval check's rule for questions about the past came from them; with the defaults "
+        "recall@5 is 75.5 against 83.1 for e5 dense over exchanges (0.91×)",
 }
 
 
