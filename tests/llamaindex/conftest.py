@@ -23,22 +23,38 @@ def no_network(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def chat_memories_are_closed(monkeypatch):
-    """Close every chat memory a test opens (a `HindsightChatMemory`: its aiosqlite connection and worker thread).
+    """Close every chat memory a test opens: a `HindsightChatMemory`, and LlamaIndex's own `Memory` that a test
+    hands to a chat engine or an agent (each holds an aiosqlite connection and worker thread).
 
     One left to the garbage collector stops its thread with a future on whatever event loop is current, and once
-    pytest has closed that loop the thread fails with "Event loop is closed" at the end of a run.
+    pytest has closed that loop the thread fails with "Event loop is closed" in whichever test runs then.
     """
+    from llama_index.core.async_utils import asyncio_run
+    from llama_index.core.memory import Memory
+
     from hindsight_llamaindex.memory_block import HindsightChatMemory
 
-    opened = []
+    opened: list = []
+    plain: list = []
     make = HindsightChatMemory.from_defaults.__func__
+    make_plain = Memory.from_defaults.__func__
 
     def recorded(cls, *args, **kwargs):
         opened.append(make(cls, *args, **kwargs))
         return opened[-1]
 
+    def recorded_plain(cls, *args, **kwargs):
+        memory = make_plain(cls, *args, **kwargs)
+        if type(memory) is Memory:
+            plain.append(memory)
+        return memory
+
     monkeypatch.setattr(HindsightChatMemory, "from_defaults", classmethod(recorded))
+    monkeypatch.setattr(Memory, "from_defaults", classmethod(recorded_plain))
     yield opened
     for chat_memory in opened:
         chat_memory.close()
-
+    for memory in plain:  # what `HindsightChatMemory.aclose` does for the store it opened
+        engine = getattr(memory.sql_store, "_async_engine", None)
+        if engine is not None:
+            asyncio_run(engine.dispose())
