@@ -114,8 +114,10 @@ def names_a_day(text: str) -> bool:
 
 #: a state that began at the time named ("since last week", "从上周开始", "上个月以来"): it holds still
 _BEGAN = re.compile(r"\bsince\b|从|以来|开始|起", re.I)
-#: a habit or a standing condition ("every", "always", 每): the time named is one of its instances
-_HABIT = re.compile(r"\b(?:always|every|each|whenever|usually|never)\b|每|一直|总是|通常|一般", re.I)
+#: a habit or a standing condition ("every Monday", "whenever you…", "usually", 每周, 一般, "写周报的时候"): a time it
+#: names is one of its instances, not one occasion (`tells_one_past_occasion`, `write.rules.for_one_occasion`)
+HABIT = re.compile(r"\b(?:always|every|each|whenever|usually|never|any ?more)\b|每|一直|总是|永远|通常|一般|的时候",
+                   re.I)
 
 
 @per_text  # the groups read every candidate's words, write after write
@@ -124,7 +126,7 @@ def tells_one_past_occasion(text: str) -> bool:
     ("yesterday", "last night", "three days ago", 上周末, 前天) and no state that began then ("since last week")
     or habit ("every", 每, 一般). "Caught a four-pound bass last weekend" is a story of that weekend, not a
     standing fact to be said again or replaced."""
-    if _BEGAN.search(text) or _HABIT.search(text):
+    if _BEGAN.search(text) or HABIT.search(text):
         return False
     return any(handler in JUST_PAST for *_, handler in _matches(text))
 

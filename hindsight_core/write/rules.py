@@ -162,8 +162,6 @@ def asks(text: str) -> bool:
     return bool(REQUEST.search(strip_speaker(text)))
 
 
-#: a habit or a standing condition: "every Monday", "whenever you…", 每周, "写周报的时候" (when writing the report)
-_STANDING = re.compile(r"\b(?:always|every|each|whenever|never|any ?more)\b|每|一直|总是|永远|的时候", re.I)
 #: a Chinese clause that opens with a verb softened by 一下 ("查一下", "整理一下"): an imperative, whatever its verb
 _SOFTENED_IMPERATIVE = re.compile(r"(?:^|[，,。；;！!])\s*[\u4e00-\u9fff]{1,2}一下")
 
@@ -173,11 +171,11 @@ def for_one_occasion(text: str) -> bool:
     """A request tied to a day on the calendar ("Remind me to pick up the dry cleaning on Thursday", "帮我整理一下今天的
     会议纪要", "the weather in Suzhou in May"): a task for that occasion, not a standing rule, however often such
     tasks come. A request is an ask's shape (`asks`) or, in Chinese, a verb softened by 一下 ("查一下大理十月的天气").
-    A habit or a standing condition ("every Monday", "whenever", 每周, "写周报的时候") makes it one, and a
+    A habit or a standing condition (`timeparse.HABIT`: "every Monday", "whenever", 每周, "写周报的时候") makes it one, and a
     time counted from an event ("Remind me the night before") names no occasion (`timeparse.names_a_day`)."""
     body = strip_speaker(text)
     return (asks(text) or bool(_SOFTENED_IMPERATIVE.search(body))) and timeparse.names_a_day(body) and \
-        not _STANDING.search(body)
+        not timeparse.HABIT.search(body)
 
 
 @per_text
