@@ -235,12 +235,8 @@ def topic_words(text: str) -> frozenset[str]:
 
 
 def shares_topic(a: str, b: str) -> bool:
+    """Whether two statements share a topic word (`topic_words`)."""
     return bool(topic_words(a) & topic_words(b))
-
-
-def topic_overlap(a: str, b: str) -> int:
-    """How many topic words two statements share (`topic_words`)."""
-    return len(topic_words(a) & topic_words(b))
 
 
 #: how far (in standard deviations) the statement a change replaces must stand out from the new statement's other

@@ -30,7 +30,7 @@ from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
                     lowest_subject_floor, normalise_for_duplicates, says_change, subject_refused, text_script,
-                    shares_topic, topic_overlap)
+                    shares_topic)
 
 
 @dataclass
@@ -164,7 +164,7 @@ def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord
     the same subject (`rules.subject_refused`: a shared topic word, or a cosine standing out from the new
     statement's other neighbours in the script of the one replaced: a user who writes in two languages has two
     clusters of statements, and their mixture is no background), one episode and one piece of knowledge, each
-    the oldest of those sharing a topic word with it (`rules.topic_overlap`), then the closest, then by id, so the
+    the oldest of those sharing a topic word with it (`rules.shares_topic`), then the closest, then by id, so the
     choice never depends on the engine's order. The oldest: what a change replaces is the value that stood
     before it, while what was said on the subject since is more often the new value told first without a change
     word ("I've gone over to hardwax oil", then "I use the Osmo hardwax now") or a story; on the knowledge set
@@ -186,7 +186,7 @@ def replaced_in_layer(record: MemoryRecord, neighbours: list[tuple[float, Memory
     eligible = [(sim, old) for sim, old in neighbours
                 if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
                 and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
-    eligible.sort(key=lambda pair: (topic_overlap(record.raw_content, pair[1].raw_content) > 0,
+    eligible.sort(key=lambda pair: (shares_topic(record.raw_content, pair[1].raw_content),
                                     -pair[1].timestamp.timestamp(), round(pair[0], 6), pair[1].id), reverse=True)
     for _, old in eligible:
         if not old.superseded_by:

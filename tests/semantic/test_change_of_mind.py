@@ -15,7 +15,7 @@ from hindsight_core.types import Source
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
 from hindsight_core.write.request import WriteOptions
-from hindsight_core.write.rules import change_refused, subject_refused, topic_overlap, topic_words
+from hindsight_core.write.rules import change_refused, shares_topic, subject_refused, topic_words
 
 from ..conftest import START
 
@@ -255,7 +255,7 @@ def test_a_long_turn_needs_a_standing_out_cosine_besides_a_shared_word():
     old = "I love pottery, it's so calming."
     chatty = "Thanks so much! It was a great week. Pottery is my thing now, and painting too."
     background = [0.80, 0.81, 0.79, 0.80, 0.82, 0.80]
-    assert len(mood.sentences(chatty)) == 3 and topic_overlap(chatty, old)
+    assert len(mood.sentences(chatty)) == 3 and shares_topic(chatty, old)
     assert subject_refused(chatty, old, 0.83, background) == "stand-out"
     assert subject_refused(chatty, old, 0.95, background) is None
     assert subject_refused("Sold the Civic. I'm driving a Yaris now.", "I drive a Honda Civic.", 0.83, background) is None
@@ -266,7 +266,7 @@ def test_topic_words_name_the_subject_in_either_language_and_never_a_number():
     assert "jira" in topic_words("我们组也从 Jira 换到 Linear 了")
     assert "朗逸" in topic_words("我开的是一辆2016年的大众朗逸") & topic_words("朗逸卖掉了，换了一辆比亚迪海豚")
     assert not topic_words("九点以后请保持安静") & topic_words("钢琴课在每周六上午九点")
-    assert topic_overlap("We use Jira for tasks.", "我们组从 Jira 换到 Linear 了") == 1
+    assert topic_words("We use Jira for tasks.") & topic_words("我们组从 Jira 换到 Linear 了") == {"jira"}
 
 
 def test_the_same_subject_needs_a_shared_topic_word_or_a_cosine_that_stands_out():

@@ -18,8 +18,8 @@ from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
 from hindsight_core.write.request import WriteOptions
 from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                                        lowest_subject_floor, same_subject_floor, subject_refused, text_script,
-                                        topic_overlap)
+                                        lowest_subject_floor, same_subject_floor, shares_topic, subject_refused,
+                                        text_script)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
 from ..conftest import START
@@ -85,7 +85,7 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
                                             [s for s, other in near if other.id != old.id  # in the script of the old
                                              and text_script(other.raw_content) == text_script(old.raw_content)][:19])
                         is None]
-            ranked = sorted(eligible, key=lambda p: (topic_overlap(record.raw_content, p[1].raw_content) > 0,
+            ranked = sorted(eligible, key=lambda p: (shares_topic(record.raw_content, p[1].raw_content),
                                                      -p[1].timestamp.timestamp(), round(p[0], 6), p[1].id))
             for _, old in reversed(ranked):
                 if not cfg.detect_conflicts:
@@ -94,7 +94,7 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
                     changed.add(old.id)
                     break
                 by = next((other for _, other in near if other.id == old.superseded_by), None)
-                if by is not None and topic_overlap(record.raw_content, by.raw_content):
+                if by is not None and shares_topic(record.raw_content, by.raw_content):
                     break
         for sim, old in near:
             if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
