@@ -150,7 +150,6 @@ class WriteQueue:
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
-        self._written = 0  # every entry up to this place in the queue is stored (entries are written in order)
         self._logs: dict[str, TurnLog] = {}
         self._inflight = 0  # entries at the front of the queue the writer is storing now
         self._start()
@@ -288,9 +287,18 @@ class WriteQueue:
     def settle(self, user_id: str, timeout: float | None = None) -> bool:
         """Wait until the writes handed over so far for one user are stored; False if the writer stopped or timed out."""
         with self._cond, self._waited():
-            target = max((seq for seq, entry in self._queue if entry["user_id"] == user_id), default=0)
-            self._cond.wait_for(lambda: self._stopped is not None or self._written >= target, timeout)
-            return self._written >= target
+            target = self._last_of(user_id)
+            self._cond.wait_for(lambda: self._stopped is not None or self._settled(user_id, target), timeout)
+            return self._settled(user_id, target)
+
+    def _last_of(self, user: str) -> int:
+        """The place of the user's last write in the queue (under the lock); 0 when none waits."""
+        return max((seq for seq, entry in self._queue if entry["user_id"] == user), default=0)
+
+    def _settled(self, user: str, target: int) -> bool:
+        """Whether none of the user's writes up to `target` is still queued (under the lock): stored, or dropped
+        by a forget of everything, so a wait never outlives what it waits for."""
+        return not any(seq <= target and entry["user_id"] == user for seq, entry in self._queue)
 
     def close(self) -> None:
         """Flush, then stop the writer. What could not be written stays journaled (and is logged)."""
@@ -311,30 +319,35 @@ class WriteQueue:
 
     # -- the writer ---------------------------------------------------------------------------
     def _run(self) -> None:
-        while True:
+        try:
+            while self._step():
+                pass
+        except BaseException as exc:  # the store or the embedder failed: keep the writes journaled, say so
+            logger.error("hindsight: the background writer stopped: %s", exc)
             with self._cond:
-                self._cond.wait_for(lambda: self._queue or self._closing)
-                if self.linger > 0 and not self._waiting and not self._closing:
-                    self._cond.wait_for(lambda: self._waiting or self._closing, self.linger)
-                if self._closing:
-                    return
-                batch = self._next_batch()
-                self._busy, self._inflight = True, len(batch)
+                self._stopped, self._busy, self._inflight = exc, False, 0
                 self._cond.notify_all()
-            try:
-                self._write(batch)
-            except BaseException as exc:  # the store or the embedder failed: keep the writes journaled
-                logger.error("hindsight: the background writer stopped: %s", exc)
-                with self._cond:
-                    self._stopped, self._busy, self._inflight = exc, False, 0
-                    self._cond.notify_all()
-                return
-            with self._cond:
-                self._journal.remove([seq for seq, _ in batch])
-                del self._queue[:len(batch)]
-                self._written = max(self._written, batch[-1][0])
-                self._busy, self._inflight = False, 0
-                self._cond.notify_all()
+
+    def _step(self) -> bool:
+        """Store the next batch; False once the queue closes. Whatever it raises stops the writer (`_run`)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._queue or self._closing)
+            if self.linger > 0 and not self._waiting and not self._closing:
+                self._cond.wait_for(lambda: self._waiting or self._closing, self.linger)
+            if self._closing:
+                return False
+            if not self._queue:  # a forget of everything dropped what was handed over while the writer lingered
+                return True
+            batch = self._next_batch()
+            self._busy, self._inflight = True, len(batch)
+            self._cond.notify_all()
+        self._write(batch)
+        with self._cond:
+            self._journal.remove([seq for seq, _ in batch])
+            del self._queue[:len(batch)]
+            self._busy, self._inflight = False, 0
+            self._cond.notify_all()
+        return True
 
     def _forgetting(self, event: Forgetting) -> None:
         """A forget of a user starts: settle their writes handed over so far (see the module rules)."""
@@ -343,9 +356,9 @@ class WriteQueue:
         if event.everything and not event.dry_run:
             self._drop(event.user_id)
         with self._cond, self._waited():
-            target = max((seq for seq, entry in self._queue if entry["user_id"] == event.user_id), default=0)
+            target = self._last_of(event.user_id)
             self._cond.wait_for(lambda: self._stopped is not None or self._closing or not self._thread.is_alive()
-                                or self._written >= target)
+                                or self._settled(event.user_id, target))
 
     def _forgotten(self, event: Forgotten) -> int:
         """A user forgot everything: their writes handed over during the forget are dropped, not stored after it."""

@@ -387,3 +387,42 @@ def test_a_new_option_reaches_the_journal_without_naming_it(fake_memory):
             pytest.fail(f"{field.name}: {exc}")
     queue.flush()
     assert queue.failures == []
+
+
+def test_a_forget_of_everything_while_the_writer_lingers_never_stops_it(clock):
+    """The writer lingers after a hand-over; a forget of everything that lands then empties the queue under it,
+    and the linger ends on an empty queue. The writer goes on: later writes are stored, flush and settle return."""
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock) as memory:
+        queue = WriteQueue(memory, journal=None, linger=0.5)
+        queue.submit(["I live in Porto with my dog Biscuit."], user_id="alice")
+        threading.Event().wait(0.1)  # the writer is lingering
+        memory.forget(user_id="alice", everything=True)  # alice's write is dropped under it
+        threading.Event().wait(0.8)  # the linger ends with nothing queued
+        queue.submit(["My manager is Priya Shah."], user_id="bob")
+        queue.flush(timeout=30)
+        assert queue.settle("alice", timeout=30) is True
+        assert queue._thread.is_alive() and texts_of(memory, "alice") == []
+        assert texts_of(memory, "bob") == ["My manager is Priya Shah."]
+        queue.close()
+
+
+def test_forgets_racing_writes_lose_no_write_of_another_user(clock):
+    """Many races of a forget of everything against hand-overs: every write of a user who did not forget is
+    stored, and the writer never stops."""
+    import random
+
+    rng = random.Random(7)
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock) as memory:
+        queue = WriteQueue(memory, journal=None, linger=0.002)
+        kept = []
+        for i in range(200):
+            queue.submit([f"Note {i} for alice: the blue folder."], user_id="alice")
+            if rng.random() < 0.5:
+                threading.Event().wait(rng.random() * 0.004)
+            memory.forget(user_id="alice", everything=True)
+            kept.append(f"Note {i} for bob: the red folder.")
+            queue.submit([kept[-1]], user_id="bob", merge_duplicates=False)  # each its own memory, counted
+        queue.flush(timeout=60)
+        assert queue._thread.is_alive() and queue.failures == []
+        assert sorted(texts_of(memory, "bob")) == sorted(kept)
+        queue.close()
