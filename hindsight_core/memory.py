@@ -123,7 +123,7 @@ class Hindsight(FacadeBase):
         prepared = preparing.prepare_batch(
             texts, {"timestamps": timestamps, "sources": sources, "metadatas": metadatas, "contexts": contexts,
                     **options},
-            user_id=user, config=self.config, audit=self.audit, gate=self.gate, now=self.now,
+            user_id=user, config=self.config, audit=self._audited, gate=self.gate, now=self.now,
             embedding_model=self.embedder.name, window=self.session_window)
         to_store = [record for record, _, _ in prepared if record is not None]
         plan = None
@@ -327,6 +327,7 @@ class Hindsight(FacadeBase):
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
         if not dry_run:
             self._drop_cached_texts()  # the topic too: it is the user's words
+            self.session_window.drop(user)
         self._before_forget.announce(Forgetting(user, everything, dry_run))  # what is queued is stored first
         try:
             with self._locked(user):

@@ -26,6 +26,13 @@ class Source(str, enum.Enum):
     SYSTEM = "system"
 
 
+#: the metadata key where the conversation policy records who said the turn a memory answers (a `Source` value)
+ANSWERS_KEY = "hindsight_answers"
+#: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
+#: unstorable itself, without making the reply to it unstorable too
+CONTEXT_CHARS = 2000
+
+
 class Status(str, enum.Enum):
     ACTIVE = "active"
     EXPIRED = "expired"

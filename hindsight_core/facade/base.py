@@ -28,6 +28,7 @@ from ..events import ForgetListener, ForgetListeners, Forgetting
 from ..language.text import validate_id
 from ..recall.consensus import ConsensusConfig
 from ..safety.audit import AuditVerdict, WriteAudit
+from ..safety.held import AuditMemory
 from ..safety.session_window import SessionWindow
 from ..store import MemoryStore, open_store
 from ..types import Source
@@ -72,6 +73,8 @@ class FacadeBase:
         self.gate = gate or RuleBasedGate()
         self.summarizer = summarizer
         self.audit = audit or WriteAudit()
+        #: the audit's verdicts in this process, and the texts it held back (never another memory's context)
+        self._audited = AuditMemory(self.audit)
         self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         if self.consensus is not None and baseline:
@@ -103,6 +106,8 @@ class FacadeBase:
             if not self._closed:
                 self._closed = True
                 self.store.close()
+            self._drop_cached_texts()
+            self.session_window.clear()
 
     def __enter__(self: _Facade) -> _Facade:
         return self
@@ -176,6 +181,7 @@ class FacadeBase:
         """No cached query or statement keeps a user's words once a forget ran (both caches are keyed by them)."""
         self._query_cache.clear()
         self._alone_cache.clear()
+        self._audited.clear()
         forget_cached_texts()  # what the rules read of statements, kept for the whole process
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:

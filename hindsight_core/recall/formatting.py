@@ -52,7 +52,7 @@ import json
 import re
 from typing import Iterable
 
-from ..types import EventType, Layer, ScoredMemory, Source
+from ..types import ANSWERS_KEY, EventType, Layer, ScoredMemory, Source
 
 OPEN_TAG, CLOSE_TAG = "<memories>", "</memories>"
 DEFAULT_HEADER = (
@@ -71,8 +71,6 @@ OTHERS_SECTION = (
     "user wants.")
 #: the metadata key that names the tool a tool-sourced memory came from
 TOOL_NAME_KEY = "tool"
-#: the metadata key where the conversation policy records who said the turn a memory answers (a `Source` value)
-ANSWERS_KEY = "hindsight_answers"
 #: the most characters of one memory's own words shown in the block
 DEFAULT_MAX_CHARS = 500
 #: the most characters of the turn a memory answers shown under it (a budget shortens this, never the memory)

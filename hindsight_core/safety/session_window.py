@@ -56,6 +56,16 @@ class SessionWindow:
         self._recent: OrderedDict[tuple[str, str], deque[str]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def drop(self, user_id: str) -> None:
+        """Let go of every session of one user (a forget: the texts kept are theirs)."""
+        with self._lock:
+            for key in [key for key in self._recent if key[0] == user_id]:
+                del self._recent[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._recent.clear()
+
     def recent(self, user_id: str, session_id: str) -> list[str]:
         with self._lock:
             return list(self._recent.get((user_id, session_id), ()))

@@ -72,8 +72,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from ..errors import HindsightError, InvalidInputError
 from ..events import Forgotten, WeakListener
 from ..language.text import validate_id
-from ..recall.formatting import ANSWERS_KEY
-from ..types import Source
+from ..types import ANSWERS_KEY, CONTEXT_CHARS, Source
 from ..write.request import PER_TEXT, WriteOptions
 
 if TYPE_CHECKING:
@@ -83,9 +82,6 @@ if TYPE_CHECKING:
 TURN_FIELD = "hindsight_turn"
 #: metadata field holding who said the turn a memory answers (a `Source` value)
 ANSWERS_FIELD = ANSWERS_KEY
-#: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
-#: unstorable itself, without making the reply to it unstorable too
-CONTEXT_CHARS = 2000
 #: conversations (user, session) whose offered turns the policy keeps in memory, most recently offered first
 SESSIONS_KEPT = 4096
 

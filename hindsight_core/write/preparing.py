@@ -5,7 +5,8 @@ careless or hostile caller gets an `InvalidInputError` before any work), the wri
 rejected text is not stored, quarantined text is stored but never recalled; an
 agent or tool write is also read with its session's recent ones, `safety.session_window`),
 the write gate (is it worth keeping? `force` skips this, never the audit),
-then the record with its confidence scaled by who wrote it. Text that did not
+then the record with its confidence scaled by who wrote it. The turn a text answers (its `context`) is
+screened too: one the audit held back, here or when it was written, is not kept with it (`screened_context`). Text that did not
 come from the user is data: an `event_type` the caller asks for is kept only
 if it fits the source (`gate.as_data`: a tool's "preference" is stored as a
 fact, and the reasons say so). Nothing here touches storage or the embedder.
@@ -24,8 +25,9 @@ from ..errors import InvalidInputError
 from ..language.entities import extract_entities
 from ..language.text import summarize_line, validate_text
 from ..safety.audit import Action, AuditVerdict
+from ..safety.held import AuditMemory
 from ..safety.session_window import SessionWindow
-from ..types import GateDecision, Layer, MemoryRecord, Source, Status
+from ..types import ANSWERS_KEY, GateDecision, Layer, MemoryRecord, Source, Status
 from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
 from .request import WriteOptions, per_text
 from .validation import check_visible
@@ -55,21 +57,40 @@ KEPT_AS_GIVEN = tuple(f.name for f in dataclasses.fields(WriteOptions)
                       if f.name in {r.name for r in dataclasses.fields(MemoryRecord)} and f.name not in _WORKED_OUT)
 
 
+def screened_context(options: WriteOptions, audit: AuditMemory) -> tuple[WriteOptions, tuple[str, ...]]:
+    """`options` without their context when the audit holds that turn back: held when it was written in this
+    process (alone, or with its session's other writes), or held now, read as whoever said it (the metadata's
+    `ANSWERS_KEY`; an agent when it does not say). A relay of a poisoned page must not reach the prompt as the
+    turn the user's reply answers. Returns the options and the reasons to add to the gate's."""
+    if options.context is None:
+        return options, ()
+    said_by = (options.metadata or {}).get(ANSWERS_KEY)
+    source = Source(said_by) if said_by in {s.value for s in Source} else Source.AGENT
+    if not audit.held(options.context) and audit(options.context, source).action is Action.ALLOW:
+        return options, ()
+    metadata = {k: v for k, v in (options.metadata or {}).items() if k != ANSWERS_KEY}
+    return (dataclasses.replace(options, context=None, metadata=metadata or None),
+            ("the turn it answers was held back by the write audit, so it is not kept as its context",))
+
+
 def prepare(text: str, options: WriteOptions, *, user_id: str, config: HindsightConfig,
-            audit: Callable[[str, Source], AuditVerdict], gate: WriteGate, now: datetime, embedding_model: str,
+            audit: AuditMemory, gate: WriteGate, now: datetime, embedding_model: str,
             window: SessionWindow | None = None) -> tuple[MemoryRecord | None, GateDecision, AuditVerdict]:
     """Validate (the text, then `options.checked`), audit and judge one write; returns the record to store
     (None if declined)."""
     clean = check_visible(validate_text(text, max_bytes=config.limits.max_text_bytes))
-    options = options.checked(config)
+    options, context_reasons = screened_context(options.checked(config), audit)
     source, layer, event_type = Source(options.source), Layer(options.layer), options.event_type
     meta = dict(options.metadata or {})
     verdict = audit(clean, source)
     if window is not None:  # an order split across this session's recent agent or tool writes
         verdict = window.screen(user_id, options.session_id, clean, source, verdict, audit)
+    audit.settled(clean, verdict)
     if verdict.action is Action.REJECT:
         return None, GateDecision(False, "rejected", ("rejected by the write audit",) + verdict.reasons, 0.0), verdict
     decision = gate(clean, source)
+    if context_reasons:
+        decision = dataclasses.replace(decision, reasons=decision.reasons + context_reasons)
     if not decision.store and not options.force:
         return None, decision, verdict
     kind = as_data(event_type or decision.event_type, source)
@@ -97,7 +118,7 @@ def prepare(text: str, options: WriteOptions, *, user_id: str, config: Hindsight
 
 
 def prepare_batch(texts: Sequence[str], options: Mapping[str, Any], *, user_id: str, config: HindsightConfig,
-                  audit: Callable[[str, Source], AuditVerdict], gate: WriteGate, now: Callable[[], datetime],
+                  audit: AuditMemory, gate: WriteGate, now: Callable[[], datetime],
                   embedding_model: str, window: SessionWindow | None = None
                   ) -> list[tuple[MemoryRecord | None, GateDecision, AuditVerdict]]:
     """`prepare` for each text of a `write_many` call, after checking the batch's shape (before any work).

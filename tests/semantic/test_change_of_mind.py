@@ -11,6 +11,7 @@ from hindsight_core import Hindsight, HindsightConfig
 from hindsight_core.config import SemanticConfig
 from hindsight_core.language import mood
 from hindsight_core.safety.audit import WriteAudit
+from hindsight_core.safety.held import AuditMemory
 from hindsight_core.types import Source
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
@@ -24,7 +25,7 @@ CFG = SemanticConfig()
 
 def _record(text: str, minutes: int = 0, source: Source = Source.USER):
     options = WriteOptions(timestamp=START + timedelta(minutes=minutes), force=True, source=source)
-    record, _, _ = prepare(text, options, user_id="u", config=HindsightConfig(), audit=WriteAudit(),
+    record, _, _ = prepare(text, options, user_id="u", config=HindsightConfig(), audit=AuditMemory(WriteAudit()),
                            gate=RuleBasedGate(), now=START, embedding_model="fake")
     return record
 

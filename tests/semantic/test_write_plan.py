@@ -11,6 +11,7 @@ import pytest
 
 from hindsight_core.config import HindsightConfig, SemanticConfig
 from hindsight_core.safety.audit import WriteAudit
+from hindsight_core.safety.held import AuditMemory
 from hindsight_core.store.base import Hit
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Status
@@ -115,7 +116,7 @@ def _batch(seed: int, size: int, start: int = 0):
         text = rng.choice(STATEMENTS)
         options = WriteOptions(timestamp=START + timedelta(minutes=i), force=True,
                                layer=Layer.SEMANTIC if rng.random() < 0.15 else Layer.EPISODIC)
-        record, _, _ = prepare(text, options, user_id="u", config=config, audit=WriteAudit(), gate=RuleBasedGate(),
+        record, _, _ = prepare(text, options, user_id="u", config=config, audit=AuditMemory(WriteAudit()), gate=RuleBasedGate(),
                                now=START, embedding_model="fake")
         records.append(record)
     # some turns are embedded with the turn they answer: the same text, far from its twin
