@@ -29,7 +29,8 @@ FRESH_CASES = HERE / "fresh"
 FRESH_OUT = HERE / "fresh.jsonl"
 #: the held-out slices, each (its case files, its JSONL): written apart from the rules and from each other
 HELD_OUT = {"fresh": (FRESH_CASES, FRESH_OUT), "fresh2": (HERE / "fresh2", HERE / "fresh2.jsonl"),
-            "fresh3": (HERE / "fresh3", HERE / "fresh3.jsonl"), "fresh4": (HERE / "fresh4", HERE / "fresh4.jsonl")}
+            "fresh3": (HERE / "fresh3", HERE / "fresh3.jsonl"), "fresh4": (HERE / "fresh4", HERE / "fresh4.jsonl"),
+            "fresh5": (HERE / "fresh5", HERE / "fresh5.jsonl")}
 SPEAKERS = {"U": "user", "A": "agent", "T": "tool"}
 KINDS = ("current", "past", "repeated", "recommended", "fact")
 LANGS = ("en", "zh", "cross")
