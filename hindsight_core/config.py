@@ -71,6 +71,12 @@ class RecallConfig:
     #: σ applies only to questions about the present: one that asks in the past tense or names a date
     #: (`language.asked_time`) wants what was true then, and ranks a superseded memory as any other
     supersede_in_present_only: bool = True
+    #: two of the user's statements among the first candidates are on one subject from this cosine
+    #: (`recall.timeline`: the later one goes first for a question about the present, the earlier for the past)
+    same_subject_similarity: float = 0.62
+    #: how many of the first candidates `recall.timeline` orders by the time a question asks about, in the places
+    #: they hold (the five an adapter's block shows: nothing enters or leaves them)
+    timeline_depth: int = 5
     #: τ: how much a date named in the query lifts memories from around then
     time_prior_weight: float = 0.5
     #: the dense channel's weight is multiplied by this for queries in a script the embedder cannot read
@@ -85,8 +91,10 @@ class RecallConfig:
     def __post_init__(self) -> None:
         if min(self.dense_weight, self.keyword_weight) < 0:
             raise InvalidInputError("channel weights must not be negative")
-        if self.rrf_k < 1 or self.candidates_per_channel < 1:
-            raise InvalidInputError("rrf_k and candidates_per_channel must be at least 1")
+        if self.rrf_k < 1 or self.candidates_per_channel < 1 or self.timeline_depth < 0:
+            raise InvalidInputError("rrf_k and candidates_per_channel must be at least 1, timeline_depth at least 0")
+        if not -1 <= self.same_subject_similarity <= 1:
+            raise InvalidInputError("same_subject_similarity must be within -1..1")
         for name in ("retention_influence", "foreign_dense_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
@@ -124,10 +132,9 @@ class SemanticConfig:
     min_span_days: float = 3.0
     #: cosine at or above which two episodes belong to one group
     group_similarity: float = 0.7
-    #: cosine at or above which a new memory is a near-duplicate of an old one (merged, not stored)
+    #: cosine at or above which a new memory made of the same words as an old one is a near-duplicate (merged, not
+    #: stored: `write.rules.is_duplicate`)
     duplicate_similarity: float = 0.95
-    #: ... and at least this word overlap (Jaccard of content words)
-    duplicate_overlap: float = 0.6
     #: cosine at or above which two exclusive statements are about the same thing
     conflict_similarity: float = 0.6
     #: ... lowered when the new statement is marked as a change ("actually", "现在", "改成")
@@ -175,7 +182,7 @@ class SemanticConfig:
         if self.min_days < 1:
             raise InvalidInputError("min_days must be at least 1")
         for name in ("group_similarity", "duplicate_similarity", "conflict_similarity", "correction_similarity",
-                     "duplicate_overlap", "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
+                     "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
         if self.episode_weight <= 0:
@@ -230,7 +237,8 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline
                          conflict_similarity=s(semantic.conflict_similarity),
                          correction_similarity=s(semantic.correction_similarity)),
         recall=replace(recall, min_similarity=None if recall.min_similarity is None else q(recall.min_similarity),
-                       cue_similarity=q(recall.cue_similarity)),
+                       cue_similarity=q(recall.cue_similarity),
+                       same_subject_similarity=s(recall.same_subject_similarity)),
         # a topic to forget is a few words, not a request: it sits on the memories' scale
         forget_similarity=s(config.forget_similarity),
         forget_similarity_with_overlap=s(config.forget_similarity_with_overlap))

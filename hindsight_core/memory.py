@@ -32,6 +32,7 @@ from .language.timerange import TimeRangeLike
 from .maintenance.stats import StoreStats
 from .maintenance.transfer import TransferSummary
 from .recall import plan as recall_plan
+from .recall import timeline
 from .recall.check import check_recalled
 from .recall.formatting import format_for_prompt
 from .recall.request import RecallOptions
@@ -79,7 +80,10 @@ class Hindsight(FacadeBase):
     retrieval check that drops or down-weights a recalled memory contradicting
     the related ones, run whenever a recalled memory or one of its related ones
     was written by an agent or a tool (`False` turns it off); `judge`: an
-    optional `prompt -> text` model it may consult.
+    optional `prompt -> text` model it may consult. `knowledge_judge`: who decides
+    whether a new statement replaces an older one and whether statements say one
+    thing, when supersession or consolidation is on (`write.judge`: the rules by
+    default; `ModelJudge(llm)` asks a model, e.g. `hindsight_langchain.llm_judge(model)`).
 
     It implements `hindsight_core.api.MemoryAPI`, as `HindsightClient` does for a
     store held by `hindsight serve`.
@@ -134,7 +138,8 @@ class Hindsight(FacadeBase):
                 dataclasses.replace(self.config.semantic, merge_duplicates=bool(merge_duplicates))
             with self._locked(user):
                 self._open(user, create=True)
-                plan = writing.plan_batch(self.store, user, to_store, vectors, semantic, self._embed_alone)
+                plan = writing.plan_batch(self.store, user, to_store, vectors, semantic, self._embed_alone,
+                                          self.knowledge_judge)
                 self.store.commit(user, upserts=plan.upserts, updates=plan.changed_fields())
                 if self.config.semantic.auto_consolidate and plan.touched:
                     self._consolidate(user, dry_run=False, around=plan.touched)
@@ -207,7 +212,9 @@ class Hindsight(FacadeBase):
                                                        {h.record.id: h for h in found.hits}, k=k,
                                                        config=self.consensus, judge=self.judge,
                                                        superseded_steps_back=cfg.superseded_weight < 1)
-            top = recall_plan.final_order(results, k, replacement_first=cfg.superseded_weight < 1)
+            vectors = {h.record.id: h.vector for h in found.hits if h.vector is not None}
+            results = timeline.ordered(results, vectors, recall_plan.asked(clean, priors), cfg, shown=k)
+            top = recall_plan.final_order(results, k)
             results = RecallResults(top, consensus=report, held_back=held)
             if reinforce and results:
                 self._reinforce(user, [r.memory for r in results if recall_plan.cued(r, cfg)], now)
@@ -413,7 +420,7 @@ class Hindsight(FacadeBase):
         semantic = self.config.semantic
         pool, fresh = consolidation.candidates(self.store, user, semantic, around, embed=self._embed_alone)
         drafted = consolidation.draft(pool, fresh, user_id=user, semantic=semantic, summarizer=self.summarizer,
-                                      dry_run=dry_run, embed=self._embed_alone)
+                                      dry_run=dry_run, embed=self._embed_alone, judge=self.knowledge_judge)
         if not drafted.groups:
             return drafted.report
         vectors = self._embed(drafted.summaries)

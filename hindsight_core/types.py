@@ -91,6 +91,15 @@ class MemoryRecord:
     def evolve(self, **changes: Any) -> "MemoryRecord":
         return replace(self, **changes)
 
+    @property
+    def said_last(self) -> datetime:
+        """When this was last said: its own time, or the time a repeat merged into it was said."""
+        return max(self.timestamp, self.last_confirmed) if self.last_confirmed else self.timestamp
+
+    def answers(self, other: "MemoryRecord") -> bool:
+        """Whether this memory was written as the answer to `other`'s words (its context is them, or their end)."""
+        return bool(self.context) and other.raw_content.endswith(self.context)  # type: ignore[arg-type]
+
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
@@ -140,6 +149,9 @@ class ScoredMemory:
     #: a knowledge memory in recall's top k: the episodes it was drawn from that recall found and it stands for
     #: (best first; `recall.plan.final_order`), so the prompt block can show their own words under it
     episodes: tuple["ScoredMemory", ...] = ()
+    #: the user's later statements on the same subject that recall found (ids; `recall.timeline`): this one is
+    #: what they said before, and the prompt block says so
+    later: tuple[str, ...] = ()
 
     def metadata(self) -> dict[str, Any]:
         """The facts adapters attach to a recalled memory (ids, layer, time, confidence, retention, score)."""

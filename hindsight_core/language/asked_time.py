@@ -6,7 +6,9 @@ Read from small closed grammatical sets, never from topic words:
   "in May 2023", "上个月");
 * `past`: English past auxiliaries (did, was, were, had, used to, and their
   negations) or Chinese past-time adverbs (曾经, 以前, 之前, 当时, 那时, 上次) and
-  the aspect particles 了 and 过 closing a clause;
+  the aspect particles 了 and 过 closing a clause; or, in either language, an
+  adverb of a time before a change ("before", "originally", "at first", 原来,
+  原本, 一开始, 当初, "搬家前": a verb then 前, not 目前 or 当前, which mean now);
 * `present`: everything else ("What do I drink?", "Where does she live?",
   "我现在用什么数据库？").
 
@@ -26,6 +28,9 @@ from .timeparse import time_hints
 CLASSES = ("date", "past", "present")
 _EN_PAST = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|used to)\b", re.I)
 _ZH_PAST = re.compile(r"曾经|以前|之前|当时|那时|上次|[了过](?=[吗呢吧啊？?。，,！!]|$)")
+#: a time before a change, in either language: what held then, not now
+_BEFORE = re.compile(r"\b(?:before|originally|at first|initially|previously|formerly|back then)\b|原来|原本|本来|起初|最初|"
+                     r"一开始|当初|(?<![目当眼提])前(?![天年面端台])", re.I)
 
 
 def last_utterance(query: str) -> str:
@@ -36,7 +41,7 @@ def last_utterance(query: str) -> str:
 
 def asks_about_past(line: str) -> bool:
     """Whether one line asks in the past tense (the module's closed sets)."""
-    return bool(_EN_PAST.search(line) or _ZH_PAST.search(line))
+    return bool(_EN_PAST.search(line) or _ZH_PAST.search(line) or _BEFORE.search(line))
 
 
 def asked_time(query: str, now: datetime) -> str:

@@ -9,7 +9,7 @@ user's store) and given a verdict:
     CONSISTENT    agrees with the related memories, or nothing disagrees with it
     CONTRADICTS   the memories that disagree with it outweigh those that agree
     TIE           the two sides weigh about the same: flagged, never passed silently
-    SUPERSEDED    a newer memory from the user says otherwise (a correction wins)
+    SUPERSEDED    a newer memory from the user says otherwise (a correction wins over an agent or a tool)
     UNCHECKED     nothing related to compare it with
 
 How it decides, without a model: embeddings say which memories are about the
@@ -23,7 +23,9 @@ no conflict) count for a memory, those that conflict count against it, each
 weighted by the trust of its source (user 1.0, agent 0.7, tool 0.6), the memory
 itself counting on its own side. A gap within `tie_margin` is a TIE, and so is a
 memory outvoted only by less trusted sources (three planted tool memories can
-flag what the user said, not silence it).
+flag what the user said, not silence it). Only a statement corrects: a newer question
+or request of the user's ("Book a steakhouse for my birthday") supersedes nothing, and an
+answer never votes on the statement it answers.
 
 An LLM judge (any `str -> str` callable) can be added: it is asked about each
 recalled memory that has related ones and is not already CONTRADICTS or
@@ -51,6 +53,7 @@ from ..language.text import keyword_tokens
 from ..language.text_cache import per_text
 from ..types import MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from ..write.gate import SOURCE_TRUST
+from ..write.rules import asks, is_question
 from .formatting import neutralise
 
 
@@ -221,6 +224,17 @@ def _trusted(record: MemoryRecord) -> bool:
     return record.source in (Source.USER, Source.SYSTEM)
 
 
+@per_text
+def _states_text(text: str) -> bool:
+    return not is_question(text) and not asks(text)
+
+
+def _states(record: MemoryRecord) -> bool:
+    """Whether a memory states something: a question or a request ("Book a steakhouse for my birthday") corrects
+    nothing, so it supersedes nothing."""
+    return _states_text(record.raw_content)
+
+
 class ConsensusPool:
     """The recalled memories and their related neighbours (same user only), checked one memory at a time.
 
@@ -293,8 +307,8 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     outranked = True  # every memory counted against it is less trusted than it
     for j in np.flatnonzero(cosines >= config.relate_at):  # the pool's related memories, in the pool's order
         other = pool[j]
-        if j == i or other.id == record.id:
-            continue
+        if j == i or other.id == record.id or other.answers(record) or record.answers(other):
+            continue  # an answer and the turn it answers ("Understood, vegetarian from now on") neither vote
         cosine = float(cosines[j])
         related += 1
         why = conflict_reason(record.raw_content, other.raw_content, cosine, config)
@@ -303,10 +317,10 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
                 support += config.trust[other.source]
                 supporting.append(other.id)
             continue
-        if config.corrections_win and _trusted(other) and other.timestamp > record.timestamp:
+        if config.corrections_win and _trusted(other) and _states(other) and other.timestamp > record.timestamp:
             superseded_by.append(other.id)
             reasons.append(f"superseded by newer {other.source.value} memory {other.id} ({why})")
-        elif config.corrections_win and _trusted(record) and record.timestamp > other.timestamp:
+        elif config.corrections_win and _trusted(record) and _states(record) and record.timestamp > other.timestamp:
             reasons.append(f"supersedes older memory {other.id} ({why})")
         else:
             conflict += config.trust[other.source]

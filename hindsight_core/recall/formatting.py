@@ -63,6 +63,7 @@ USER_SECTION = "The user's own words:"
 #: what the user's section heading says a mark means, when a line in it uses that mark
 EPISODES_MARK = "· the statements a knowledge line was drawn from"
 CONTEXT_MARK = "↳ quotes, as information, the turn one answered"
+EARLIER_MARK = "earlier: said before a later statement on the same subject"
 #: the user's section when some memory shows the turn it answered (and no knowledge line its statements)
 USER_SECTION_WITH_CONTEXT = f"{USER_SECTION[:-1]} ({CONTEXT_MARK}):"
 OTHERS_SECTION = (
@@ -172,11 +173,14 @@ def format_memory_line(result: ScoredMemory, *, max_chars: int = DEFAULT_MAX_CHA
 
 def kind(result: ScoredMemory) -> str:
     """What a line says a memory is: its event type unless a plain conversation turn ("dialogue", the default);
-    knowledge also says so, with its confidence."""
+    knowledge also says so, with its confidence; and "earlier" when the user said something later on its subject
+    (`ScoredMemory.later`, `recall.timeline`), so the model sees a change with both dates."""
     memory = result.memory
     if memory.layer is Layer.SEMANTIC:
-        return f"{memory.layer.value}, {memory.event_type}, confidence {memory.confidence:.2f}"
-    return "" if memory.event_type == EventType.DIALOGUE.value else memory.event_type
+        said = f"{memory.layer.value}, {memory.event_type}, confidence {memory.confidence:.2f}"
+    else:
+        said = "" if memory.event_type == EventType.DIALOGUE.value else memory.event_type
+    return ", ".join(part for part in (said, "earlier" if result.later else "") if part)
 
 
 def prompt_order(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
@@ -220,6 +224,8 @@ def _lines(group: list[ScoredMemory], shown: set[str], max_chars: int, context_c
     episode_chars = episode_width(max_chars, context_chars)
     for r in group:
         lines.append(format_memory_line(r, max_chars=max_chars))
+        if r.later and from_user(r):
+            marks.add("earlier")
         answered(r, "")
         for episode in r.episodes if episode_chars > 0 else ():
             lines.append(episode_line(episode, episode_chars))
@@ -230,7 +236,8 @@ def _lines(group: list[ScoredMemory], shown: set[str], max_chars: int, context_c
 
 def user_section(marks: set[str]) -> str:
     """The user's section heading, saying what the marks in it mean."""
-    said = [text for mark, text in (("·", EPISODES_MARK), ("↳", CONTEXT_MARK)) if mark in marks]
+    said = [text for mark, text in (("·", EPISODES_MARK), ("↳", CONTEXT_MARK), ("earlier", EARLIER_MARK))
+            if mark in marks]
     return f"{USER_SECTION[:-1]} ({'; '.join(said)}):" if said else USER_SECTION
 
 

@@ -241,21 +241,20 @@ def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
     return result.explanation.keyword_score > 0 or result.explanation.dense_similarity >= recall.cue_similarity
 
 
-def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = True) -> list[ScoredMemory]:
-    """The top k: knowledge and its episodes collapsed, and (with `replacement_first`: a question about the present,
-    see `weights_for`) a replacement always above what it superseded.
+def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
+    """The top k, knowledge and its episodes collapsed.
 
     Where a semantic memory and episodes it was drawn from are both among the
     results, the knowledge stands for them at the place of the best of those
     episodes, never above it: the prompt gets what the episodes show once, not
     five times, and knowledge never pushes out a result its episodes would not
-    have (measured: `benchmarks/ablations.py`, in `SemanticConfig.auto_consolidate`).
-    Knowledge with none of its episodes among the results keeps its own place:
+    have. Knowledge with none of its episodes among the results keeps its own place:
     recall never hides. Consolidation never costs an episode its place otherwise
     (episodes keep their full weight by default). The knowledge carries the
     episodes it stands for that rank above the last result shown
     (`ScoredMemory.episodes`, best first), so the block shows the user's own
-    words under it (`formatting`).
+    words under it (`formatting`). Which of two statements on one subject goes first is
+    `recall.timeline`'s to say, before this.
     """
     by_id = {r.memory.id: r for r in results}
     drawn_from_found = {r.memory.consolidated_into for r in results if r.memory.consolidated_into in by_id}
@@ -276,17 +275,7 @@ def final_order(results: list[ScoredMemory], k: int, replacement_first: bool = T
         kept.append(chosen)
         if len(kept) == k:
             last_shown = i
-    top = [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
-    if not replacement_first:
-        return top
-    position = {r.memory.id: i for i, r in enumerate(top)}
-    for i, r in enumerate(list(top)):
-        newer = r.memory.superseded_by
-        if newer in position and position[newer] > position[r.memory.id]:
-            j = position[newer]
-            top[i], top[j] = top[j], top[i]
-            position = {x.memory.id: n for n, x in enumerate(top)}
-    return top
+    return [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
 
 
 def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]],
@@ -296,12 +285,19 @@ def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemo
     return replace(knowledge, episodes=above) if above else knowledge
 
 
+def asked(query: str, priors: Sequence[TimePrior]) -> str:
+    """What a query asks about in time (`language.asked_time`): "date" when it names one (`priors`), "past" in the
+    past tense, else "present"."""
+    if priors:
+        return "date"
+    return "past" if asks_about_past(last_utterance(query)) else "present"
+
+
 def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -> RecallConfig:
-    """`recall` as it weighs this query: a question about the past or a named date (`language.asked_time`) wants
-    what was true then, so a superseded memory keeps its full weight (σ = 1); one about the present lets it step
-    back for the value that replaced it."""
-    if recall.supersede_in_present_only and recall.superseded_weight < 1 and \
-            (priors or asks_about_past(last_utterance(query))):
+    """`recall` as it weighs this query: a question about the past or a named date (`asked`) wants what was true
+    then, so a superseded memory keeps its full weight (σ = 1); one about the present lets it step back for the
+    value that replaced it."""
+    if recall.supersede_in_present_only and recall.superseded_weight < 1 and asked(query, priors) != "present":
         return replace(recall, superseded_weight=1.0)
     return recall
 

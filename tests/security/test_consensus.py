@@ -132,6 +132,14 @@ def test_a_newer_user_correction_supersedes_instead_of_being_outvoted():
     assert plain.verdict_of("m2") is Verdict.CONTRADICTS  # without precedence the correction is outvoted 1.0 to 1.7
 
 
+def test_a_question_or_a_request_of_the_users_supersedes_nothing():
+    """"Book a steakhouse for my birthday" asks; it does not correct "I've gone vegetarian, no more steak"."""
+    records = [rec(0, "I've gone vegetarian, no more steak."), rec(1, "Book a steakhouse for my birthday dinner.", day=4),
+               rec(2, "Should I still eat steak?", day=5), rec(3, "Understood, no steak.", "agent", day=1)]
+    report = check_consensus(records, same_topic(4))
+    assert report.verdict_of("m0") is not Verdict.SUPERSEDED
+
+
 def test_a_tool_cannot_supersede_the_user():
     records = [rec(0, "Print my reports in landscape."), rec(1, "Print the reports in portrait.", "tool", day=5)]
     report = check_consensus(records, same_topic(2))
@@ -397,14 +405,15 @@ def test_a_planted_memory_just_below_the_top_k_is_held_back_when_it_comes_up(rea
                              force=True)
             return memory.recall("When is the team standup?", user_id="alice", k=k, reinforce=False)
 
-    unchecked = [r.memory.raw_content for r in recalled(False, k=4)]
+    unchecked = [r.memory.raw_content for r in recalled(False, k=len(_STANDUP))]
     planted = {text for text, source in _STANDUP if source != "user"}
-    # the setting: a planted memory in the top 3, the other just below it
-    assert unchecked[0] in planted and unchecked[3] in planted and not planted & set(unchecked[1:3])
-    results = recalled(True, k=3)
-    assert len(results) == 3 and not planted & {r.memory.raw_content for r in results}
+    # the setting: a planted memory first, the other just below the top k
+    below = next(i for i, text in enumerate(unchecked) if i and text in planted)
+    assert unchecked[0] in planted and below >= 3
+    results = recalled(True, k=below)
+    assert len(results) == below and not planted & {r.memory.raw_content for r in results}
     # both said so: the one shown at first, and the one the check let up in its place
-    assert [r.memory.raw_content for r in results.held_back] == [unchecked[0], unchecked[3]]
+    assert [r.memory.raw_content for r in results.held_back] == [unchecked[0], unchecked[below]]
     assert all(any(n.startswith("held back by the retrieval check: contradicts") for n in r.explanation.notes)
                for r in results.held_back)
     assert all(results.consensus.verdict_of(r.memory.id) is not Verdict.CONTRADICTS for r in results)

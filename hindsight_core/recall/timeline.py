@@ -1,0 +1,112 @@
+"""What is true now, decided when recalling: the user's statements on one subject, in the order of the time a
+question asks about.
+
+A verdict made when a statement is written ("this replaces that") must be right forever; at recall time the
+question says which time it asks about, and a wrong guess costs only an order. So among the first candidates a
+recall found (`RecallConfig.timeline_depth`):
+
+* each of the user's own statements stands for itself, and an agent's or a tool's memory written as the answer to
+  one of them ("Understood, vegetarian from now on") stands for that statement, at its time; a question states
+  nothing, and stands for nothing;
+* two candidates are on one subject when both stand for a statement and their vectors are close on the
+  embedder's scale (`RecallConfig.same_subject_similarity`), or when a supersession made at write time joined the
+  statements (`superseded_by`: the same relation, decided earlier); and so is a third close to either (a new value
+  said twice is one subject with the old value, though only one of its tellings is close to it).
+
+Then each subject keeps the places its candidates hold, and in them they go in the order of the time the question
+asks about: for the present the latest first ("I've gone vegetarian" before "I love a good ribeye"), for a
+question in the past tense ("What did I use before?", 以前) the earliest first; a question that names a date is
+left to the time priors, which favour what was said then. Among the results shown, an answer never stands above
+the statement it answers (`_answers_below`).
+
+Nothing enters or leaves the first candidates, and nothing is taken out: a candidate that steps back takes the
+place of the one that leads, and each keeps the ids of the later ones on its subject (`ScoredMemory.later`), so
+the prompt block shows a change with both dates (`recall.formatting`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..config import RecallConfig
+from ..types import MemoryRecord, ScoredMemory, Source
+from ..write.rules import is_question
+
+#: what a question asks about in time (`language.asked_time.CLASSES`)
+PRESENT, PAST, DATE = "present", "past", "date"
+
+
+def states(result: ScoredMemory) -> bool:
+    """Whether a result is a statement of the user's: their own words, not a question."""
+    return result.memory.source is Source.USER and not is_question(result.memory.raw_content)
+
+
+def stands_for(result: ScoredMemory, results: Sequence[ScoredMemory]) -> MemoryRecord | None:
+    """The user's statement a result stands for: itself, or for an agent's or a tool's answer, the statement among
+    `results` it answers; None for anything else."""
+    if states(result):
+        return result.memory
+    return next((r.memory for r in results if states(r) and result.memory.answers(r.memory)), None)
+
+
+def subjects(window: Sequence[ScoredMemory], statements: Sequence[MemoryRecord | None],
+             vectors: Mapping[str, np.ndarray], recall: RecallConfig) -> list[set[int]]:
+    """For each candidate of `window`, the positions of the others on its subject (see the module doc)."""
+    rows = [vectors.get(r.memory.id) for r in window]
+    root = list(range(len(window)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i, a in enumerate(statements):
+        for j in range(i + 1, len(window)):
+            b, va, vb = statements[j], rows[i], rows[j]
+            if a is None or b is None:
+                continue
+            joined = a.id == b.id or a.superseded_by == b.id or b.superseded_by == a.id
+            if joined or (va is not None and vb is not None and float(np.dot(va, vb)) >= recall.same_subject_similarity):
+                root[find(i)] = find(j)
+    return [{j for j in range(len(window)) if j != i and find(j) == find(i)} for i in range(len(window))]
+
+
+def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], asked: str,
+            recall: RecallConfig, shown: int) -> list[ScoredMemory]:
+    """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about,
+    each marked with the later ones on its subject (`ScoredMemory.later`), and no answer above the statement it
+    answers among the `shown` (see the module doc): what is shown is ordered, never changed, so every memory the
+    retrieval check gave a verdict to is still the one shown."""
+    depth = min(recall.timeline_depth, shown, len(results))
+    window, rest = results[:depth], results[depth:]
+    statements = [stands_for(r, results) for r in window]
+    related = subjects(window, statements, vectors, recall)
+    when: list[datetime] = [s.said_last if s is not None else r.memory.said_last for r, s in zip(window, statements)]
+    out = [dataclasses.replace(r, later=tuple(window[j].memory.id for j in sorted(later, key=lambda j: when[j])))
+           if (later := [j for j in related[i] if when[j] > when[i]]) else r for i, r in enumerate(window)]
+    if asked != DATE:
+        marked, latest_first = list(out), asked != PAST
+        for places in {tuple(sorted({i, *related[i]})) for i in range(depth) if related[i]}:
+            # the subject keeps the places it holds; in them, its candidates in the order of the time asked about
+            chosen = sorted(places, key=lambda i: (-when[i].timestamp() if latest_first else when[i].timestamp(), i))
+            for place, i in zip(places, chosen):
+                out[place] = marked[i]
+    return _answers_below(out + rest, shown)
+
+
+def _answers_below(results: list[ScoredMemory], shown: int) -> list[ScoredMemory]:
+    """`results` with each answer among the first `shown` below the user's statement it answers, when both are: the
+    user's words outrank what was said about them, and an answer to a statement not shown keeps its place (it may
+    hold what the assistant said: "Try the market at dawn")."""
+    out = list(results)
+    top = min(shown, len(out))
+    for i in range(top):
+        for j in range(i + 1, top):
+            if not states(out[i]) and states(out[j]) and out[i].memory.answers(out[j].memory):
+                out[i], out[j] = out[j], out[i]
+    return out
