@@ -5,7 +5,7 @@
 
 Each case is written as `benchmarks/knowledge.py` writes it with supersession on
 (`SemanticConfig.detect_conflicts=True`: `TurnLog.offer`, one offer per day). While it is written,
-the neighbours each new statement is compared with (`write.writing._changed_by`: cosines on the
+the neighbours each new statement is compared with (`write.judge.changed_by`: cosines on the
 statements' texts alone) are recorded, so every labelled pair (an old turn, a new turn) is judged
 on exactly what the write rules saw. For each label, the furthest any of its (old, new) pairs got:
 
@@ -15,7 +15,7 @@ on exactly what the write rules saw. For each label, the furthest any of its (ol
   an order, another speaker, no change marker, the new one or the old one not asserted, a state of mind,
   held since (a span of holding up to now that began after the old one was said), past habit ("used to" with no
   topic word of the old one), someone else's, the subject
-  floor, the same text, no new value), then of `writing.replaced_in_layer`: `not the one chosen` (another
+  floor, the same text, no new value), then of `judge.replaced_in_layer`: `not the one chosen` (another
   eligible statement was chosen: an older one sharing a topic word, or a closer one; or none, the change being
   told again) and `stand-out` (`rules.subject_refused`: no shared topic word, and not far enough above the
   background, or too little background to tell);
@@ -49,7 +49,7 @@ from knowledge import CACHE, CaseStore, _decides, case_options, chosen_cases  # 
 from recipes import E5Vectors, Recipe, tweak  # noqa: E402
 
 from hindsight_core.types import Layer  # noqa: E402
-from hindsight_core.write import writing  # noqa: E402
+from hindsight_core.write import judge  # noqa: E402
 from hindsight_core.write.rules import (CHANGE_STEPS, change_refused, is_conflict, says_change,  # noqa: E402
                                         subject_refused)
 
@@ -61,21 +61,21 @@ ORDER = ("not stored", "not a neighbour") + CHANGE_STEPS + ("decided", "conflict
 
 
 class Tracer:
-    """Records, for every statement written, the neighbours `_changed_by` compared it with."""
+    """Records, for every statement written, the neighbours `changed_by` compared it with."""
 
     def __init__(self) -> None:
         self.seen: dict[str, list[tuple[float, Any]]] = {}
-        self._real = writing._changed_by
+        self._real = judge.changed_by
 
     def __enter__(self) -> "Tracer":
         def traced(record, neighbours, cfg):
             self.seen[record.id] = list(neighbours)
             return self._real(record, neighbours, cfg)
-        writing._changed_by = traced
+        judge.changed_by = traced
         return self
 
     def __exit__(self, *exc) -> None:
-        writing._changed_by = self._real
+        judge.changed_by = self._real
 
 
 def judge_pair(new, old, neighbours: list[tuple[float, Any]], cfg) -> tuple[str, float | None]:
@@ -91,10 +91,10 @@ def judge_pair(new, old, neighbours: list[tuple[float, Any]], cfg) -> tuple[str,
     refused = change_refused(new, old_then, sim, cfg)
     if refused:
         return refused, sim
-    refused = subject_refused(new.raw_content, old.raw_content, sim, writing.background_of(old, neighbours))
+    refused = subject_refused(new.raw_content, old.raw_content, sim, judge.background_of(old, neighbours))
     if refused:
         return refused, sim
-    chosen = writing.replaced_in_layer(new, neighbours, cfg, old_then.layer)
+    chosen = judge.replaced_in_layer(new, neighbours, cfg, old_then.layer)
     return ("decided" if chosen == old.id else "not the one chosen"), sim
 
 

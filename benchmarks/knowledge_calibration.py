@@ -36,7 +36,7 @@ multilingual.jsonl: a user), and reports per data set and script:
   `write.decisions.decision_vectors` (its text alone). Planted repeats (`PLANTED`)
   and changes of mind (`CHANGES`) carry contexts drawn the same way. For groups,
   the rank test at each level; for changes, `write.rules.is_change_of` and the
-  stand-out test of `writing._changed_by` (the closest eligible earlier statement,
+  stand-out test of `judge.changed_by` (the closest eligible earlier statement,
   against the new statement's other nearest memories) at each level: how many
   planted changes it finds, and how many real change-worded statements of the
   data would replace something (an upper bound on false changes: real
@@ -74,7 +74,7 @@ from hindsight_core.write.decisions import decision_vectors
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import embedding_text
 from hindsight_core.write.rules import asserted, consolidation_candidates, says_change, text_script
-from hindsight_core.write.writing import NEIGHBOURS
+from hindsight_core.write.rules import NEIGHBOURS
 
 #: the same statement said differently (written for this script)
 PARAPHRASES = [
@@ -355,8 +355,8 @@ def group_test(people: dict[str, list[Said]], pool: dict[str, list[str]], vector
 
 def _replaced(new: MemoryRecord, new_vector: np.ndarray, earlier: list[MemoryRecord], vectors: np.ndarray, cfg,
               level: float) -> set[str]:
-    """What `writing._changed_by` replaces for `new` among its nearest earlier records, at stand-out `level`."""
-    from hindsight_core.write import rules, writing
+    """What `judge.changed_by` replaces for `new` among its nearest earlier records, at stand-out `level`."""
+    from hindsight_core.write import judge, rules
 
     if not earlier:
         return set()
@@ -365,7 +365,7 @@ def _replaced(new: MemoryRecord, new_vector: np.ndarray, earlier: list[MemoryRec
     neighbours = [(float(sims[i]), earlier[i]) for i in order]
     saved, rules.STANDS_OUT = rules.STANDS_OUT, level
     try:
-        return writing._changed_by(new, neighbours, cfg)
+        return judge.changed_by(new, neighbours, cfg)
     finally:
         rules.STANDS_OUT = saved
 

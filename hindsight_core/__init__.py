@@ -50,6 +50,7 @@ from .types import (
 )
 from .working import ContextBudget, ContextBudgetError, InProcessBackend, RedisBackend, WorkingMemory
 from .write.gate import LLMGate, RuleBasedGate, WriteGate
+from .write.judge import KnowledgeJudge, ModelJudge, RuleJudge
 
 __version__ = "0.1.0"
 
@@ -60,9 +61,9 @@ __all__ = [
     "TokenReport", "WorkingMemory", "memory_block",
     "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
     "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
-    "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryAPI",
+    "HindsightError", "InvalidInputError", "InvalidUserIdError", "KnowledgeJudge", "LLMGate", "Layer", "Limits", "MemoryAPI",
     "MemoryNotFoundError",
-    "EdgeStore", "LegacyStoreError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults", "RuleBasedGate", "ScoredMemory",
+    "EdgeStore", "LegacyStoreError", "MemoryRecord", "MemoryStore", "ModelJudge", "ServerStore", "RecallConfig", "RecallResults", "RuleBasedGate", "RuleJudge", "ScoredMemory",
     "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError", "StoreUnavailableError",
     "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__", "count_tokens", "format_for_prompt",
     "system_clock",

@@ -14,19 +14,20 @@ Each piece only translates between LangChain's types and hindsight's:
 - `HindsightRetriever`: one user's memories as `Document`s;
 - `HindsightStore`: a LangGraph `BaseStore` (works with `create_agent(store=...)` and LangMem's tools);
 - `memory_tools` / `memory_search_tool` / `memory_write_tool`: tools bound to one user;
-- `llm_gate` / `llm_summarizer` / `as_text_function`: a chat model as hindsight's LLM evaluator or summariser.
+- `llm_gate` / `llm_judge` / `llm_summarizer` / `as_text_function`: a chat model as hindsight's LLM evaluator,
+  judge of knowledge or summariser.
 
 `hindsight_langchain.classic.HindsightMemory` serves legacy chains (needs the `classic` extra);
 `hindsight_langchain.testing.RecordingChatModel` is a fake model for testing your own agents.
 """
 
-from .llm import as_text_function, llm_gate, llm_summarizer
+from .llm import as_text_function, llm_gate, llm_judge, llm_summarizer
 from .middleware import HindsightMiddleware
 from .retriever import HindsightRetriever
 from .store import HindsightStore
 from .tools import memory_search_tool, memory_tools, memory_write_tool
 
 __all__ = [
-    "HindsightMiddleware", "HindsightRetriever", "HindsightStore", "as_text_function", "llm_gate", "llm_summarizer",
+    "HindsightMiddleware", "HindsightRetriever", "HindsightStore", "as_text_function", "llm_gate", "llm_judge", "llm_summarizer",
     "memory_search_tool", "memory_tools", "memory_write_tool",
 ]

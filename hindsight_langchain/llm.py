@@ -1,12 +1,13 @@
-"""Any LangChain chat model as hindsight's LLM evaluator (write gate) and summariser.
+"""Any LangChain chat model as hindsight's LLM evaluator (write gate), judge of knowledge, and summariser.
 
 hindsight's LLM hooks take a plain `prompt -> text` function:
 
     from langchain.chat_models import init_chat_model
-    from hindsight_langchain import llm_gate, llm_summarizer
+    from hindsight_langchain import llm_gate, llm_judge, llm_summarizer
 
     model = init_chat_model("openai:gpt-4.1-mini")
-    memory = Hindsight(gate=llm_gate(model), summarizer=llm_summarizer(model))
+    memory = Hindsight(gate=llm_gate(model), summarizer=llm_summarizer(model),
+                       knowledge_judge=llm_judge(model), config=knowledge_on())
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Callable
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
 
-from hindsight_core import InvalidInputError, LLMGate, WriteGate
+from hindsight_core import InvalidInputError, LLMGate, ModelJudge, WriteGate
 from hindsight_core.session.answers import answer_text
 
 from ._convert import message_text
@@ -45,6 +46,12 @@ def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
 def llm_gate(model: BaseLanguageModel, *, fallback: WriteGate | None = None) -> LLMGate:
     """The core's `LLMGate` asking `model` whether a turn is worth keeping (rules as the fallback)."""
     return LLMGate(as_text_function(model), fallback=fallback)
+
+
+def llm_judge(model: BaseLanguageModel) -> ModelJudge:
+    """The core's `ModelJudge` asking `model` whether a new statement replaces an older one and whether statements
+    say one thing (rules as the fallback): for `Hindsight(knowledge_judge=...)` with supersession or consolidation on."""
+    return ModelJudge(as_text_function(model))
 
 
 def llm_summarizer(model: BaseLanguageModel) -> Callable[[str], str]:

@@ -11,10 +11,11 @@
   `hindsight_memory` returns a `HindsightChatMemory`, which stores a chat that is only written;
 - `HindsightRetriever`: memories as `NodeWithScore`s for query and chat engines;
 - `HindsightToolSpec`: search and save tools for agents, bound to one user;
-- `llm_gate`, `llm_summarizer`, `as_text_function`: a LlamaIndex LLM as hindsight's evaluator.
+- `llm_gate`, `llm_judge`, `llm_summarizer`, `as_text_function`: a LlamaIndex LLM as hindsight's evaluator,
+  judge of knowledge or summariser.
 """
 
-from .llm import as_text_function, llm_gate, llm_summarizer
+from .llm import as_text_function, llm_gate, llm_judge, llm_summarizer
 from .memory_block import HindsightChatMemory, HindsightMemoryBlock, hindsight_memory
 from .retriever import HindsightRetriever
 from .tools import HindsightToolSpec
@@ -22,5 +23,5 @@ from .tools import HindsightToolSpec
 __all__ = [
     "HindsightChatMemory", "HindsightMemoryBlock",
     "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
-    "llm_gate", "llm_summarizer",
+    "llm_gate", "llm_judge", "llm_summarizer",
 ]

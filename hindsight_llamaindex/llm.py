@@ -4,6 +4,7 @@
     from hindsight_llamaindex import llm_gate, llm_summarizer
 
     memory = Hindsight(gate=llm_gate(llm))            # the LLM decides what is worth keeping
+    memory = Hindsight(knowledge_judge=llm_judge(llm), config=knowledge_on())  # and what replaces what
     text_fn = llm_summarizer(llm)                     # for the core's summariser hook
 """
 
@@ -13,7 +14,7 @@ from typing import Callable, Optional
 
 from llama_index.core.base.llms.base import BaseLLM
 
-from hindsight_core import InvalidInputError, LLMGate, WriteGate
+from hindsight_core import InvalidInputError, LLMGate, ModelJudge, WriteGate
 from hindsight_core.session.answers import answer_text
 
 
@@ -37,6 +38,12 @@ def as_text_function(llm: BaseLLM) -> Callable[[str], str]:
 def llm_gate(llm: BaseLLM, *, fallback: Optional[WriteGate] = None) -> LLMGate:
     """The core's `LLMGate` asking `llm` whether a turn is worth keeping (rules as the fallback)."""
     return LLMGate(as_text_function(llm), fallback=fallback)
+
+
+def llm_judge(llm: BaseLLM) -> ModelJudge:
+    """The core's `ModelJudge` asking `llm` whether a new statement replaces an older one and whether statements
+    say one thing (rules as the fallback): for `Hindsight(knowledge_judge=...)` with supersession or consolidation on."""
+    return ModelJudge(as_text_function(llm))
 
 
 def llm_summarizer(llm: BaseLLM) -> Callable[[str], str]:

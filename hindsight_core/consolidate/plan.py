@@ -32,7 +32,8 @@ from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
 from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
-from ..write.rules import consolidation_candidates, excluded_because, is_duplicate, may_group
+from ..write.judge import KnowledgeJudge
+from ..write.rules import consolidation_candidates, content_tokens, excluded_because, may_group, normalise_for_duplicates
 from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, times_said
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
@@ -94,11 +95,12 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
 
 
 def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic: SemanticConfig,
-          summarizer: Callable[[str], str] | None, dry_run: bool, embed: EmbedTexts | None = None) -> Draft:
+          summarizer: Callable[[str], str] | None, dry_run: bool, embed: EmbedTexts | None = None,
+          judge: KnowledgeJudge | None = None) -> Draft:
     """The groups in `pool` (those holding one of `around`, if given) with their summaries.
 
     The groups compare statements on their texts alone (`write.decisions.decision_vectors`, with `embed`),
-    never on the turns they answer."""
+    never on the turns they answer; a `judge` (`write.judge`) keeps those that say one thing, all in one call."""
     out = Draft(ConsolidationReport(user_id=user_id, dry_run=dry_run))
     pool = sorted(pool, key=lambda h: (h.record.timestamp, h.seq))  # oldest first, whatever the engine's order
     pool_records = [h.record for h in pool]
@@ -113,6 +115,9 @@ def draft(pool: Sequence[Hit], around: Sequence[str], *, user_id: str, semantic:
         groups = _disjoint(groups)
     else:
         groups = find_groups(records, vectors, semantic)
+    if groups and judge is not None:
+        verdicts = judge.same([[records[i] for i in group.members] for group in groups])
+        groups = [group for group, keep in zip(groups, verdicts) if keep]
     if not groups:
         out.report.why_nothing = _why_nothing(pool_records, records, vectors, semantic, around)
     for group in groups:
@@ -158,9 +163,23 @@ def _why_nothing(pool: Sequence[MemoryRecord], records: Sequence[MemoryRecord], 
 _CLOSE_KNOWLEDGE = 64
 
 
+#: the share of content words a summary must have in common with the knowledge it repeats (Jaccard): a summary
+#: says how often and when a group was said, so it is never word for word what an earlier one said
+TWIN_OVERLAP = 0.6
+
+
+def repeats(summary: str, knowledge: str, similarity: float, semantic: SemanticConfig) -> bool:
+    """Whether a group's summary says what existing knowledge says: the same text once normalised, or close
+    (`duplicate_similarity`) and mostly the same content words (`TWIN_OVERLAP`)."""
+    if normalise_for_duplicates(summary) == normalise_for_duplicates(knowledge):
+        return True
+    a, b = content_tokens(summary), content_tokens(knowledge)
+    return similarity >= semantic.duplicate_similarity and len(a & b) >= TWIN_OVERLAP * len(a | b)
+
+
 def known_twins(store: MemoryStore, user: str, summaries: Sequence[str], vectors: np.ndarray,
                 semantic: SemanticConfig) -> list[MemoryRecord | None]:
-    """For each summary, the first active semantic memory it duplicates (`rules.is_duplicate`), or None.
+    """For each summary, the first active semantic memory it repeats (`repeats`), or None.
 
     A duplicate is close (the engine finds those at `duplicate_similarity` or
     above) or the same text once normalised (read from the knowledge's text,
@@ -176,8 +195,8 @@ def known_twins(store: MemoryStore, user: str, summaries: Sequence[str], vectors
     else:
         known = list(store.scan(user, _KNOWLEDGE))
         cosines = [{h.record.id: float(h.vector @ v) for h in hits} for hits, v in zip(close, vectors)]
-    return [next((h.record for h in known if is_duplicate(summary, h.record.raw_content,
-                                                           near.get(h.record.id, -1.0), semantic)), None)
+    return [next((h.record for h in known if repeats(summary, h.record.raw_content,
+                                                      near.get(h.record.id, -1.0), semantic)), None)
             for summary, near in zip(summaries, cosines)]
 
 

@@ -33,6 +33,7 @@ from ..safety.session_window import SessionWindow
 from ..store import MemoryStore, open_store
 from ..types import Source
 from ..write.gate import RuleBasedGate, WriteGate
+from ..write.judge import KnowledgeJudge
 from ..write.validation import check_clock, check_store_path
 
 
@@ -56,7 +57,7 @@ class FacadeBase:
                  gate: WriteGate | None = None, summarizer: Callable[[str], str] | None = None,
                  audit: Callable[[str, Source], AuditVerdict] | None = None,
                  consensus: ConsensusConfig | None | bool = True, judge: Callable[[str], str] | None = None,
-                 config: HindsightConfig | None = None) -> None:
+                 knowledge_judge: KnowledgeJudge | None = None, config: HindsightConfig | None = None) -> None:
         if store is None and path is not None:
             path = check_store_path(path)
         # everything that can refuse is checked before the store opens: a refusal leaves no folder or open shard
@@ -82,6 +83,8 @@ class FacadeBase:
                 name: on_similarity_scale(getattr(self.consensus, name), baseline)
                 for name in ("relate_at", "support_at", "polarity_at")})
         self.judge = judge
+        #: who decides supersession and groups, when they are on (`write.judge`; None: the rules)
+        self.knowledge_judge = knowledge_judge
         #: users whose interrupted changes were finished in this process (the most recent `OPENED_KEPT`: a user
         #: dropped from it is only checked again, one look for a journal)
         self._opened: OrderedDict[str, None] = OrderedDict()

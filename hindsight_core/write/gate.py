@@ -271,7 +271,8 @@ class RuleBasedGate:
     The rules, in order:
     1. skip a question about the present moment (`TRIVIAL`: "what time is it");
     2. skip a turn with fewer than `min_content_tokens` content words
-       (`content_words`: greetings, thanks, "ok", "haha", emoji);
+       (`content_words`: greetings, thanks, "ok", "haha", emoji), one more from an agent or a tool
+       ("Ordered.", "Done!": an acknowledgement);
     3. keep a correction, a preference, a request with a parameter, a task
        result or a personal fact (a statement whose subject is the speaker,
        `states_about_speaker`, counts as one), as that kind (first match in this order;
@@ -291,7 +292,9 @@ class RuleBasedGate:
         body = strip_speaker(text)
         if TRIVIAL.search(body):
             return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a trivial request",), 0.0)
-        if content_words(body) < self.min_content_tokens:
+        # an agent's or a tool's one word ("Ordered.", "Done!", "You're welcome.") acknowledges, as the user's "ok"
+        # does: the user's one word may answer a question ("Postgres."), theirs tells nothing the turn did not
+        if content_words(body) < self.min_content_tokens + (source is not Source.USER):
             return GateDecision(False, EventType.DIALOGUE.value,
                                 ("no content: a greeting, thanks, an acknowledgement or emoji",), 0.0)
         signals: list[tuple[EventType, str]] = []

@@ -2,8 +2,9 @@
 
 Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours.
 
-- **Duplicates**: a new memory at least `duplicate_similarity` similar to an
-  active one, or equal after normalisation, is merged into it (confirmations+1).
+- **Duplicates**: a new memory equal to an active one after normalisation, or at
+  least `duplicate_similarity` similar and made of the same words (`is_duplicate`),
+  is merged into it (confirmations+1); one that differs in a value is a new statement.
 - **Conflicts**: a new statement of the user's supersedes an older one (the old
   one keeps living with lower confidence and `superseded_by` set) when
   - it sets the same single-valued attribute (where they live, a favourite
@@ -61,21 +62,26 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
 
 
-def lexical_overlap(a: set[str], b: set[str]) -> float:
-    """Jaccard overlap of two token sets."""
-    return len(a & b) / len(a | b) if a | b else 1.0
-
-
 def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticConfig) -> bool:
-    """Equal after normalisation, or both embedding-close and word-close.
-
-    The lexical check matters: an English-only model such as MiniLM puts most
-    Chinese sentences at cosine > 0.95 from each other.
+    """Whether `new_text` says what `old_text` says: equal after normalisation, or close on the embedder's scale
+    and made of the same words, negated alike. A statement that differs in one number, name, date, place or
+    negation ("The PIN for my gym locker is 4472" after "... is 4471", 上海办公室 after 北京办公室) is a new
+    statement, never merged away: a merge keeps only what says the same thing.
     """
     if normalise_for_duplicates(new_text) == normalise_for_duplicates(old_text):
         return True
-    return similarity >= cfg.duplicate_similarity and \
-        lexical_overlap(content_tokens(new_text), content_tokens(old_text)) >= cfg.duplicate_overlap
+    return similarity >= cfg.duplicate_similarity and _words(new_text) == _words(old_text) \
+        and polarity(new_text) == polarity(old_text)
+
+
+@per_text
+def _words(text: str) -> frozenset[str]:
+    """The words a duplicate must share, all of them: every keyword token, numbers and CJK characters included."""
+    return frozenset(keyword_tokens(text))
+
+
+#: how many stored neighbours of each new record the write plan looks at (`writing.stored_neighbours`)
+NEIGHBOURS = 20
 
 
 #: event types that state something about the user that can repeat (and so become knowledge) or change
@@ -203,7 +209,7 @@ def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> flo
     for two texts in one script, `correction_similarity` across scripts (an English and a
     Chinese sentence saying the same thing sit lower: with multilingual-e5-small,
     "我不吃香菜" is at 0.98 from "香菜我是不吃的" and at 0.87 from "I don't eat coriander").
-    The rank (`writing._changed_by`: only the closest statement, standing out from the
+    The rank (`judge.changed_by`: only the closest statement, standing out from the
     user's other statements) does the rest; without enough other statements to say what
     stands out (`background=False`), the two must also share a topic word (`shares_topic`).
     """
@@ -240,7 +246,7 @@ def shares_topic(a: str, b: str) -> bool:
 
 
 #: how far (in standard deviations) the statement a change replaces must stand out from the new statement's other
-#: neighbours in its script (`writing._changed_by`), on the statements' texts alone (`write.decisions`); measured with
+#: neighbours in its script (`judge.changed_by`), on the statements' texts alone (`write.decisions`); measured with
 #: multilingual-e5-small by `benchmarks/knowledge_calibration.py` (`with_contexts`: every statement carries the turn
 #: it answers) on LoCoMo, madial's dialogues and memories (zh, en) and multilingual.jsonl: from 3.0 to 3.5 the real
 #: change-worded statements that would replace something fall by about a third and the planted changes found by
@@ -354,7 +360,7 @@ def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg:
     return None
 
 
-#: the steps of `change_refused`, in order, then those of `writing.replaced_in_layer` (the oldest eligible statement
+#: the steps of `change_refused`, in order, then those of `judge.replaced_in_layer` (the oldest eligible statement
 #: on the subject, standing out from the rest): what `benchmarks/change_steps.py` tallies
 CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speaker", "no change marker",
                 "new not asserted", "a state of mind", "old not asserted", "a past occasion", "held since",

@@ -25,12 +25,12 @@ import dataclasses
 
 from ..store.base import Hit, MemoryStore, Scope
 from ..store.payload import record_to_dict
-from ..types import GateDecision, Layer, MemoryRecord, Status
+from ..types import GateDecision, Layer, MemoryRecord, Source, Status
 from .decisions import EmbedTexts, decision_vectors, judged_on_text
 from .preparing import WriteResult
-from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                    lowest_subject_floor, normalise_for_duplicates, says_change, subject_refused, text_script,
-                    shares_topic)
+from .judge import KnowledgeJudge, Question, RuleJudge
+from .rules import (NEIGHBOURS, attributes_of, consolidation_candidates, is_duplicate, is_question,
+                    normalise_for_duplicates, says_change)
 
 
 @dataclass
@@ -78,8 +78,6 @@ class WritePlan:
             self.outcome[i] = record
 
 
-#: how many stored neighbours of each new record the plan looks at
-NEIGHBOURS = 20
 
 
 def neighbour_floor(cfg: SemanticConfig) -> float:
@@ -100,11 +98,14 @@ def record_floor(record: MemoryRecord, cfg: SemanticConfig) -> float:
 
 
 def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np.ndarray,
-                cfg: SemanticConfig, decide: np.ndarray | None = None) -> WritePlan:
+                cfg: SemanticConfig, decide: np.ndarray | None = None,
+                judge: KnowledgeJudge | None = None) -> WritePlan:
     """`stored[i]`: the active stored memories nearest to `records[i]` (with cosines, on the decision vectors);
     `vectors`: what each record is stored with; `decide`: what the rules compare (`decisions.decision_vectors`;
-    None: the stored vectors)."""
+    None: the stored vectors). With `cfg.detect_conflicts`, `judge` says what each new statement replaces
+    (`judge.KnowledgeJudge`; default: the rules), one statement at a time, in order."""
     plan = WritePlan()
+    judge = (judge or RuleJudge(cfg)) if cfg.detect_conflicts else None
     floor = neighbour_floor(cfg)
     decide = vectors if decide is None else decide
     earlier = _EarlierInBatch(records, decide, cfg)
@@ -121,9 +122,11 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
         if record.status is not Status.ACTIVE:  # quarantined: stored apart, touches nothing else
             plan._store(record, vector)
             continue
-        twin = next((old for sim, old in neighbours
-                     if old.layer is record.layer and not old.superseded_by and old.source is record.source
-                     and is_duplicate(record.raw_content, old.raw_content, sim, cfg)), None)
+        # of the memories it repeats, the one said last: a restatement confirms the value that is current
+        twin = max((old for sim, old in neighbours
+                    if old.layer is record.layer and not old.superseded_by and old.source is record.source
+                    and is_duplicate(record.raw_content, old.raw_content, sim, cfg)),
+                   key=lambda old: old.said_last, default=None)
         if twin is not None and cfg.merge_duplicates:
             merged = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                  last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
@@ -139,12 +142,14 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
             plan._hold(merged)
             continue
 
+        record = _fades_no_faster(record, [(float(hit.score), hit.record) for hit in stored[i]], cfg)
         plan._store(record, vector)
         earlier.stored(i)
         restates = bool(consolidation_candidates([record]))  # what the user states again, not a question or a tool
-        changed = _changed_by(record, neighbours, cfg) if cfg.detect_conflicts else set()
+        # one question at a time: what this statement replaces is settled before the next is merged or judged
+        [replaced] = judge.replaced([Question(record, tuple(neighbours))]) if judge else [frozenset()]
         for sim, old in neighbours:
-            if cfg.detect_conflicts and (old.id in changed or is_conflict(record, old, sim, cfg)):
+            if old.id in replaced:
                 plan._change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
                                         superseded_by=record.id))
                 plan.superseded.append(old.id)
@@ -159,63 +164,22 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
     return plan
 
 
-def _changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
-    """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace that are about
-    the same subject (`rules.subject_refused`: a shared topic word, or a cosine standing out from the new
-    statement's other neighbours in the script of the one replaced: a user who writes in two languages has two
-    clusters of statements, and their mixture is no background), one episode and one piece of knowledge, each
-    the oldest of those sharing a topic word with it (`rules.shares_topic`), then the closest, then by id, so the
-    choice never depends on the engine's order. The oldest: what a change replaces is the value that stood
-    before it, while what was said on the subject since is more often the new value told first without a change
-    word ("I've gone over to hardwax oil", then "I use the Osmo hardwax now") or a story; on the knowledge set
-    and its held-out slices this ranking makes fewer wrong changes than the one sharing the most topic words
-    (`python benchmarks/knowledge.py --variants "hindsight, supersession on"`: 123 right of 135 against 121 of
-    137 on the four sets)."""
-    if not says_change(record.raw_content):
-        return set()
-    chosen = (replaced_in_layer(record, neighbours, cfg, layer) for layer in (Layer.EPISODIC, Layer.SEMANTIC))
-    return {memory_id for memory_id in chosen if memory_id is not None}
-
-
-def replaced_in_layer(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig,
-                      layer: Layer) -> str | None:
-    """The id of the statement of `layer` that the change of mind `record` replaces (`_changed_by`), or None."""
-    floor = lowest_subject_floor(cfg)  # below it no pair is a change (a batch reads each change against all before it)
-    # what it would replace, were nothing replaced yet: a statement a change already replaced is a candidate
-    # too, so that the same change told again finds it and stops there
-    eligible = [(sim, old) for sim, old in neighbours
-                if sim >= floor and old.layer is layer and is_change_of(record, _as_if_standing(old), sim, cfg)
-                and subject_refused(record.raw_content, old.raw_content, sim, background_of(old, neighbours)) is None]
-    eligible.sort(key=lambda pair: (shares_topic(record.raw_content, pair[1].raw_content),
-                                    -pair[1].timestamp.timestamp(), round(pair[0], 6), pair[1].id), reverse=True)
-    for _, old in eligible:
-        if not old.superseded_by:
-            return old.id
-        if _tells_again(record, old.superseded_by, neighbours):
-            return None
-    return None
-
-
-def _as_if_standing(old: MemoryRecord) -> MemoryRecord:
-    """`old` as it was before a change replaced it (`_tells_again`)."""
-    return old.evolve(superseded_by=None) if old.superseded_by else old
-
-
-def _tells_again(record: MemoryRecord, replaced_by: str, neighbours: list[tuple[float, MemoryRecord]]) -> bool:
-    """Whether `record`, whose subject is a statement a change already replaced, tells that change again: it shares
-    a topic word with the statement that replaced it ("I'm driving now, not sorting" after "they've asked me to
-    drive the van… No more sorting for me"), so it replaces nothing more (not the next statement on the subject,
-    a colleague's or a story's). A change that names none of the replacing statement's words ("I moved to Paris",
-    then "Now I live in Berlin") is a new one, and replaces the statement next in line."""
-    by = next((other for _, other in neighbours if other.id == replaced_by), None)
-    return by is not None and shares_topic(record.raw_content, by.raw_content)
-
-
-def background_of(old: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]]) -> list[float]:
-    """The new statement's cosines to its other neighbours in the script of `old`: what `old` must stand out of."""
-    script = text_script(old.raw_content)
-    return [s for s, other in neighbours if other.id != old.id and text_script(other.raw_content) == script][
-        :NEIGHBOURS - 1]
+def _fades_no_faster(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]],
+                     cfg: SemanticConfig) -> MemoryRecord:
+    """`record` with the slowest decay rate and the highest confidence of the user's stored statements on its
+    subject (close on the texts alone: `conflict_similarity`), where its own are lower: a correction filed as a
+    fact ("I've gone vegetarian") never fades faster than the preference it corrects, whatever kind the gate
+    guessed for each (retention = confidence · exp(−λ·Δt), `decay`)."""
+    if record.source is not Source.USER or is_question(record.raw_content):
+        return record
+    same = [old for sim, old in neighbours
+            if sim >= cfg.conflict_similarity and old.source is Source.USER and old.layer is Layer.EPISODIC
+            and old.timestamp <= record.timestamp and not is_question(old.raw_content)]
+    rate = min([record.decay_rate, *(old.decay_rate for old in same)])
+    confidence = max([record.confidence, *(old.confidence for old in same)])
+    if (rate, confidence) == (record.decay_rate, record.confidence):
+        return record
+    return record.evolve(decay_rate=rate, confidence=confidence)
 
 
 class _EarlierInBatch:
@@ -307,14 +271,14 @@ def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord]
 
 
 def plan_batch(store: MemoryStore, user: str, records: list[MemoryRecord], vectors: np.ndarray,
-               cfg: SemanticConfig, embed: EmbedTexts | None = None) -> WritePlan:
+               cfg: SemanticConfig, embed: EmbedTexts | None = None, judge: KnowledgeJudge | None = None) -> WritePlan:
     """Plan a batch against its stored neighbours (read from the store, nothing written); the facade commits it.
 
     `embed` embeds a text alone (`decisions.decision_vectors`): with it the rules compare statements without
     the turns they answer; without it, on the stored vectors."""
     decide = decision_vectors(records, vectors, embed) if embed is not None else vectors
     stored = stored_neighbours(store, user, records, vectors, cfg, decide, embed)
-    return plan_writes(stored, records, vectors, cfg, decide)
+    return plan_writes(stored, records, vectors, cfg, decide, judge)
 
 
 def results(prepared: Sequence[tuple[MemoryRecord | None, GateDecision, AuditVerdict]],

@@ -96,3 +96,20 @@ def test_bad_decay_config_is_refused():
         DecayConfig(rates={"preference": -1})
     with pytest.raises(InvalidInputError):
         DecayConfig(retention_threshold=1.5)
+
+
+@pytest.mark.model
+def test_a_correction_never_fades_faster_than_what_it_corrects(real_embedder, clock):
+    """The gate files "I've gone vegetarian" as a fact and the ribeye it replaces as a preference, each with its
+    kind's rate; the correction takes the slower one, so nine months on it has not faded below the old value."""
+    from datetime import timedelta
+
+    from hindsight_core import Hindsight
+
+    with Hindsight(location=":memory:", embedder=real_embedder, clock=clock) as memory:
+        old = memory.write("I love a good ribeye steak, medium rare.", user_id="u").record
+        clock.advance(days=2)
+        new = memory.write("I've gone vegetarian, no more steak.", user_id="u").record
+        later = clock() + timedelta(days=270)
+        assert new.decay_rate <= old.decay_rate
+        assert memory.retention_of(new, later) >= memory.retention_of(old, later)

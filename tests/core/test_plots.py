@@ -86,7 +86,7 @@ def test_retention_path_matches_what_the_store_records(clock):
         start = clock()
         kept = memory.write("alpha bravo charlie delta", user_id="u", event_type="fact", confidence=0.8,
                             force=True).record
-        flash = memory.write("alpha bravo charlie echo", user_id="u", event_type="flash", confidence=0.9,
+        flash = memory.write("alpha golf hotel india", user_id="u", event_type="flash", confidence=0.9,
                              force=True).record
         recalls = [1.0, 1.2, 3.0, 8.0, 20.0, 45.0]
         moments = sorted({*recalls, *range(61)})

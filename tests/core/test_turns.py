@@ -10,8 +10,8 @@ from hindsight_core import Hindsight, InvalidInputError, Source
 from hindsight_core.session.turns import TURN_FIELD, AwaitingAnswer, Turn, TurnLog
 from hindsight_core.testing import FakeEmbedder, RecordingGate
 
-HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER), Turn("Noted, Porto it is!", Source.AGENT),
-           Turn("ok", Source.USER)]
+HISTORY = [Turn("I live in Porto with my dog Biscuit.", Source.USER),
+           Turn("Noted, Porto it is! Ribeira is lovely.", Source.AGENT), Turn("ok", Source.USER)]
 
 
 @pytest.fixture

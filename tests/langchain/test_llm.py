@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from hindsight_core import EvaluatorError, Hindsight, HindsightConfig, InvalidInputError, Layer, Source
 from hindsight_core.config import SemanticConfig
 from hindsight_core.testing import FakeEmbedder
-from hindsight_langchain import as_text_function, llm_gate, llm_summarizer
+from hindsight_langchain import as_text_function, llm_gate, llm_judge, llm_summarizer
 from hindsight_langchain.testing import RecordingChatModel
 
 from .helpers import PREFERENCE
@@ -65,3 +65,16 @@ def test_the_model_writes_consolidated_knowledge(clock, real_embedder):
     assert report.ok and [k.summary for k in report.created] == ["The user prefers A4 landscape printing."]
     assert report.created[0].layer is Layer.SEMANTIC
     assert "Print the team report in A4 landscape." in writer.received[0][0].content
+
+
+def test_the_chat_model_judges_what_a_new_statement_replaces(clock):
+    model = RecordingChatModel(responses=['{"1": ["a"]}'])
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=True))
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config,
+                   knowledge_judge=llm_judge(model)) as memory:
+        old = memory.write("Our stand-up is at 9 every day.", user_id="alice").record
+        clock.advance(days=3)
+        new = memory.write("Our stand-up is at 9 every day at 9:30 now.", user_id="alice").record
+        assert memory.get(old.id, user_id="alice").superseded_by == new.id
+    [prompt] = [str(m.content) for call in model.received for m in call]
+    assert "Our stand-up is at 9 every day." in prompt and "2026-03-18" in prompt

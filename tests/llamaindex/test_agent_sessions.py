@@ -68,7 +68,7 @@ def test_a_message_still_waiting_for_its_answer_is_held_until_answered_or_flushe
     assert settled(fake_memory).memories(user_id="alice") == []  # a read may still come: recall goes first
     chat.flush()
     assert [r.raw_content for r in fake_memory.memories(user_id="alice")] == ["My passport expires on 2 August 2027."]
-    chat.put(said("assistant", "I will remind you before then."))
+    chat.put(said("assistant", "I will remind you a month before it expires."))
     chat.flush()  # each message once, whichever way it arrives
     assert [r.source for r in fake_memory.memories(user_id="alice")] == [Source.USER, Source.AGENT]
 

@@ -7,7 +7,7 @@ import hindsight_llamaindex
 PUBLIC = {
     "HindsightChatMemory", "HindsightMemoryBlock",
     "HindsightRetriever", "HindsightToolSpec", "as_text_function", "hindsight_memory",
-    "llm_gate", "llm_summarizer",
+    "llm_gate", "llm_judge", "llm_summarizer",
 }
 
 

@@ -13,7 +13,7 @@ from llama_index.core.llms.mock import MockLLM, MockLLMWithChatMemoryOfLastCall
 from hindsight_core import Hindsight, HindsightConfig, InvalidInputError, Layer
 from hindsight_core.config import SemanticConfig
 from hindsight_core.testing import FakeEmbedder
-from hindsight_llamaindex import as_text_function, hindsight_memory, llm_gate, llm_summarizer
+from hindsight_llamaindex import as_text_function, hindsight_memory, llm_gate, llm_judge, llm_summarizer
 
 from .helpers import settled
 
@@ -96,3 +96,16 @@ def test_something_that_is_not_an_llm_is_refused():
         as_text_function("gpt-4o")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         llm_gate(lambda prompt: "{}")  # type: ignore[arg-type]
+
+
+def test_the_llm_judges_what_a_new_statement_replaces(clock):
+    llm = AnsweringLLM(answer='{"1": ["a"]}', prompts=[])
+    config = HindsightConfig(semantic=SemanticConfig(detect_conflicts=True))
+    with Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock, config=config,
+                   knowledge_judge=llm_judge(llm)) as memory:
+        old = memory.write("Our stand-up is at 9 every day.", user_id="alice").record
+        clock.advance(days=3)
+        new = memory.write("Our stand-up is at 9 every day at 9:30 now.", user_id="alice").record
+        assert memory.get(old.id, user_id="alice").superseded_by == new.id
+    [prompt] = llm.prompts
+    assert "Our stand-up is at 9 every day." in prompt and "2026-03-18" in prompt

@@ -216,7 +216,7 @@ HISTORY_ZH = ["周三晚上去游泳了", "我最近在读一本关于唐朝的�
 
 def test_a_change_across_languages(memory, clock):
     """An English change of a Chinese statement sits at cosine 0.79 with e5, below the English history; it stands out
-    from the user's statements in its own script (`writing._changed_by`), once there are enough of them to tell
+    from the user's statements in its own script (`judge.changed_by`), once there are enough of them to tell
     (`rules.MIN_BACKGROUND`): no shared word, so the cosine's rank decides."""
     old = memory.write("我们组用钉钉沟通", user_id="u").record
     _say(memory, clock, HISTORY + HISTORY_ZH)

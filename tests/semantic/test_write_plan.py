@@ -14,12 +14,12 @@ from hindsight_core.safety.audit import WriteAudit
 from hindsight_core.safety.held import AuditMemory
 from hindsight_core.store.base import Hit
 from hindsight_core.testing import FakeEmbedder
-from hindsight_core.types import Layer, MemoryRecord, Status
+from hindsight_core.types import Layer, MemoryRecord, Source, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
 from hindsight_core.write.request import WriteOptions
 from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate,
-                                        lowest_subject_floor, same_subject_floor, shares_topic, subject_refused,
+                                        is_question, lowest_subject_floor, same_subject_floor, shares_topic, subject_refused,
                                         text_script)
 from hindsight_core.write.writing import neighbour_floor, plan_writes
 
@@ -61,9 +61,9 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             upserts.append([record, vector])
             outcome.append(record)
             continue
-        twin = next((old for sim, old in near if old.layer is record.layer and not old.superseded_by
-                     and old.source is record.source and is_duplicate(record.raw_content, old.raw_content, sim, cfg)),
-                    None)
+        twin = max((old for sim, old in near if old.layer is record.layer and not old.superseded_by
+                    and old.source is record.source and is_duplicate(record.raw_content, old.raw_content, sim, cfg)),
+                   key=lambda old: old.said_last, default=None)
         if twin is not None and cfg.merge_duplicates:
             held = twin.evolve(confirmations=twin.confirmations + 1, confidence=max(twin.confidence, record.confidence),
                                last_confirmed=max(record.timestamp, twin.last_confirmed or twin.timestamp))
@@ -76,6 +76,12 @@ def _reference(stored: list[list[Hit]], records: list[MemoryRecord], vectors: np
             merged_inputs.add(i)
             outcome.append(held)
             continue
+        same = [old for sim, old in ((float(h.score), h.record) for h in stored[i]) if sim >= cfg.conflict_similarity
+                and old.source is Source.USER and old.layer is Layer.EPISODIC and old.timestamp <= record.timestamp
+                and not is_question(old.raw_content)]
+        if record.source is Source.USER and not is_question(record.raw_content) and same:  # fades no faster
+            record = record.evolve(decay_rate=min([record.decay_rate, *(o.decay_rate for o in same)]),
+                                   confidence=max([record.confidence, *(o.confidence for o in same)]))
         upserts.append([record, vector])
         outcome.append(record)
         changed = set()  # a change of mind replaces one statement per layer: about the same subject, the oldest
