@@ -86,6 +86,8 @@ VARIANTS: dict[str, Recipe] = {
                                      "tense and named dates too (RecallConfig.supersede_in_present_only=False)",
                                      (tweak("semantic", detect_conflicts=True),
                                       tweak("recall", supersede_in_present_only=False))),
+    "no-timeline": Recipe("what is current decided when recalling off: statements on one subject keep the fused "
+                          "order (RecallConfig.timeline_depth=0)", (tweak("recall", timeline_depth=0),)),
     "no-time-prior": Recipe("time prior off (RecallConfig.time_prior_weight=0)",
                             (tweak("recall", time_prior_weight=0.0),)),
     "no-exchanges": Recipe("exchanges off (the policy's context= dropped: each turn stored alone)", pairing=False),
@@ -93,9 +95,9 @@ VARIANTS: dict[str, Recipe] = {
                                    (tweak("semantic", merge_duplicates=False),)),
     "e5-symmetric": Recipe("queries embedded as passages (E5Embedder(symmetric=True))", symmetric=True),
     "e5-query-side": Recipe("queries on e5's query side (E5Embedder(symmetric=False))", symmetric=False),
-    "all-off": Recipe("gate, consolidation, supersession, time prior and duplicate merging off: hindsight as a "
-                      "plain hybrid search over the same exchanges",
-                      (tweak("recall", retention_influence=0.0, time_prior_weight=0.0),
+    "all-off": Recipe("gate, consolidation, supersession, timeline, time prior and duplicate merging off: hindsight "
+                      "as a plain hybrid search over the same exchanges",
+                      (tweak("recall", retention_influence=0.0, time_prior_weight=0.0, timeline_depth=0),
                        tweak("semantic", auto_consolidate=False, detect_conflicts=False, merge_duplicates=False)),
                       force=True),
 }

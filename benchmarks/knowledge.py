@@ -53,10 +53,14 @@ Scores:
   memory, a new turn by the new one) / supersessions made; recall = positive labels
   decided / positive labels; a negative label is VIOLATED when a supersession matches it.
 * questions: recall@5, recall@10, hit@5 (`metrics.py`), the share of evidence turns whose
-  words reach the top-5 prompt block whole (`evidence_in_block@5`), and for current-state
-  questions `current_first@5`: an evidence turn in the top 5 above every stale turn.
-  Beside plain baselines over the same turns and over exchanges (`plain.py`: e5 dense on
-  both sides, BM25, their fusion), scored the same way.
+  words reach the top-5 prompt block whole (`evidence_in_block@5`), and who answers first:
+  for a current-state question `current_first@5`, an evidence turn (the new value) in the
+  top 5 above every stale turn (the old value); for a question about the past
+  `past_first@5`, the same with the old value as evidence and the newer value stale (the
+  question's own `stale` turns, or else the new turns of the positive changes whose old
+  turns are its evidence). Beside plain baselines over the same turns and over exchanges
+  (`plain.py`: e5 dense on both sides, BM25, their fusion, and e5 dense's top 5 sorted
+  newest first), scored the same way.
 
 The library measured is the one Python imports (PYTHONPATH first, then the installed
 package), so `PYTHONPATH=/another/checkout python benchmarks/knowledge.py`
@@ -97,7 +101,7 @@ from embedcache import CACHE_DIR  # noqa: E402
 from harness import write_results  # noqa: E402
 from locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
 from metrics import any_hit_at_k, recall_at_k  # noqa: E402
-from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
+from plain import BASELINES, NEWEST, PlainIndex, Unit, block  # noqa: E402
 from recipes import E5Vectors, Recipe, tweak  # noqa: E402
 from hindsight_core.config import SemanticConfig  # noqa: E402
 
@@ -123,6 +127,10 @@ VARIANTS = dict([_toggled("supersession", "detect_conflicts"), _toggled("consoli
 SOURCES = {"user": Source.USER, "agent": Source.AGENT, "tool": Source.TOOL}
 LANGS = ("en", "zh", "cross")
 QUESTION_METRICS = ("recall@5", "recall@10", "hit@5", "evidence_in_block@5")
+#: who answers first, and the question kind it is asked of
+FIRST = {"current": "current_first@5", "past": "past_first@5"}
+#: the plain baselines this benchmark runs: the shared ones, and e5's top 5 newest first
+KNOWLEDGE_BASELINES = (*BASELINES, NEWEST)
 
 
 # -- the data ----------------------------------------------------------------------------------
@@ -318,7 +326,8 @@ def summarise_decisions(rows: Sequence[dict[str, int]], made: str) -> dict[str, 
             "negatives_respected": _ratio(total["negatives"] - total["negatives_violated"], total["negatives"])}
 
 
-def current_first(ranked: Sequence[Iterable[str]], evidence: Sequence[str], stale: Sequence[str], k: int = 5) -> float:
+def answers_first(ranked: Sequence[Iterable[str]], evidence: Sequence[str], stale: Sequence[str],
+                  k: int = 5) -> float:
     """1 if an evidence turn is in the top k and no stale turn ranks above it (or beside it, in one memory)."""
     for ids in list(ranked)[:k]:
         ids = set(ids)
@@ -329,6 +338,16 @@ def current_first(ranked: Sequence[Iterable[str]], evidence: Sequence[str], stal
     return 0.0
 
 
+def stale_for(case: Case, question: dict) -> list[str]:
+    """The turns that must not answer a question first: its own `stale`, or for a question about the past, the new
+    turns of the positive changes whose old turns are its evidence (the newer value is wrong then)."""
+    if question["stale"] or question["kind"] != "past":
+        return list(question["stale"])
+    evidence = set(question["evidence"])
+    newer = {t for c in case.changes if c["positive"] and evidence & set(c["old"]) for t in c["new"]}
+    return sorted(newer - evidence)
+
+
 def question_row(case: Case, question: dict, ranked: Sequence[Iterable[str]], text_block: str,
                  words: dict[str, str]) -> dict[str, Any]:
     evidence = question["evidence"]
@@ -336,8 +355,9 @@ def question_row(case: Case, question: dict, ranked: Sequence[Iterable[str]], te
            "recall@5": recall_at_k(ranked, evidence, 5), "recall@10": recall_at_k(ranked, evidence, 10),
            "hit@5": any_hit_at_k(ranked, evidence, 5),
            "evidence_in_block@5": evidence_in_block(text_block, evidence, words)}
-    if question["stale"]:
-        row["current_first@5"] = current_first(ranked, evidence, question["stale"])
+    stale = stale_for(case, question)
+    if stale and question["kind"] in FIRST:
+        row[FIRST[question["kind"]]] = answers_first(ranked, evidence, stale)
     return row
 
 
@@ -346,10 +366,11 @@ def summarise_questions(rows: Sequence[dict]) -> dict[str, Any]:
         out: dict[str, Any] = {"questions": len(group)}
         for metric in QUESTION_METRICS:
             out[metric] = round(100 * statistics.fmean(r[metric] for r in group), 1)
-        judged = [r["current_first@5"] for r in group if "current_first@5" in r]
-        if judged:
-            out["current_first@5"] = round(100 * statistics.fmean(judged), 1)
-            out["current_questions"] = len(judged)
+        for kind, metric in FIRST.items():
+            judged = [r[metric] for r in group if metric in r]
+            if judged:
+                out[metric] = round(100 * statistics.fmean(judged), 1)
+                out[f"{kind}_questions"] = len(judged)
         return out
 
     out = {"overall": one(rows)} if rows else {}
@@ -425,7 +446,8 @@ def units(case: Case, exchanges: bool) -> list[Unit]:
     return out
 
 
-def run_baselines(cases: Sequence[Case], vectors: E5Vectors, systems: Sequence[str] = BASELINES) -> dict[str, Any]:
+def run_baselines(cases: Sequence[Case], vectors: E5Vectors,
+                  systems: Sequence[str] = KNOWLEDGE_BASELINES) -> dict[str, Any]:
     rows: dict[str, list[dict]] = {}
     for case in cases:
         words = {t.id: squash(t.text) for t in case.turns}
@@ -484,7 +506,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = case_options(__doc__)
     parser.add_argument("--filler", type=int, default=0, metavar="N",
                         help="add N unrelated exchanges to each case as distractors (see the module doc)")
-    parser.add_argument("--baselines", nargs="*", default=list(BASELINES), choices=BASELINES)
+    parser.add_argument("--baselines", nargs="*", default=list(KNOWLEDGE_BASELINES), choices=KNOWLEDGE_BASELINES)
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS),
                         help="hindsight with one knowledge mechanism the other way from its default (default: all)")
     parser.add_argument("--no-cache", action="store_true", help="keep vectors in memory only")
@@ -541,12 +563,13 @@ def print_table(report: dict[str, Any]) -> None:
             print(f"{kind:<8} {lang:<8} precision {s['precision']}  recall {s['recall']}  "
                   f"negatives respected {s['negatives_respected']}")
     langs = [k for k in ours["questions"] if k.startswith("lang=")]
-    print(f"{'system':<44} {'R@5':>6} {'R@10':>6} {'block':>6} {'cur1st':>6}  " + " ".join(f"{k[5:]:>6}" for k in langs))
+    print(f"{'system':<44} {'R@5':>6} {'R@10':>6} {'block':>6} {'cur1st':>6} {'pst1st':>6}  "
+          + " ".join(f"{k[5:]:>6}" for k in langs))
     for name, system in report["systems"].items():
         q = system["questions"]
         o = q["overall"]
         print(f"{name:<44} {o['recall@5']:>6.1f} {o['recall@10']:>6.1f} {o['evidence_in_block@5']:>6.1f} "
-              f"{o.get('current_first@5', float('nan')):>6.1f}  "
+              f"{o.get('current_first@5', float('nan')):>6.1f} {o.get('past_first@5', float('nan')):>6.1f}  "
               + " ".join(f"{q.get(k, {}).get('recall@5', float('nan')):>6.1f}" for k in langs))
 
 

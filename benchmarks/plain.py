@@ -9,6 +9,9 @@ credited the same way:
   embedded as a passage too (what hindsight's default E5Embedder does).
 * `bm25`: rank-bm25's Okapi over lower-cased words; text with Chinese, Japanese
   or Korean characters is cut into words with jieba (search mode) first.
+* `e5 dense, top 5 newest first`: e5 dense on its query side, its top 5 sorted by
+  date, the latest first (what "the latest statement wins" gives without knowing
+  what a question asks about: right for the present, wrong for the past).
 * `e5+bm25 rrf (...)`: the two rankings (100 deep each) fused by reciprocal rank,
   k = 60, equal weights; BM25 votes only for units that share a word with the
   query (as a search engine returns only matching documents), so a query in
@@ -33,6 +36,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 DENSE_Q, DENSE_P, BM25 = "e5 dense (query side)", "e5 dense (passage side)", "bm25"
 RRF_Q, RRF_P = "e5+bm25 rrf (query side)", "e5+bm25 rrf (passage side)"
+NEWEST = "e5 dense, top 5 newest first"
 BASELINES = (RRF_Q, RRF_P, DENSE_Q, DENSE_P, BM25)
 
 
@@ -110,9 +114,12 @@ class PlainIndex:
             order = self._dense(query, self.passage_side, k)
         elif system == BM25:
             order = top(np.asarray(self.bm25.get_scores(tokens(query))), k) if self.bm25 else []
+        elif system == NEWEST:
+            dense = self._dense(query, self.query_side, k)
+            order = sorted(dense[:5], key=lambda i: self.units[i].date or datetime.min, reverse=True) + dense[5:]
         elif system in (RRF_Q, RRF_P):
             side = self.query_side if system == RRF_Q else self.passage_side
             order = rrf([self._dense(query, side, self.depth), self._bm25(query, self.depth)])[:k]
         else:
-            raise ValueError(f"unknown baseline {system!r}; one of {BASELINES}")
+            raise ValueError(f"unknown baseline {system!r}; one of {(*BASELINES, NEWEST)}")
         return [self.units[i] for i in order]

@@ -137,9 +137,19 @@ def test_scoring_rules():
     assert knowledge.matches_group({"a", "b", "c"}, ["a", "b", "c", "d"])
     assert not knowledge.matches_group({"a", "x", "y"}, ["a", "b", "c"])  # mostly other turns
     assert not knowledge.matches_group({"a"}, ["a", "b"])  # one turn is no group
-    assert knowledge.current_first([("new",), ("old",)], ["new"], ["old"]) == 1.0
-    assert knowledge.current_first([("old",), ("new",)], ["new"], ["old"]) == 0.0
-    assert knowledge.current_first([("x",)] * 5 + [("new",)], ["new"], ["old"]) == 0.0
+    assert knowledge.answers_first([("new",), ("old",)], ["new"], ["old"]) == 1.0
+    assert knowledge.answers_first([("old",), ("new",)], ["new"], ["old"]) == 0.0
+    assert knowledge.answers_first([("x",)] * 5 + [("new",)], ["new"], ["old"]) == 0.0
+    assert knowledge.answers_first([("new", "old")], ["new"], ["old"]) == 0.0  # one memory holding both
+
+
+def test_a_question_about_the_past_has_the_newer_value_as_its_stale_turns():
+    case = next(c for c in knowledge.load() if any(q["kind"] == "past" for q in c.questions))
+    past = next(q for q in case.questions if q["kind"] == "past")
+    newer = {t for c in case.changes if c["positive"] and set(past["evidence"]) & set(c["old"]) for t in c["new"]}
+    assert knowledge.stale_for(case, past) == sorted(newer - set(past["evidence"])) and newer
+    current = next(q for q in case.questions if q["kind"] == "current")
+    assert knowledge.stale_for(case, current) == current["stale"]
 
 
 def test_filler_adds_unlabelled_exchanges_in_the_cases_language_before_its_turns():
