@@ -75,7 +75,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     """The ASGI app for `memory` on `port`, and its recall log."""
     from datetime import timedelta
 
-    from ..mcp.scope import UserScope
+    from ..mcp.scope import UserScope, user_tokens
     from ..mcp.server import build_server, http_app
     from ..ui.app import InspectorApp
     from ..ui.security import Guard
@@ -84,7 +84,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     log = RecallLog(memory.now, enabled=consent, max_entries=options.recall_log_entries,
                     max_age=timedelta(days=options.recall_log_days), max_total=options.recall_log_total)
     memory.on_forget(log.forget)
-    access = Access(options.token, {t: u for t, u in (options.user_tokens or {}).items()})
+    access = Access(options.token, user_tokens(options.user_tokens or {}))  # ids as the store compares them
     tokens = dict(access.user_tokens)
     if options.token and options.mcp_user:
         tokens[options.token] = options.mcp_user
