@@ -93,14 +93,16 @@ def test_the_default_mcp_bounds_are_hindsights(local):
 
 
 # -- the recall log across users -----------------------------------------------------------------
-def test_the_recall_log_is_bounded_across_users():
+def test_the_recall_log_is_bounded_across_users(local):
     log = RecallLog(lambda: datetime(2026, 3, 1, tzinfo=timezone.utc), max_entries=5, max_total=10)
+    local.write("I prefer green tea in the morning.", user_id="alice", force=True)
+    found = local.recall("tea", user_id="alice", reinforce=False)  # a recall that showed something is kept
     for n in range(40):
-        log.add(f"user-{n}", f"query {n}", [], caller="api")
+        log.add(f"user-{n}", f"query {n}", found, caller="api")
     kept = [e.query for n in range(40) for e in log.entries(f"user-{n}")]
     assert kept == [f"query {n}" for n in range(30, 40)]  # the newest ten, whoever asked
     for n in range(12):  # one user's own cap still holds, and the other users' oldest go first
-        log.add("busy", f"busy {n}", [], caller="api")
+        log.add("busy", f"busy {n}", found, caller="api")
     assert [e.query for e in log.entries("busy")] == [f"busy {n}" for n in range(11, 6, -1)]
     assert sum(len(log.entries(f"user-{n}")) for n in range(40)) == 5
 
