@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..mcp.sessions import SessionLimits
 from ..ui.security import is_loopback
 from .discovery import ServerRecord, remove_record, write_record
 from .recall_log import DEFAULT_MAX_TOTAL, RecallLog
@@ -48,9 +49,8 @@ class ServeOptions:
     recall_log_days: float = 7.0
     #: entries of the recall log across every user (the oldest leave first)
     recall_log_total: int = DEFAULT_MAX_TOTAL
-    #: MCP sessions open at once, and seconds before an idle one is closed (None: `mcp.server`'s bounds)
-    mcp_max_sessions: int | None = None
-    mcp_session_idle: float | None = None
+    #: MCP sessions open at once and per user, and seconds before an idle one is closed (`mcp.sessions`)
+    mcp_sessions: SessionLimits = SessionLimits()
     #: seconds a request may take to send its head, then its body
     request_timeout: float = REQUEST_TIMEOUT
 
@@ -94,14 +94,13 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     if scope is not None:
         server = build_server(LoggedRecalls(memory, log, "mcp"), scope, host=options.host, port=port,
                               write_source=options.write_source)
-        mcp_app = http_app(server, host=options.host, max_sessions=options.mcp_max_sessions,
-                           session_idle=options.mcp_session_idle)
+        mcp_app = http_app(server, host=options.host, limits=options.mcp_sessions)
     # the inspector shows every user: it needs the server's own token, or none at all (loopback)
     inspector = None
     if options.token is not None or access.open:
         inspector = InspectorApp(memory, Guard(port=port, token=options.token), recall_log=log)
     return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, mcp_scope=scope,
-                     inspector=inspector, request_timeout=options.request_timeout), log
+                     mcp_sessions=options.mcp_sessions, inspector=inspector, request_timeout=options.request_timeout), log
 
 
 def _timed_h11(head_timeout: float) -> type:
