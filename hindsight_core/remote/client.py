@@ -12,8 +12,8 @@ same `HindsightError` subclass. A server that does not answer is a
 Two differences, both from running elsewhere: `where` (a Python predicate)
 is applied here, to a few more results than `k` asked of the server; and
 `on_forget` / `before_forget` listeners hear the forgets made through this
-client only (`hindsight_core.remote.local_forgets`): a forget made by another
-process reaches the server's listeners, not this process's.
+client as they happen, and those made by another process when
+`forgets_made_elsewhere` asks (`hindsight_core.remote.local_forgets`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
 from ..decay import retention_of
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
+from ..language.text import validate_id
 from ..recall.formatting import format_for_prompt
 from ..maintenance.transfer import TransferSummary
 from ..types import MemoryRecord, RecallResults, ScoredMemory
@@ -280,12 +281,19 @@ class HindsightClient:
                                                                       for_good)))
         return self._forgets.done(started, receipt, about)
 
+    def forgets_made_elsewhere(self, user_id: str) -> bool:
+        """Whether a forget of `user_id` began since this client last asked (made by anyone: another client, the
+        CLI, MCP, the inspector); if so it is announced to this process's `on_forget` listeners, naming no text
+        (`local_forgets.ForgetCounter`). `TurnLog` asks before each offer, so a remembered turn is fenced."""
+        return self._forgets.elsewhere(validate_id(user_id), str(self._call("forget_count", user_id=user_id)))
+
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
         self._close_hooks.append(hook)
 
     def on_forget(self, listener: Any) -> None:
-        """Call `listener` after each forget made through this client (not one made by another process)."""
+        """Call `listener` after each forget made through this client, and of one made by another process when
+        `forgets_made_elsewhere` finds it."""
         self._forgets.on_forget(listener)
 
     def before_forget(self, listener: Callable[..., object]) -> None:
