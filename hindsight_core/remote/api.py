@@ -172,7 +172,7 @@ class Operations:
 
     def config(self, call: Call) -> Any:
         return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedder.name,
-                "recall_log": self.log.enabled}
+                "recall_log": self.log.enabled, "reaches": call.who}  # whose writes a client's journal may send
 
     def recall_log_consent(self, call: Call) -> Any:
         given = call.args.get("given")

@@ -191,13 +191,18 @@ class HindsightClient:
     def local_journal(self) -> Path | None:
         """The journal file of a write queue over this client (see `queue_journal`); None to keep it in memory.
 
-        Taken on first use, with what a killed process left for this server and token moved into it."""
+        Taken on first use, with what a killed process left for this server moved into it: under this token, and
+        under another token for the users this one reaches (a rotated token, another spelling of the URL)."""
         if self._queue_journal is False:
             return None
         if self._journal_slot is None:
             folder = default_folder() if self._queue_journal is True else Path(self._queue_journal)  # type: ignore[arg-type]
-            self._journal_slot = ClientJournal(self.url, self._token, folder)
+            self._journal_slot = ClientJournal(self.url, self._token, folder, reaches=self._token_reaches)
         return self._journal_slot.path
+
+    def _token_reaches(self) -> str:
+        """Whom the server says this client's token reaches: "*" (every user) or one user id."""
+        return str(self._call("config")["reaches"])
 
     def __enter__(self) -> "HindsightClient":
         return self
