@@ -32,6 +32,7 @@ import httpx
 
 from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
+from ..config import HindsightConfig
 from ..decay import retention_of
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..language.text import validate_id
@@ -221,9 +222,13 @@ class HindsightClient:
 
     @property
     def config(self) -> Any:
-        """The server's `HindsightConfig` (limits, decay, ...), fetched once."""
+        """The server's `HindsightConfig` (limits, decay, ...), fetched once. While no server answers, the defaults
+        (not kept): an adapter started during an outage still journals its turns, which the server checks again."""
         if self._config is None:
-            answer = self._call("config")
+            try:
+                answer = self._call("config")
+            except StoreUnavailableError:
+                return HindsightConfig()
             self._config, self._model = wire.config_in(answer["config"]), answer["embedding_model"]
         return self._config
 

@@ -96,3 +96,25 @@ def test_a_llamaindex_chat_goes_on_while_its_server_is_down(tmp_path, memory, ca
         write_queue(client).flush()
         assert {BEFORE, SAID[0]} <= stored(memory, "alice")  # the block offers a turn once it is answered
         client.close()
+
+
+def test_an_agent_started_while_its_server_is_down_still_answers_and_keeps_its_turns(tmp_path, memory, caplog):
+    from langchain.agents import create_agent
+
+    from hindsight_langchain import HindsightMiddleware
+    from hindsight_langchain.testing import RecordingChatModel
+
+    from ..mcp._process import free_port
+
+    port = free_port()
+    client = HindsightClient(f"http://127.0.0.1:{port}", queue_journal=tmp_path / "journal")
+    model = RecordingChatModel(responses=["Noted.", "Booked."])
+    agent = create_agent(model, system_prompt="You help.", middleware=[HindsightMiddleware(client)])
+    with caplog.at_level(logging.WARNING):
+        agent.invoke({"messages": [{"role": "user", "content": SAID[0]}]}, context={"user_id": "alice"})
+    assert outage_warnings(caplog) == 1 and SAID[0] in journaled(client)  # before: StoreUnavailableError (config)
+    with BackgroundServer(memory, ServeOptions(port=port)):
+        agent.invoke({"messages": [{"role": "user", "content": BACK}]}, context={"user_id": "alice"})
+        write_queue(client).flush()
+        assert SAID[0] in stored(memory, "alice")
+        client.close()
