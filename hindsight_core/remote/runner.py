@@ -139,10 +139,15 @@ def _timed_h11(head_timeout: float) -> type:
 
 
 def server_config(app: Any, options: ServeOptions, **more: Any) -> Any:
-    """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline."""
+    """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline.
+
+    An idle connection is kept as long as a head may take (uvicorn's 5 s is httpx's own keep-alive expiry: a
+    client reusing a connection at that moment had it reset under its request, a forget that failed for
+    nothing; `benchmarks/forget_races.py` met it once in 200 races)."""
     import uvicorn
 
-    return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout), **more)
+    return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout),
+                          timeout_keep_alive=max(1, round(options.request_timeout)), **more)
 
 
 def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder: Path | None,
