@@ -28,6 +28,7 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("multilingual.json", ["multilingual.py"]),
     ("poisoning.json", ["poisoning.py", "--shared", "../shared/benchmarks"]),  # BIPIA: its default, named
     ("serve.json", ["serve_latency.py"]),
+    ("forget_races.json", ["forget_races.py"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turns", "15"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--turns", "12"]),  # after: adds turn_cost
     ("knowledge.json", ["knowledge.py", "--out", "benchmarks/results/knowledge.json"]),

@@ -690,6 +690,14 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
             rows.append((f"{what} on real conversations (LoCoMo, every decision labelled by reading): precision "
                          f"≥ 95%", f"{made} in {decisions['locomo']['turns']:,} turns",
                          labelled["correct"] >= 0.95 * labelled["labelled"], _command(decisions), limit))
+    races = _load(results, "forget_races.json")
+    if races:
+        arms = [(arm, races[arm]) for arm in ("embedded", "client") if arm in races]
+        rows.append(("0 acknowledged writes lost when a forget races the writer (1,000 races, embedded and client)",
+                     "; ".join(f"{run['lost']} lost of {run['must_be_stored']:,} ({arm}, {run['races']:,} races), "
+                               f"{run['came_back']} forgotten ones back, {run.get('failed_races', 0)} races failed "
+                               "loudly" for arm, run in arms),
+                     all(run["lost"] == 0 and run["came_back"] == 0 for _, run in arms), _command(races), ""))
     speed = _load(results, "speed.json")
     if speed:
         ratios = {r["memories"]: r["ratio_best_to_numpy_p50"] for r in speed["sizes"]}

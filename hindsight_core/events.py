@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 
 from .errors import InvalidInputError
 
@@ -116,3 +116,11 @@ class ForgetListeners:
 
     def __len__(self) -> int:
         return len(self._listeners)
+
+
+@runtime_checkable
+class ForgetsElsewhere(Protocol):
+    """A memory another process may forget in (a `HindsightClient`: the server holds the store): a holder asks it
+    before using what it remembers of a user, and the forgets made elsewhere are announced to its listeners then."""
+
+    def forgets_made_elsewhere(self, user_id: str) -> bool: ...

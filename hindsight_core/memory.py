@@ -351,7 +351,8 @@ class Hindsight(FacadeBase):
                     victims = [h.record for h in self.store.scan(user, ALL)]
                 else:
                     victims = forgetting.about(self.store, user, topic, topic_vector, self.config, self._embed)
-                    archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config, self._embed)
+                    archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config,
+                                                         self._embed, named=victims)
                 if everything:
                     working = 0
                     if not dry_run:

@@ -28,10 +28,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import TracePolicy
 
 from hindsight_core import InvalidInputError, MemoryAPI, Source
+from hindsight_core.session.context import StoreOutage
 from hindsight_core.session.turns import Turn, TurnLog
 from hindsight_core.session.write_queue import write_queue
 
-from ._context import amemory_block, memory_block
 from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block
 
 logger = logging.getLogger("hindsight_langchain")
@@ -89,6 +89,7 @@ class HindsightMiddleware(AgentMiddleware):
         self.trace_policy = trace_policy  # read by create_agent when it builds the hook spans (langchain >= 1.5)
         self._writes = write_queue(memory) if remember else None  # also stores what a crash left journaled
         self._turns = TurnLog(memory)  # the core's conversation policy: pairs, dates and de-duplicates turns
+        self._recalls = StoreOutage()  # a server that is down: the turn goes on without memories
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every turn handed to memory so far is stored."""
@@ -126,7 +127,7 @@ class HindsightMiddleware(AgentMiddleware):
         query, user = plan
         if self._writes is not None:
             self._writes.settle(user)  # read this user's earlier turns (already stored unless the model was quicker)
-        block = memory_block(self.memory, query, user_id=user, k=self.k)
+        block = self._recalls.block(self.memory, query, user_id=user, k=self.k).text
         return handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
     async def awrap_model_call(self, request: ModelRequest,
@@ -137,7 +138,7 @@ class HindsightMiddleware(AgentMiddleware):
         query, user = plan
         if self._writes is not None and self._writes.pending_for(user):
             await asyncio.to_thread(self._writes.settle, user)
-        block = await amemory_block(self.memory, query, user_id=user, k=self.k)
+        block = (await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)).text
         return await handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
     # -- after the turn ---------------------------------------------------------------------

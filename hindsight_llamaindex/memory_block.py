@@ -53,7 +53,7 @@ from llama_index.core.memory import BaseMemoryBlock, Memory
 
 from hindsight_core import InvalidInputError, MemoryAPI
 from hindsight_core.language.text import validate_id
-from hindsight_core.session.context import MemoryBlock, amemory_block, shorten_block
+from hindsight_core.session.context import MemoryBlock, StoreOutage, shorten_block
 from hindsight_core.session.turns import AwaitingAnswer, Turn, TurnLog
 from hindsight_core.session.write_queue import WriteQueue, write_queue
 
@@ -94,6 +94,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
     _turns: TurnLog = PrivateAttr()
     _writes: WriteQueue = PrivateAttr()
     _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
+    _recalls: StoreOutage = PrivateAttr(default_factory=StoreOutage)  # a server that is down: no memories this turn
 
     def __init__(self, *, memory: MemoryAPI, user_id: str | None = None, session_id: str | None = None,
                  agent_id: str | None = None, k: int = 5, **fields: Any) -> None:
@@ -136,7 +137,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         if self._writes.pending_for(user):  # read this user's earlier turns (stored unless the model was quicker)
             await asyncio.to_thread(self._writes.settle, user)
         try:
-            context = await amemory_block(self.memory, query, user_id=user, k=self.k)
+            context = await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)
         except InvalidInputError as exc:  # e.g. a pasted text over the size limit: answer without memories
             logger.warning("hindsight: no recall for this message: %s", exc)
             return None

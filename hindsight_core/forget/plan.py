@@ -24,6 +24,7 @@ from ..language.text import is_cjk, keyword_tokens
 from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
+from ..write.rules import text_script
 
 #: the one message for a forget that names nothing, or more than one thing, whichever face it came through
 ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
@@ -38,23 +39,74 @@ def check_one_target(memory_id: str | None, about: str | None, everything: bool)
 Embedder = Callable[[Sequence[str]], np.ndarray]
 
 
+#: the memories at least `forget_similarity_with_overlap` close to each of the vectors, with their cosine
+Near = Callable[[np.ndarray], list[list[tuple[MemoryRecord, float]]]]
+
+
 def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig,
           embed: Embedder | None = None) -> list[MemoryRecord]:
-    """The memories `forget(about=topic)` removes, oldest first."""
-    weak = config.forget_similarity_with_overlap
-    near = store.neighbours(user, vector[None, :], limit=config.limits.max_batch, min_score=weak, scope=ALL)[0]
-    return _judged(topic, vector, [(hit.record, hit.score) for hit in near], config, embed)
+    """The memories `forget(about=topic)` removes, oldest first (`_named`)."""
+    def near(vectors: np.ndarray) -> list[list[tuple[MemoryRecord, float]]]:
+        found = store.neighbours(user, vectors, limit=config.limits.max_batch,
+                                 min_score=config.forget_similarity_with_overlap, scope=ALL)
+        return [[(hit.record, hit.score) for hit in hits] for hits in found]
+
+    return _named(topic, vector, near, config, embed)
 
 
 def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig,
-                   embed: Embedder | None = None) -> list[MemoryRecord]:
-    """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`."""
+                   embed: Embedder | None = None, named: Sequence[MemoryRecord] = ()) -> list[MemoryRecord]:
+    """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`;
+    `named`: the live memories it removes, whose translations in the archive go too."""
     if not callable(getattr(store, "load_space", None)) or not store.space_exists(user, ARCHIVE):  # type: ignore[attr-defined]
         return []
     weak = config.forget_similarity_with_overlap
-    scored = [(record, float(np.dot(np.asarray(stored, dtype=np.float32), vector)))
-              for record, stored, _ in store.load_space(user, ARCHIVE)]  # type: ignore[attr-defined]
-    return _judged(topic, vector, [(r, s) for r, s in scored if s >= weak], config, embed)
+    archived = [(record, np.asarray(stored, dtype=np.float32))
+                for record, stored, _ in store.load_space(user, ARCHIVE)]  # type: ignore[attr-defined]
+
+    def near(vectors: np.ndarray) -> list[list[tuple[MemoryRecord, float]]]:
+        scored = [[(record, float(np.dot(stored, row))) for record, stored in archived] for row in vectors]
+        return [[(record, score) for record, score in row if score >= weak] for row in scored]
+
+    return _named(topic, vector, near, config, embed, also=named)
+
+
+def _named(topic: str, vector: np.ndarray, near: Near, config: HindsightConfig, embed: Embedder | None,
+           also: Sequence[MemoryRecord] = ()) -> list[MemoryRecord]:
+    """What the topic names among `near`'s memories (`_judged`), and what those, and `also`, say in another script
+    (`_in_other_scripts`), oldest first."""
+    named = _judged(topic, vector, near(vector[None, :])[0], config, embed)
+    across = _in_other_scripts([*also, *named], near, config, embed)
+    return sorted(named + [r for r in across if r.id not in {n.id for n in named}], key=lambda r: r.timestamp)
+
+
+def _in_other_scripts(named: list[MemoryRecord], near: Near, config: HindsightConfig,
+                      embed: Embedder | None) -> list[MemoryRecord]:
+    """The memories in another script that a memory the topic names names in turn, by the topic's rule (`_judged`).
+
+    A multilingual embedder puts a sentence close to its translation, but a topic of
+    a few words sits further from a sentence in the other script than from one in its
+    own (with multilingual-e5-small, "my card PIN" is at 0.885 from "My card PIN is
+    4921." and at 0.831 from "我的银行卡密码是4921。", under `forget_similarity`, while
+    the two sentences are at 0.878 from each other). So what the topic names in its
+    own script stands for it in the others: the same fact said in another language
+    goes too. Only across scripts (within one, the topic itself judged), and one step
+    only: never what such a memory names in turn.
+    """
+    if not named or embed is None:
+        return []
+    own = np.asarray(embed([r.raw_content for r in named]), dtype=np.float32)
+    taken = {r.id for r in named}
+    found: list[MemoryRecord] = []
+    for record, vector, hits in zip(named, own, near(own)):
+        script = text_script(record.raw_content)
+        across = [(other, score) for other, score in hits
+                  if other.id not in taken and text_script(other.raw_content) != script]
+        for other in _judged(record.raw_content, vector, across, config, embed):
+            if other.id not in taken:
+                taken.add(other.id)
+                found.append(other)
+    return found
 
 
 def _judged(topic: str, vector: np.ndarray, candidates: list[tuple[MemoryRecord, float]], config: HindsightConfig,

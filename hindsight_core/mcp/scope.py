@@ -26,6 +26,25 @@ def strong_token(token: object) -> bool:
     return isinstance(token, str) and len(token) >= MIN_TOKEN_CHARS and token == token.strip()
 
 
+def user_tokens(tokens: Mapping[str, str]) -> dict[str, str]:
+    """Each token with its user id as the store keys it (`validate_id`: NFC); refused: a weak token, or two ids
+    spelled apart that the store reads as one user (the Kelvin sign "\u212aevin" is "Kevin"), which would let one
+    token read the other's memories."""
+    keyed: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for token, user in tokens.items():
+        key = validate_id(user)
+        if not strong_token(token):
+            raise InvalidInputError(f"the token of user {user!r} is shorter than {MIN_TOKEN_CHARS} characters "
+                                    "or has surrounding whitespace; use e.g. `python -c 'import secrets; "
+                                    "print(secrets.token_urlsafe(32))'`")
+        if spelled.setdefault(key, user) != user:
+            raise InvalidInputError(f"user ids {spelled[key]!r} and {user!r} are one user to the store (they "
+                                    f"normalise alike, to {key!r}); give each user one id")
+        keyed[token] = key  # type: ignore[assignment]
+    return keyed
+
+
 @dataclass(frozen=True)
 class UserScope:
     """One fixed `user_id`, or `tokens` mapping each bearer token to the user it authenticates."""
@@ -37,13 +56,8 @@ class UserScope:
         if (self.user_id is None) == (not self.tokens):
             raise InvalidInputError("a scope names one user (user_id=...) or a table of tokens, not both or neither")
         if self.user_id is not None:
-            validate_id(self.user_id)
-        for token, user in self.tokens.items():
-            validate_id(user)
-            if not strong_token(token):
-                raise InvalidInputError(f"the token of user {user!r} is shorter than {MIN_TOKEN_CHARS} characters "
-                                        "or has surrounding whitespace; use e.g. `python -c 'import secrets; "
-                                        "print(secrets.token_urlsafe(32))'`")
+            object.__setattr__(self, "user_id", validate_id(self.user_id))
+        object.__setattr__(self, "tokens", user_tokens(self.tokens))
 
     @property
     def authenticated(self) -> bool:

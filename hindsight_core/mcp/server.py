@@ -15,15 +15,10 @@ from ..api import MemoryAPI
 from ..types import Source
 from .compat import MCPServer, new_server
 from .scope import UserScope
+from .sessions import SessionLimits, SessionQuota
 from .tools import register_tools
 
 Transport = Literal["stdio", "streamable-http", "sse"]
-
-#: MCP sessions open at once over streamable HTTP, and the seconds after which an idle one is closed (its client
-#: opens another): mcp's own defaults (10,000 and 30 minutes) let clients that never close theirs hold about
-#: 380 MB (3,000 sessions took 113 MB)
-MAX_SESSIONS = 500
-SESSION_IDLE_SECONDS = 600.0
 
 INSTRUCTIONS = (
     "Long-term memory about the user. Call memory_search before answering anything that may depend on the "
@@ -73,13 +68,11 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
     return server
 
 
-def http_app(server: MCPServer, *, host: str, max_sessions: int | None = None,
-             session_idle: float | None = None) -> Any:
-    """The streamable-HTTP app at /mcp, its sessions bounded (`MAX_SESSIONS`, refused with a 503 beyond) and
-    closed when idle (`SESSION_IDLE_SECONDS`)."""
-    return server.streamable_http_app(streamable_http_path="/mcp", host=host,
-                                      max_sessions=max_sessions or MAX_SESSIONS,
-                                      session_idle_timeout=session_idle or SESSION_IDLE_SECONDS)
+def http_app(server: MCPServer, *, host: str, limits: SessionLimits = SessionLimits()) -> Any:
+    """The streamable-HTTP app at /mcp, its sessions bounded (`limits.total`) and closed when idle (`limits.idle`);
+    put a `SessionQuota` with the same limits in front of it, so that no user can take every session."""
+    return server.streamable_http_app(streamable_http_path="/mcp", host=host, max_sessions=limits.total,
+                                      session_idle_timeout=limits.idle)
 
 
 def _url_host(host: str) -> str:
@@ -127,13 +120,14 @@ def run_server(server: MCPServer, transport: Transport = "stdio", *, host: str =
                port: int = 8080, scope: UserScope | None = None) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP, SSE).
 
-    Over HTTP and SSE with a token `scope`, refusals say why (`ExplainedUnauthorized`).
+    Over HTTP and SSE with a token `scope`, refusals say why (`ExplainedUnauthorized`); streamable HTTP's sessions
+    are shared fairly between the scope's users (`sessions.SessionQuota`).
     """
     if transport == "stdio":
         server.run("stdio")
         return
     if transport == "streamable-http":
-        app: Any = http_app(server, host=host)
+        app: Any = SessionQuota(http_app(server, host=host), scope, SessionLimits())
     elif transport == "sse":
         app = server.sse_app(host=host)
     else:

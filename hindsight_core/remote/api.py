@@ -22,6 +22,7 @@ from ..errors import InvalidInputError
 from ..language.text import validate_id
 from ..write.validation import check_names, check_users
 from . import wire
+from .local_forgets import ForgetCounter
 from .recall_log import RecallLog
 
 EVERYONE = "*"
@@ -81,11 +82,12 @@ class Operations:
     def __init__(self, memory: Any, log: RecallLog) -> None:
         self.memory = memory
         self.log = log
+        self.forgets = ForgetCounter().listen(memory)  # every forget made here, whoever asked, for the clients
         self.table: dict[str, Callable[[Call], Any]] = {
             name: getattr(self, name) for name in (
                 "write", "write_many", "recall", "forget", "get", "memories", "find", "release", "unreadable",
                 "users", "consolidate", "consolidate_all", "compact", "optimize", "stats", "export", "import_jsonl",
-                "config", "recall_log", "recall_log_consent")}
+                "config", "recall_log", "recall_log_consent", "forget_count")}
 
     def write(self, call: Call) -> Any:
         written = self.memory.write(_text(call, "text"), **call.kwargs(*keywords("write"), also=("text",)))
@@ -105,6 +107,9 @@ class Operations:
 
     def forget(self, call: Call) -> Any:
         return wire.receipt_out(self.memory.forget(**call.kwargs(*keywords("forget"))))
+
+    def forget_count(self, call: Call) -> Any:
+        return self.forgets.count(call.user())
 
     def get(self, call: Call) -> Any:
         return wire.record_out(self.memory.get(_text(call, "memory_id"), user_id=call.user()))
@@ -167,7 +172,7 @@ class Operations:
 
     def config(self, call: Call) -> Any:
         return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedder.name,
-                "recall_log": self.log.enabled}
+                "recall_log": self.log.enabled, "reaches": call.who}  # whose writes a client's journal may send
 
     def recall_log_consent(self, call: Call) -> Any:
         given = call.args.get("given")

@@ -12,8 +12,8 @@ same `HindsightError` subclass. A server that does not answer is a
 Two differences, both from running elsewhere: `where` (a Python predicate)
 is applied here, to a few more results than `k` asked of the server; and
 `on_forget` / `before_forget` listeners hear the forgets made through this
-client only (`hindsight_core.remote.local_forgets`): a forget made by another
-process reaches the server's listeners, not this process's.
+client as they happen, and those made by another process when
+`forgets_made_elsewhere` asks (`hindsight_core.remote.local_forgets`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ import httpx
 
 from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
+from ..config import HindsightConfig
 from ..decay import retention_of
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
+from ..language.text import validate_id
 from ..recall.formatting import format_for_prompt
 from ..maintenance.transfer import TransferSummary
 from ..types import MemoryRecord, RecallResults, ScoredMemory
@@ -190,13 +192,18 @@ class HindsightClient:
     def local_journal(self) -> Path | None:
         """The journal file of a write queue over this client (see `queue_journal`); None to keep it in memory.
 
-        Taken on first use, with what a killed process left for this server and token moved into it."""
+        Taken on first use, with what a killed process left for this server moved into it: under this token, and
+        under another token for the users this one reaches (a rotated token, another spelling of the URL)."""
         if self._queue_journal is False:
             return None
         if self._journal_slot is None:
             folder = default_folder() if self._queue_journal is True else Path(self._queue_journal)  # type: ignore[arg-type]
-            self._journal_slot = ClientJournal(self.url, self._token, folder)
+            self._journal_slot = ClientJournal(self.url, self._token, folder, reaches=self._token_reaches)
         return self._journal_slot.path
+
+    def _token_reaches(self) -> str:
+        """Whom the server says this client's token reaches: "*" (every user) or one user id."""
+        return str(self._call("config")["reaches"])
 
     def __enter__(self) -> "HindsightClient":
         return self
@@ -215,9 +222,13 @@ class HindsightClient:
 
     @property
     def config(self) -> Any:
-        """The server's `HindsightConfig` (limits, decay, ...), fetched once."""
+        """The server's `HindsightConfig` (limits, decay, ...), fetched once. While no server answers, the defaults
+        (not kept): an adapter started during an outage still journals its turns, which the server checks again."""
         if self._config is None:
-            answer = self._call("config")
+            try:
+                answer = self._call("config")
+            except StoreUnavailableError:
+                return HindsightConfig()
             self._config, self._model = wire.config_in(answer["config"]), answer["embedding_model"]
         return self._config
 
@@ -280,12 +291,19 @@ class HindsightClient:
                                                                       for_good)))
         return self._forgets.done(started, receipt, about)
 
+    def forgets_made_elsewhere(self, user_id: str) -> bool:
+        """Whether a forget of `user_id` began since this client last asked (made by anyone: another client, the
+        CLI, MCP, the inspector); if so it is announced to this process's `on_forget` listeners, naming no text
+        (`local_forgets.ForgetCounter`). `TurnLog` asks before each offer, so a remembered turn is fenced."""
+        return self._forgets.elsewhere(validate_id(user_id), str(self._call("forget_count", user_id=user_id)))
+
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
         self._close_hooks.append(hook)
 
     def on_forget(self, listener: Any) -> None:
-        """Call `listener` after each forget made through this client (not one made by another process)."""
+        """Call `listener` after each forget made through this client, and of one made by another process when
+        `forgets_made_elsewhere` finds it."""
         self._forgets.on_forget(listener)
 
     def before_forget(self, listener: Callable[..., object]) -> None:

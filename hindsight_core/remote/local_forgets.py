@@ -1,4 +1,4 @@
-"""A client's own forgets, announced to this process's holders of a user's words (the write queue, `TurnLog`).
+"""How forgets reach the processes that hold a user's words besides the server: its clients' processes.
 
 `HindsightClient.forget` calls the server; the copies of a user's words this
 process keeps (a write queue's waiting turns and its journal, the conversation
@@ -8,14 +8,22 @@ before the request leaves (the write queue settles or drops the user's writes
 then, so the forget covers them), and a `Forgotten` after the server answered
 (with the texts the server removed, the topic, or None for everything).
 
-What this cannot reach: a forget made by another process (another client, the
-CLI, MCP, the server's own `Hindsight`) is announced in the server's process
-only; a client hears nothing of it.
+A forget made by another process (another client, the CLI, MCP, the inspector)
+happens in the server's process: its `ForgetCounter` counts every forget of each
+user, and a client asks for the count before it uses what it remembers of a user
+(`HindsightClient.forgets_made_elsewhere`, which `TurnLog` calls before each
+offer). A count that moved is announced here as a `Forgotten` naming no text, so
+the conversation policy fences the turns it remembered: the forgotten words are
+never the next turn's context.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import threading
+import uuid
+from collections import OrderedDict
 from typing import Any, Callable
 
 from ..errors import HindsightError
@@ -26,12 +34,19 @@ from ..types import ForgetReceipt
 from ..write.validation import check_flag
 
 
+#: users whose forget count a client remembers, the most recently asked last (more than `TurnLog` keeps)
+USERS_KEPT = 65_536
+
+
 class LocalForgets:
     """The listeners a client announces its own forgets to: `before` (a `Forgetting`) and `after` (a `Forgotten`)."""
 
     def __init__(self) -> None:
         self.before = ForgetListeners()
         self.after = ForgetListeners()
+        #: the server's forget count of each user, as last asked (`elsewhere`)
+        self._counts: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def heard(self) -> bool:
@@ -66,5 +81,59 @@ class LocalForgets:
         removed = self.after.announce(Forgotten.of(receipt.user_id, texts, about))
         return dataclasses.replace(receipt, working_messages=receipt.working_messages + removed) if removed else receipt
 
+    def elsewhere(self, user: str, count: str) -> bool:
+        """The server's forget count of `user` now: if it moved since the last ask, announce a `Forgotten` naming no
+        text (a forget made by another process). The first ask only records it: nothing was remembered before."""
+        with self._lock:
+            known = self._counts.pop(user, None)
+            self._counts[user] = count
+            while len(self._counts) > USERS_KEPT:
+                self._counts.popitem(last=False)
+        if known is None or known == count:
+            return False
+        self.after.announce(Forgotten.of(user, ()))
+        return True
 
-__all__ = ["LocalForgets"]
+
+class ForgetCounter:
+    """The server's count of each user's forgets, which its clients ask for to learn of forgets made elsewhere.
+
+    Listening to the facade's `before_forget` and `on_forget`, it counts each forget
+    at its start and at its end, so a client asking while one runs hears of it before
+    its next write. The counts are `BUCKETS` numbers picked by a digest of the user id
+    (the server keeps no list of who forgot): a forget of another user in the same
+    bucket is heard as one of this user's, which costs a client the context of one
+    turn, never a forgotten text. A count carries this process's start, so a
+    restarted server reads as a forget (the CLI may have forgotten on the store while
+    it was down).
+    """
+
+    BUCKETS = 4096
+
+    def __init__(self) -> None:
+        self._counts = [0] * self.BUCKETS
+        self._started = uuid.uuid4().hex[:12]
+        self._lock = threading.Lock()
+
+    def listen(self, memory: Any) -> "ForgetCounter":
+        """Count the forgets of `memory` (a `Hindsight`)."""
+        memory.before_forget(self.heard)
+        memory.on_forget(self.heard)
+        return self
+
+    def heard(self, event: Forgetting | Forgotten) -> int:
+        if not getattr(event, "dry_run", False):
+            with self._lock:
+                self._counts[self._bucket(event.user_id)] += 1
+        return 0  # no copy was removed here
+
+    def count(self, user: str) -> str:
+        """The user's forget count (with this process's start): changed whenever a forget of theirs began or ended."""
+        return f"{self._started}:{self._counts[self._bucket(user)]}"
+
+    def _bucket(self, user: str) -> int:
+        digest = hashlib.blake2b(user.encode("utf-8", "surrogatepass"), digest_size=4).digest()
+        return int.from_bytes(digest, "big") % self.BUCKETS
+
+
+__all__ = ["ForgetCounter", "LocalForgets"]

@@ -2,7 +2,8 @@
 
 Each entry holds the query, the memories returned with their explanations, the
 block that was injected (what `format_for_prompt` makes of them) and which
-caller asked (an adapter, the MCP server, the CLI). It is bounded three times: at
+caller asked (an adapter, the MCP server, the CLI). A recall that gave nothing (a
+user with no memories) showed the agent nothing and is not kept. It is bounded three times: at
 most `max_entries` per user, `max_total` across every user (the oldest leave
 first), none older than `max_age`. It is never written to disk,
 and `forget` removes a forgotten memory's traces: the memory leaves every entry
@@ -86,9 +87,9 @@ class RecallLog:
     def add(self, user_id: str, query: str, results: Iterable[ScoredMemory], *, caller: str,
             session: str | None = None) -> RecallEntry | None:
         user_id = normalise_id(user_id)
-        if not self.keeps(user_id):
-            return None
         results = tuple(results)
+        if not results or not self.keeps(user_id):  # nothing shown (a user with no memories): only a query to hold
+            return None
         entry = RecallEntry(next(self._numbers), self.clock(), user_id, session or "-", caller, query, results,
                             format_for_prompt(results))
         with self._lock:

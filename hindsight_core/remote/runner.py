@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..mcp.sessions import SessionLimits
 from ..ui.security import is_loopback
 from .discovery import ServerRecord, remove_record, write_record
 from .recall_log import DEFAULT_MAX_TOTAL, RecallLog
@@ -48,9 +49,8 @@ class ServeOptions:
     recall_log_days: float = 7.0
     #: entries of the recall log across every user (the oldest leave first)
     recall_log_total: int = DEFAULT_MAX_TOTAL
-    #: MCP sessions open at once, and seconds before an idle one is closed (None: `mcp.server`'s bounds)
-    mcp_max_sessions: int | None = None
-    mcp_session_idle: float | None = None
+    #: MCP sessions open at once and per user, and seconds before an idle one is closed (`mcp.sessions`)
+    mcp_sessions: SessionLimits = SessionLimits()
     #: seconds a request may take to send its head, then its body
     request_timeout: float = REQUEST_TIMEOUT
 
@@ -75,7 +75,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     """The ASGI app for `memory` on `port`, and its recall log."""
     from datetime import timedelta
 
-    from ..mcp.scope import UserScope
+    from ..mcp.scope import UserScope, user_tokens
     from ..mcp.server import build_server, http_app
     from ..ui.app import InspectorApp
     from ..ui.security import Guard
@@ -84,7 +84,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     log = RecallLog(memory.now, enabled=consent, max_entries=options.recall_log_entries,
                     max_age=timedelta(days=options.recall_log_days), max_total=options.recall_log_total)
     memory.on_forget(log.forget)
-    access = Access(options.token, {t: u for t, u in (options.user_tokens or {}).items()})
+    access = Access(options.token, user_tokens(options.user_tokens or {}))  # ids as the store compares them
     tokens = dict(access.user_tokens)
     if options.token and options.mcp_user:
         tokens[options.token] = options.mcp_user
@@ -94,14 +94,13 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     if scope is not None:
         server = build_server(LoggedRecalls(memory, log, "mcp"), scope, host=options.host, port=port,
                               write_source=options.write_source)
-        mcp_app = http_app(server, host=options.host, max_sessions=options.mcp_max_sessions,
-                           session_idle=options.mcp_session_idle)
+        mcp_app = http_app(server, host=options.host, limits=options.mcp_sessions)
     # the inspector shows every user: it needs the server's own token, or none at all (loopback)
     inspector = None
     if options.token is not None or access.open:
         inspector = InspectorApp(memory, Guard(port=port, token=options.token), recall_log=log)
     return build_app(memory, port=port, access=access, log=log, mcp=mcp_app, mcp_scope=scope,
-                     inspector=inspector, request_timeout=options.request_timeout), log
+                     mcp_sessions=options.mcp_sessions, inspector=inspector, request_timeout=options.request_timeout), log
 
 
 def _timed_h11(head_timeout: float) -> type:
@@ -140,10 +139,15 @@ def _timed_h11(head_timeout: float) -> type:
 
 
 def server_config(app: Any, options: ServeOptions, **more: Any) -> Any:
-    """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline."""
+    """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline.
+
+    An idle connection is kept as long as a head may take (uvicorn's 5 s is httpx's own keep-alive expiry: a
+    client reusing a connection at that moment had it reset under its request, a forget that failed for
+    nothing; `benchmarks/forget_races.py` met it once in 200 races)."""
     import uvicorn
 
-    return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout), **more)
+    return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout),
+                          timeout_keep_alive=max(1, round(options.request_timeout)), **more)
 
 
 def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder: Path | None,

@@ -246,9 +246,11 @@ class _ExplainMcpRefusals:
 
 
 def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: Any = None, mcp_scope: Any = None,
-              inspector: Any = None, max_body: int = MAX_BODY_BYTES, request_timeout: float = REQUEST_TIMEOUT) -> Any:
+              mcp_sessions: Any = None, inspector: Any = None, max_body: int = MAX_BODY_BYTES,
+              request_timeout: float = REQUEST_TIMEOUT) -> Any:
     """The one ASGI app. `mcp`: an MCP streamable-HTTP Starlette app (its lifespan runs the sessions) or None,
-    with `mcp_scope` its `UserScope`; `inspector`: an `InspectorApp` or None."""
+    with `mcp_scope` its `UserScope` and `mcp_sessions` its `SessionLimits`, shared fairly between its users
+    (`mcp.sessions.SessionQuota`); `inspector`: an `InspectorApp` or None."""
     operations = Operations(memory, log)
     app = mcp if mcp is not None else Starlette()
     routes = [Route("/healthz", healthz, methods=["GET"]), api_route(operations, access)]
@@ -256,5 +258,10 @@ def build_app(memory: Any, *, port: int, access: Access, log: RecallLog, mcp: An
     if inspector is not None:
         app.router.routes.append(Route("/{path:path}", inspector_endpoint(inspector, max_body),
                                        methods=["GET", "POST"]))
-    inner: Any = _ExplainMcpRefusals(app, mcp_scope) if mcp is not None and mcp_scope.authenticated else app
+    inner: Any = app
+    if mcp is not None:
+        from ..mcp.sessions import SessionLimits, SessionQuota
+
+        inner = SessionQuota(inner, mcp_scope, mcp_sessions or SessionLimits())
+        inner = _ExplainMcpRefusals(inner, mcp_scope) if mcp_scope.authenticated else inner
     return Checks(inner, port=port, guarded=not access.open, max_body=max_body, request_timeout=request_timeout)

@@ -25,11 +25,12 @@ total = system + long_term + working.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..errors import ContextBudgetError, InvalidInputError
+from ..errors import ContextBudgetError, InvalidInputError, StoreUnavailableError
 from ..language.tokens import Tokenizer, default_tokenizer
 from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, format_for_prompt, prompt_order
 from ..types import ScoredMemory
@@ -38,6 +39,8 @@ from ..write.gate import asks_for_nothing
 
 if TYPE_CHECKING:
     from ..api import MemoryAPI
+
+logger = logging.getLogger("hindsight_core.session.context")
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,43 @@ async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int
         return MemoryBlock("", (), 0)
     found = await memory.arecall(query, user_id=user_id, k=k, **recall_options)
     return _rendered(found, max_tokens=max_tokens, tokenizer=tokenizer, header=header)
+
+
+class StoreOutage:
+    """The adapters' recall for a turn, which goes on without memories while the store cannot be reached.
+
+    A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty,
+    one warning is logged per outage (the first failure after a recall that worked), and the turn's writes are
+    journaled by the write queue as always, to be stored when the server is back.
+    """
+
+    def __init__(self) -> None:
+        self.down = False
+
+    def block(self, memory: "MemoryAPI", query: str, **options: Any) -> MemoryBlock:
+        """`memory_block(memory, query, **options)`, or an empty block while the store cannot be reached."""
+        try:
+            found = memory_block(memory, query, **options)
+        except StoreUnavailableError as exc:
+            return self._failed(exc)
+        self.down = False
+        return found
+
+    async def ablock(self, memory: "MemoryAPI", query: str, **options: Any) -> MemoryBlock:
+        """Async twin of `block`."""
+        try:
+            found = await amemory_block(memory, query, **options)
+        except StoreUnavailableError as exc:
+            return self._failed(exc)
+        self.down = False
+        return found
+
+    def _failed(self, exc: StoreUnavailableError) -> MemoryBlock:
+        if not self.down:
+            logger.warning("hindsight: memory cannot be reached, so turns go on without recalled memories (what they "
+                           "write is journaled and stored once it is back): %s", exc)
+        self.down = True
+        return MemoryBlock("", (), 0)
 
 
 class ContextBuilder:

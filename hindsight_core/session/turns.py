@@ -41,7 +41,10 @@ The rules:
   about the topic is not among them; so the rule costs at most the context of the
   first turn after a forget, and never lets a forgotten text come back as one.
   Turns offered before the forget stay recognised (by digest), so a history
-  handed over again does not store them again.
+  handed over again does not store them again. Over a `HindsightClient`, a
+  forget made by another process (another client, the CLI, MCP, the inspector)
+  counts too: each offer first asks the server whether one began since the last
+  offer (`events.ForgetsElsewhere`).
 * A conversation that is only written as it goes (messages put, never read
   before the model answers) holds each turn until the agent's answer to it
   arrives (`AwaitingAnswer`): the turns up to the agent's last answer are
@@ -70,7 +73,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import HindsightError, InvalidInputError
-from ..events import Forgotten, WeakListener
+from ..events import ForgetsElsewhere, Forgotten, WeakListener
 from ..language.text import validate_id
 from ..types import ANSWERS_KEY, CONTEXT_CHARS, Source
 from ..write.request import PER_TEXT, WriteOptions
@@ -253,6 +256,8 @@ class TurnLog:
         shared_options(options)
         turns = list(turns)
         user_id = validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)  # as the facade keys users
+        if isinstance(self.memory, ForgetsElsewhere):  # another process's forget is heard (`_forgotten`) first
+            self.memory.forgets_made_elsewhere(user_id)
         fresh = self._claim(turns, user_id, session_id)
         contexts = self._contexts(turns, user_id, session_id)
         if not fresh:

@@ -71,8 +71,8 @@ a memory whose store is elsewhere, where it names (`api.JournalsLocally`: a
 the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
 to keep the queue in memory only (then a crash loses what was not yet written).
 Over a client, the forget rules hold for forgets made through that client (it
-announces them, `remote/local_forgets.py`), not for one made by
-another process.
+announces them, `remote/local_forgets.py`); one made by another process reaches the
+conversation policy (`TurnLog` asks before each offer), not the writes waiting here.
 """
 
 from __future__ import annotations

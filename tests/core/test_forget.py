@@ -126,3 +126,39 @@ def test_a_memory_whose_context_names_the_topic_is_judged_on_its_own_words(memor
     gone = {r.id for r in memory.forget(user_id="u", about="my card PIN").removed}
     assert fact.id in gone and reply.id not in gone
     assert [r.id for r in memory.memories(user_id="u")] == [reply.id]
+
+
+UNRELATED_EN = ["I prefer window seats on long flights.", "My favourite football team is FC Porto."]
+UNRELATED_ZH = ["我每天早上跑步五公里。", "我的猫叫豆豆。"]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("topic, fact, translated", [
+    ("my card PIN", "My card PIN is 4921.", "我的银行卡密码是4921。"),
+    ("我的体重", "我现在的体重是七十公斤。", "I weigh seventy kilograms now."),
+    ("我的宗教信仰", "我信仰佛教。", "I am a Buddhist."),
+], ids=["en", "zh", "zh-no-shared-word"])
+def test_a_topic_forgotten_in_one_language_takes_the_same_fact_said_in_the_other(memory, topic, fact, translated):
+    """Red team finding 10: the fact said in the other language stayed (the topic sits further from a sentence in
+    the other script); the memory the topic names in its own script names its translation."""
+    said = {t: memory.write(t, user_id="u", force=True).record.id for t in (fact, translated)}
+    kept = {t: memory.write(t, user_id="u", force=True).record.id for t in UNRELATED_EN + UNRELATED_ZH}
+    gone = {r.id for r in memory.forget(user_id="u", about=topic).removed}
+    assert set(said.values()) <= gone  # before: the translation stayed
+    # nothing unrelated goes for an English topic; for a Chinese one, no English memory (Chinese sentences sit close
+    # together for this model, so a Chinese topic may take an unrelated Chinese one: the topic's rule, unchanged)
+    spared = UNRELATED_EN + UNRELATED_ZH if topic.isascii() else UNRELATED_EN
+    assert not gone & {kept[t] for t in spared}
+
+
+@pytest.mark.model
+def test_the_translation_of_a_forgotten_fact_leaves_the_archive_too(memory, clock):
+    from hindsight_core import maintenance
+
+    memory.write("我的银行卡密码是4921。", user_id="u", force=True)
+    memory.write("I prefer window seats on long flights.", user_id="u", force=True)
+    clock.advance(days=200)
+    assert maintenance.archive(memory.store, now=memory.now(), older_than_days=90).count == 2
+    memory.write("My card PIN is 4921.", user_id="u", force=True)
+    receipt = memory.forget(user_id="u", about="my card PIN")
+    assert sorted(r.raw_content for r in receipt.removed) == ["My card PIN is 4921.", "我的银行卡密码是4921。"]

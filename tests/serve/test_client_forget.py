@@ -116,3 +116,72 @@ def test_the_langchain_middleware_over_a_client_never_brings_a_forgotten_pin_bac
     records = pin_then_forget(client, {"everything": True})
     assert AFTER in [r.raw_content for r in records]  # the next turn was stored ...
     assert all("4921" not in r.raw_content + (r.context or "") for r in records)  # ... without the PIN as context
+
+
+# -- a forget made by another process (red team finding 9) -------------------------------------------
+def forget_elsewhere(served, user: str, how: str) -> None:
+    """Forget the PIN through another client, or through the CLI (another process), never through `client`."""
+    if how == "cli":
+        from .test_processes import cli
+
+        done = cli(served["home"], "forget", "-u", user, "--everything", "--yes")
+        assert done.returncode == 0, done.stderr
+        return
+    with HindsightClient(served["url"], queue_journal=False) as other:
+        other.forget(user_id=user, **target(how, PIN))
+
+
+@pytest.mark.parametrize("how", ["everything", "about", "cli"])
+def test_a_forget_made_by_another_process_reaches_the_turnlog(client, served, user, how):
+    log = TurnLog(client)
+    log.offer([Turn(PIN, Source.USER)], user_id=user, session_id="s-1")
+    assert list(stored(client, user)) == [PIN]
+    forget_elsewhere(served, user, how)
+    log.offer([Turn(NEXT, Source.USER)], user_id=user, session_id="s-1")
+    assert stored(client, user) == {NEXT: None}  # before: {NEXT: PIN}, the forgotten PIN as the next context
+
+
+def test_a_forget_elsewhere_fences_the_agents_answer_to_a_forgotten_turn(client, served, user):
+    """The answer to a turn said before the forget, handed over after it (LlamaIndex does), is not stored."""
+    queue, log = WriteQueue(client, linger=0), TurnLog(client)
+    queue.offer_turns([Turn(PIN, Source.USER)], user_id=user, session_id="s-1", log=log)
+    queue.flush()
+    forget_elsewhere(served, user, "everything")
+    queue.offer_turns([Turn(PIN, Source.USER), Turn(ANSWER, Source.AGENT), Turn(NEXT, Source.USER)],
+                      user_id=user, session_id="s-1", log=log)
+    queue.flush()
+    assert stored(client, user) == {NEXT: None}
+    queue.close()
+
+
+def test_only_a_forget_moves_the_count_a_client_reads(client, served, user):
+    assert client.forgets_made_elsewhere(user) is False  # the first ask only records the count
+    client.remember(PORTO, user_id=user, force=True)
+    client.recall("Porto", user_id=user)
+    assert client.forgets_made_elsewhere(user) is False  # writes and recalls are not forgets
+    with HindsightClient(served["url"], queue_journal=False) as other:
+        other.forget(user_id=user, about=PORTO, dry_run=True)
+        assert client.forgets_made_elsewhere(user) is False  # nor is a dry run
+        other.forget(user_id=user, about=PORTO)
+    assert client.forgets_made_elsewhere(user) is True
+    assert client.forgets_made_elsewhere(user) is False
+
+
+def test_the_langchain_middleware_hears_a_forget_made_from_the_cli(client, served, user):
+    """The finding's reproduction through the adapter: PIN, a forget from the CLI, one more turn in the thread."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from ..langchain.helpers import says
+    from ..langchain.test_middleware import AFTER, PIN as SAID, PIN_ANSWER, agent_for, settle
+
+    agent, _ = agent_for(client, [PIN_ANSWER, "Booked: Friday at 8 pm, a table for two."],
+                         checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "thread-1"}}
+    agent.invoke(says(SAID), config, context={"user_id": user})
+    settle(client)
+    forget_elsewhere(served, user, "cli")
+    agent.invoke(says(AFTER), config, context={"user_id": user})
+    settle(client)
+    records = client.memories(user_id=user)
+    assert AFTER in [r.raw_content for r in records]
+    assert all("4921" not in r.raw_content + (r.context or "") for r in records)

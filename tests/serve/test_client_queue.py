@@ -3,6 +3,7 @@ start, so SIGKILLed client processes lose no acknowledged write."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import stat
@@ -13,11 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from hindsight_core import Hindsight
 from hindsight_core.api import JournalsLocally
 from hindsight_core.remote import HindsightClient
 from hindsight_core.remote.local_journal import FOLDER_NAME, ClientJournal
 from hindsight_core.session.queue_journal import JOURNAL_NAME, QueueJournal
+from hindsight_core.remote.runner import BackgroundServer, ServeOptions
 from hindsight_core.session.write_queue import WriteQueue, write_queue
+from hindsight_core.testing import FakeEmbedder
 
 from ..mcp._process import free_port
 from .conftest import start
@@ -147,10 +151,55 @@ def test_a_journal_folder_that_is_a_link_is_refused(tmp_path):
 
     url = f"http://127.0.0.1:{free_port()}"
     first = ClientJournal(url, None, tmp_path / "mine")
-    key = first.root.name
+    key = first.server.name
     first.release()
     (tmp_path / "theirs").mkdir()
     (tmp_path / "linked").mkdir()
     (tmp_path / "linked" / key).symlink_to(tmp_path / "theirs")
     with pytest.raises(StoreUnavailableError, match="not a link"):
         ClientJournal(url, None, tmp_path / "linked")
+
+
+# -- a rotated token, another spelling of the URL (red team finding 12) ---------------------------------
+OLD_TOKEN, NEW_TOKEN = "server-token-old-0123456789ab", "server-token-new-0123456789ab"
+ALICE, BOB = "alice-token-0123456789abcdef", "bob-token-0123456789abcdef01"
+SAID = ["My locker code is 4711.", "I prefer aisle seats.", "My dentist is Dr Silva."]
+
+
+def acknowledged_while_down(memory: Hindsight, options: ServeOptions, token: str, folder: Path, user: str) -> None:
+    """A client hands writes to its queue once its server went down, and its process ends without sending them."""
+    with BackgroundServer(memory, options) as server:
+        client = HindsightClient(server.url, token=token, queue_journal=folder)
+        client.config  # what a hand-over checks against, read while the server was up
+    queue = WriteQueue(client)
+    for text in SAID:
+        queue.submit([text], user_id=user, force=True)
+    queue.close()  # the writer could not reach the server: the writes stay journaled
+    client.close()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_writes_journaled_before_a_token_rotation_are_stored_after_it(tmp_path, host):
+    port, folder = free_port(), tmp_path / "journal"
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
+        acknowledged_while_down(memory, ServeOptions(port=port, token=OLD_TOKEN), OLD_TOKEN, folder, "alice")
+        with BackgroundServer(memory, ServeOptions(port=port, token=NEW_TOKEN)):  # restarted with a new token
+            with HindsightClient(f"http://{host}:{port}/", token=NEW_TOKEN, queue_journal=folder) as client:
+                write_queue(client).flush()
+            assert {m.raw_content for m in memory.memories(user_id="alice")} == set(SAID)  # before: none of them
+
+
+def test_another_users_journal_is_not_sent_with_a_token_that_does_not_reach_them(tmp_path, caplog):
+    port, folder = free_port(), tmp_path / "journal"
+    with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
+        options = ServeOptions(port=port, user_tokens={ALICE: "alice", BOB: "bob"})
+        acknowledged_while_down(memory, options, BOB, folder, "bob")
+        with BackgroundServer(memory, options):
+            with caplog.at_level(logging.WARNING):
+                with HindsightClient(f"http://127.0.0.1:{port}", token=ALICE, queue_journal=folder) as alice:
+                    write_queue(alice).flush()
+            assert memory.memories(user_id="bob") == []  # Alice's token neither sends nor drops Bob's writes
+            assert any("3 writes journaled with another token" in r.getMessage() for r in caplog.records)
+            with HindsightClient(f"http://127.0.0.1:{port}", token=BOB, queue_journal=folder) as bob:
+                write_queue(bob).flush()
+            assert {m.raw_content for m in memory.memories(user_id="bob")} == set(SAID)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from hindsight_core import Hindsight, HindsightError
+from hindsight_core.mcp.sessions import SessionLimits
 from hindsight_core.remote import HindsightClient
 from hindsight_core.remote.recall_log import RecallLog
 from hindsight_core.remote.runner import BackgroundServer, ServeOptions
@@ -56,20 +57,61 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def open_session(url: str) -> httpx.Response:
-    return httpx.post(url + "mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+def open_session(url: str, token: str | None = None) -> httpx.Response:
+    headers = {**MCP_HEADERS, **({"Authorization": f"Bearer {token}"} if token else {})}
+    return httpx.post(url + "mcp", json=INITIALIZE, headers=headers, timeout=30)
 
 
-def test_mcp_sessions_are_bounded(local):
-    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_max_sessions=3)) as server:
+def ping(url: str, session: str, token: str | None = None) -> int:
+    headers = {**MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.post(url + "mcp", json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=headers,
+                      timeout=30).status_code
+
+
+def test_a_full_server_closes_its_least_recently_used_session_instead_of_refusing(local):
+    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_sessions=SessionLimits(total=3))) as server:
         opened = [open_session(server.url) for _ in range(3)]
         assert all(r.status_code == 200 and r.headers.get("mcp-session-id") for r in opened)
-        refused = open_session(server.url)
-        assert refused.status_code == 503 and "Too many open sessions" in refused.text
+        assert ping(server.url, opened[0].headers["mcp-session-id"]) == 200  # the first is now the most recent
+        fourth = open_session(server.url)
+        assert fourth.status_code == 200, fourth.text  # before: 503 "Too many open sessions" for ten minutes
+        assert ping(server.url, opened[1].headers["mcp-session-id"]) == 404  # the least recently used went
+        assert [ping(server.url, r.headers["mcp-session-id"]) for r in (opened[0], opened[2], fourth)] == [200] * 3
+
+
+BOB = "bob-token-0f1e2d3c4b5a69788"
+
+
+def test_one_token_cannot_take_every_mcp_session(local):
+    """Red team finding 5: Bob's token opens sessions in a loop; Alice still gets one, and it keeps working."""
+    limits = SessionLimits(total=6, per_user=2)
+    with BackgroundServer(local, ServeOptions(port=0, user_tokens={ALICE: "alice", BOB: "bob"},
+                                              mcp_sessions=limits)) as server:
+        bobs = [open_session(server.url, BOB) for _ in range(12)]
+        assert all(r.status_code == 200 for r in bobs)  # his own oldest sessions are closed, not his new ones
+        assert [ping(server.url, r.headers["mcp-session-id"], BOB) for r in bobs[-3:]] == [404, 200, 200]
+        alices = open_session(server.url, ALICE)
+        assert alices.status_code == 200, alices.text  # before: 503 until Bob's sessions were idle for 10 minutes
+        more = [open_session(server.url, BOB) for _ in range(6)]
+        assert all(r.status_code == 200 for r in more)
+        assert ping(server.url, alices.headers["mcp-session-id"], ALICE) == 200  # Bob's loop never closes hers
+
+
+def test_a_full_server_closes_a_session_of_whoever_holds_the_most(local):
+    limits = SessionLimits(total=4, per_user=4)
+    with BackgroundServer(local, ServeOptions(port=0, user_tokens={ALICE: "alice", BOB: "bob"},
+                                              mcp_sessions=limits)) as server:
+        alices = open_session(server.url, ALICE).headers["mcp-session-id"]
+        bobs = [open_session(server.url, BOB).headers["mcp-session-id"] for _ in range(3)]
+        assert ping(server.url, alices, ALICE) == 200  # Alice's is the most recently used now
+        assert open_session(server.url, ALICE).status_code == 200
+        assert ping(server.url, alices, ALICE) == 200 and ping(server.url, bobs[0], BOB) == 404
 
 
 def test_an_idle_mcp_session_is_closed(local):
-    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_session_idle=0.5)) as server:
+    with BackgroundServer(local, ServeOptions(port=0, mcp_user="alice", mcp_sessions=SessionLimits(idle=0.5))) as server:
         session = open_session(server.url).headers["mcp-session-id"]
         ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
         for _ in range(120):  # bounded: the session is closed a moment after it goes idle
@@ -82,25 +124,29 @@ def test_an_idle_mcp_session_is_closed(local):
 
 
 def test_the_default_mcp_bounds_are_hindsights(local):
-    from hindsight_core.mcp.server import MAX_SESSIONS, SESSION_IDLE_SECONDS
+    from hindsight_core.mcp.sessions import MAX_SESSIONS, SESSION_IDLE_SECONDS
 
     from hindsight_core.remote.runner import make_app
 
     app, _ = make_app(local, ServeOptions(port=0, mcp_user="alice"), 8765)
-    [manager] = [r.app.session_manager for r in app.app.router.routes if hasattr(r.app, "session_manager")]
+    quota = app.app  # the sessions shared between users, in front of mcp's manager
+    [manager] = [r.app.session_manager for r in quota.app.router.routes if hasattr(r.app, "session_manager")]
     assert (manager.max_sessions, manager.session_idle_timeout) == (MAX_SESSIONS, SESSION_IDLE_SECONDS)
+    assert quota.limits == SessionLimits() and quota.limits.per_user < MAX_SESSIONS
     assert MAX_SESSIONS <= 1000 and SESSION_IDLE_SECONDS <= 3600
 
 
 # -- the recall log across users -----------------------------------------------------------------
-def test_the_recall_log_is_bounded_across_users():
+def test_the_recall_log_is_bounded_across_users(local):
     log = RecallLog(lambda: datetime(2026, 3, 1, tzinfo=timezone.utc), max_entries=5, max_total=10)
+    local.write("I prefer green tea in the morning.", user_id="alice", force=True)
+    found = local.recall("tea", user_id="alice", reinforce=False)  # a recall that showed something is kept
     for n in range(40):
-        log.add(f"user-{n}", f"query {n}", [], caller="api")
+        log.add(f"user-{n}", f"query {n}", found, caller="api")
     kept = [e.query for n in range(40) for e in log.entries(f"user-{n}")]
     assert kept == [f"query {n}" for n in range(30, 40)]  # the newest ten, whoever asked
     for n in range(12):  # one user's own cap still holds, and the other users' oldest go first
-        log.add("busy", f"busy {n}", [], caller="api")
+        log.add("busy", f"busy {n}", found, caller="api")
     assert [e.query for e in log.entries("busy")] == [f"busy {n}" for n in range(11, 6, -1)]
     assert sum(len(log.entries(f"user-{n}")) for n in range(40)) == 5
 

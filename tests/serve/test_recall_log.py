@@ -35,7 +35,8 @@ def test_the_log_is_bounded_per_user_and_by_age(local, clock):
     log = RecallLog(clock, max_entries=3, max_age=timedelta(days=2))
     for i in range(5):
         log.add("alice", f"tea {i}", local.recall("tea", user_id="alice", reinforce=False), caller="test")
-    log.add("bob", "anything", [], caller="test")
+    local.write(CODE, user_id="bob", force=True)
+    log.add("bob", "anything", local.recall("anything", user_id="bob", reinforce=False), caller="test")
     assert [e.query for e in log.entries("alice")] == ["tea 4", "tea 3", "tea 2"]  # newest first, 3 kept
     assert [e.query for e in log.entries("bob")] == ["anything"]
     clock.advance(days=3)
@@ -92,13 +93,15 @@ def test_forgetting_a_topic_drops_the_queries_about_it(local, clock):
 def test_the_log_keys_users_as_the_facade_does(local, clock):
     log = RecallLog(clock)
     local.on_forget(log.forget)
-    log.add("cafe\u0301", "tea", [], caller="test")
-    assert [e.query for e in log.entries("caf\u00e9")] == ["tea"]
     local.write(TEA, user_id="caf\u00e9")
+    log.add("cafe\u0301", "tea", local.recall("tea", user_id="cafe\u0301", reinforce=False), caller="test")
+    assert [e.query for e in log.entries("caf\u00e9")] == ["tea"]
     local.forget(user_id="cafe\u0301", everything=True)
     assert log.entries("cafe\u0301") == []
     log.consent("caf\u00e9", False)
-    assert log.add("cafe\u0301", "tea", [], caller="test") is None and not log.keeps("cafe\u0301")
+    local.write(TEA, user_id="caf\u00e9")
+    tea = local.recall("tea", user_id="cafe\u0301", reinforce=False)
+    assert log.add("cafe\u0301", "tea", tea, caller="test") is None and not log.keeps("cafe\u0301")
 
 
 @pytest.mark.parametrize("host, asked, kept", [("127.0.0.1", None, True), ("0.0.0.0", None, False),
@@ -156,3 +159,16 @@ def test_a_user_can_withdraw_consent_and_give_it_back(local):
         assert client.recall_log_consent(user_id="alice", given=True) is True
         client.recall("green tea", user_id="alice", reinforce=False)
         assert [e["query"] for e in client.recall_log(user_id="alice")] == ["green tea"]
+
+
+def test_a_recall_that_found_nothing_is_not_kept(local, clock):
+    """A user with no memories gets nothing back: the log keeps no query for them (red team finding 13: 3,000 such
+    recalls of 32 KB each took the server from 103 to 198 MB)."""
+    log = RecallLog(clock)
+    asked = "tea " * 8000
+    for n in range(50):
+        assert log.add(f"nobody-{n}", asked, local.recall(asked, user_id=f"nobody-{n}", reinforce=False),
+                       caller="api") is None
+    assert all(log.entries(f"nobody-{n}") == [] for n in range(50))
+    local.write(TEA, user_id="alice")
+    assert log.add("alice", "tea", local.recall("tea", user_id="alice", reinforce=False), caller="api") is not None
