@@ -25,7 +25,7 @@ itself counting on its own side. A gap within `tie_margin` is a TIE, and so is a
 memory outvoted only by less trusted sources (three planted tool memories can
 flag what the user said, not silence it). Only a statement corrects: a newer question
 or request of the user's ("Book a steakhouse for my birthday") supersedes nothing, and an
-answer never votes on the statement it answers.
+answer never counts against the turn it answers (only for it).
 
 An LLM judge (any `str -> str` callable) can be added: it is asked about each
 recalled memory that has related ones and is not already CONTRADICTS or
@@ -307,8 +307,8 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
     outranked = True  # every memory counted against it is less trusted than it
     for j in np.flatnonzero(cosines >= config.relate_at):  # the pool's related memories, in the pool's order
         other = pool[j]
-        if j == i or other.id == record.id or other.answers(record) or record.answers(other):
-            continue  # an answer and the turn it answers ("Understood, vegetarian from now on") neither vote
+        if j == i or other.id == record.id:
+            continue
         cosine = float(cosines[j])
         related += 1
         why = conflict_reason(record.raw_content, other.raw_content, cosine, config)
@@ -317,6 +317,8 @@ def _check_one(i: int, record: MemoryRecord, pool: list[MemoryRecord], cosines: 
                 support += config.trust[other.source]
                 supporting.append(other.id)
             continue
+        if other.answers(record) or record.answers(other):
+            continue  # an answer ("Understood, vegetarian from now on") never counts against the turn it answers
         if config.corrections_win and _trusted(other) and _states(other) and other.timestamp > record.timestamp:
             superseded_by.append(other.id)
             reasons.append(f"superseded by newer {other.source.value} memory {other.id} ({why})")

@@ -80,8 +80,8 @@ def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], aske
             recall: RecallConfig, shown: int) -> list[ScoredMemory]:
     """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about,
     each marked with the later ones on its subject (`ScoredMemory.later`), and no answer above the statement it
-    answers among the `shown` (see the module doc): what is shown is ordered, never changed, so every memory the
-    retrieval check gave a verdict to is still the one shown."""
+    answers among them (see the module doc): they are ordered, never changed, so every memory the retrieval check
+    gave a verdict to is still the one shown."""
     depth = min(recall.timeline_depth, shown, len(results))
     window, rest = results[:depth], results[depth:]
     statements = [stands_for(r, results) for r in window]
@@ -96,7 +96,7 @@ def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], aske
             chosen = sorted(places, key=lambda i: (-when[i].timestamp() if latest_first else when[i].timestamp(), i))
             for place, i in zip(places, chosen):
                 out[place] = marked[i]
-    return _answers_below(out + rest, shown)
+    return _answers_below(out, depth) + rest
 
 
 def _answers_below(results: list[ScoredMemory], shown: int) -> list[ScoredMemory]:
