@@ -166,12 +166,13 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     It runs after `recall_indexed_excluded` has asked the same queries once, so the engine's pages and the
     memories' keys are warm: its `recall` is below that first pass (on this machine by 1-2 ms at 20k).
     """
+    from hindsight_core.contract.options import RecallOptions
     from hindsight_core.recall import plan as recall_plan
-    from hindsight_core.recall.request import RecallOptions
+    from hindsight_core.store import Scope
     from hindsight_core.store.edge_query import edge_filter, engine_batch
 
     store, cfg = memory.store, memory.config.recall
-    scope = RecallOptions().checked(memory.config).scope()
+    scope = Scope.of(RecallOptions().checked(memory.config))
 
     def request(query: str):  # as Hindsight.recall builds it for k=5
         now = memory.now()

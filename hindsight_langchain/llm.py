@@ -11,7 +11,7 @@ hindsight's LLM hooks take a plain `prompt -> text` function:
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
@@ -22,7 +22,7 @@ from hindsight_core.session.answers import answer_text
 from ._convert import message_text
 
 
-def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
+def as_text_function(model: BaseLanguageModel[Any]) -> Callable[[str], str]:
     """A `prompt -> answer text` function that sends the prompt to `model` as one user message.
 
     Works with chat models (the answer's text blocks are joined) and plain LLMs.
@@ -42,11 +42,11 @@ def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
     return ask
 
 
-def llm_gate(model: BaseLanguageModel, *, fallback: WriteGate | None = None) -> LLMGate:
+def llm_gate(model: BaseLanguageModel[Any], *, fallback: WriteGate | None = None) -> LLMGate:
     """The core's `LLMGate` asking `model` whether a turn is worth keeping (rules as the fallback)."""
     return LLMGate(as_text_function(model), fallback=fallback)
 
 
-def llm_summarizer(model: BaseLanguageModel) -> Callable[[str], str]:
+def llm_summarizer(model: BaseLanguageModel[Any]) -> Callable[[str], str]:
     """A summariser for `Hindsight(summarizer=...)`: the core writes the prompt, `model` answers it."""
     return as_text_function(model)

@@ -59,7 +59,7 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
         else:  # an embedded store with nothing to search for this user (the input is checked): load no model
             results = []
     if as_json:
-        from ..store.payload import record_to_dict
+        from ..contract.records import record_to_dict
 
         click.echo(json.dumps([{"score": r.score, "retention": r.retention, "why": str(r.explanation),
                                 "memory": record_to_dict(r.memory)} for r in results], ensure_ascii=False, indent=2))
@@ -82,8 +82,8 @@ def _check_query(settings: Settings, query: str, k: int, time_range: str | None,
     """The query and the options checked as recall checks them (`RecallOptions.checked`), before any store is
     opened or model loaded."""
     from ..language.text import validate_text
-    from ..recall.request import RecallOptions
-    from ..write.validation import check_visible
+    from ..contract.options import RecallOptions
+    from ..contract.checks import check_visible
 
     config = settings.config()
     check_visible(validate_text(query, max_bytes=config.limits.max_text_bytes, what="query"), "query")
@@ -100,7 +100,7 @@ def _check_query(settings: Settings, query: str, k: int, time_range: str | None,
 @pass_settings
 def forget(settings: Settings, user_id: str, memory_id: str | None, about: str | None, everything: bool,
            dry_run: bool, yes: bool) -> None:
-    from ..forget.plan import check_one_target
+    from ..contract.checks import check_one_target
 
     try:  # asked before the confirmation, with the message every face gives
         check_one_target(memory_id, about, everything)

@@ -18,21 +18,11 @@ import numpy as np
 
 from ..config import HindsightConfig
 from ..consolidate.plan import plan_forget_derived
-from ..errors import InvalidInputError
 from ..language.entities import extract_entities
 from ..language.text import is_cjk, keyword_tokens
 from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
-
-#: the one message for a forget that names nothing, or more than one thing, whichever face it came through
-ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
-
-
-def check_one_target(memory_id: str | None, about: str | None, everything: bool) -> None:
-    """Raise `InvalidInputError` unless exactly one of an id, a topic or `everything` is named (faces ask first)."""
-    if sum((memory_id is not None, about is not None, everything is True)) != 1:
-        raise InvalidInputError(ONE_TARGET)
 
 
 Embedder = Callable[[Sequence[str]], np.ndarray]

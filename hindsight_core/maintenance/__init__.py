@@ -26,7 +26,8 @@ swapped in, user by user, and the user registry updated.
 from __future__ import annotations
 
 from .archiving import ArchiveReport, archive, archived_count, last_activity, restore
-from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, RETENTION_EDGES, Progress, maintainable
+from ..contract.results import RETENTION_EDGES, StoreStats, TransferSummary
+from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, Progress, maintainable
 from .migration import (
                         LegacyReport,
                         MigrationPlan,
@@ -37,8 +38,8 @@ from .migration import (
                         migration_in_progress,
                         plan_migration,
 )
-from .stats import StoreStats, stats
-from .transfer import TransferSummary, export_jsonl, import_jsonl
+from .stats import stats
+from .transfer import export_jsonl, import_jsonl
 
 __all__ = ["ArchiveReport", "EXPORT_FORMAT", "EXPORT_VERSION", "LegacyReport", "MIGRATION_KEY", "MigrationPlan",
            "MigrationReport", "Progress", "RETENTION_EDGES", "StoreStats", "TransferSummary", "abort_migration",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..errors import HindsightError
-from ..write.validation import check_users
+from ..contract.checks import check_users
 from ..store.base import MaintainableStore
 
 if TYPE_CHECKING:
@@ -14,8 +14,6 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = "hindsight-export"
 EXPORT_VERSION = 1
 MIGRATION_KEY = "migration"
-#: upper edges of the retention histogram's bins; the first bin is "faded" (below the retention threshold)
-RETENTION_EDGES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 
 Progress = Callable[[int], None]
 

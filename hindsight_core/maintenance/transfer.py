@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import json
 import math
 import os
 import stat
 import tempfile
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
@@ -23,9 +21,10 @@ from ..embed.embedder import Embedder
 from ..errors import ExportError, InvalidInputError
 from ..language.text import validate_id
 from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
-from ..store.payload import record_to_dict
+from ..contract.records import check_record, record_to_dict
+from ..contract.results import TransferSummary
 from ..types import MemoryRecord
-from ..write.validation import check_flag, check_record
+from ..contract.checks import check_flag, check_text_output
 
 if TYPE_CHECKING:
     pass
@@ -34,17 +33,6 @@ from ..embed.checked import embed_passages
 from .common import EXPORT_FORMAT, EXPORT_VERSION, _users, maintainable
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
-# -- export and import ------------------------------------------------------------------------------------------
-@dataclass
-class TransferSummary:
-    """What an export or import moved."""
-
-    users: set[str] = field(default_factory=set)
-    memories: int = 0
-    archived: int = 0
-    reembedded: int = 0
 
 
 def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] | None = None,
@@ -68,18 +56,6 @@ def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] 
                           "some space or choose another destination, then export again") from None
     except ValueError as exc:  # a file closed under us
         raise ExportError(f"cannot write the export ({exc}); pass an open text file") from None
-
-
-def check_text_output(out: object) -> None:
-    """`out` must be an open text file (or any object with a `write(str)` method)."""
-    if isinstance(out, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(out, "mode", "")):
-        raise ExportError("the export is text: open the file in text mode, e.g. open(path, 'w', encoding='utf-8')")
-    if not callable(getattr(out, "write", None)):
-        hint = " (a path: open it first, e.g. with open(path, 'w', encoding='utf-8') as out)" \
-            if isinstance(out, (str, os.PathLike)) else ""
-        raise ExportError(f"out must be a text file open for writing{hint}, got {type(out).__name__}")
-    if getattr(out, "closed", False):
-        raise ExportError("out is closed; pass a text file open for writing")
 
 
 @contextlib.contextmanager

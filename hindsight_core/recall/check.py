@@ -33,17 +33,10 @@ from typing import Callable
 
 import numpy as np
 
+from ..contract.results import FLAGGED, ConsensusCheck, ConsensusReport, Verdict
 from ..store.base import Hit, LiveStore, Scope
 from ..types import ScoredMemory, Source
-from .consensus import (
-    FLAGGED,
-    ConsensusCheck,
-    ConsensusConfig,
-    ConsensusPool,
-    ConsensusReport,
-    Verdict,
-    apply_consensus,
-)
+from .consensus import ConsensusConfig, ConsensusPool, apply_consensus
 from .plan import final_order
 
 _ACTIVE = Scope()

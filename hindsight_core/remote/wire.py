@@ -16,15 +16,19 @@ from typing import Any, Mapping
 from .. import errors
 from ..clock import ensure_utc
 from ..config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
-from ..consolidate.plan import ConsolidationReport
+from ..contract.records import record_from_payload, record_to_dict
+from ..contract.results import (
+    ConsensusCheck,
+    ConsensusReport,
+    ConsolidationReport,
+    StoreStats,
+    Verdict,
+    WriteResult,
+)
 from ..language.timerange import TimeRange
-from ..maintenance.stats import StoreStats
-from ..recall.consensus import ConsensusCheck, ConsensusReport, Verdict
-from ..safety.audit import AuditVerdict
-from ..safety.verdict import Action, Category, Finding
-from ..store.payload import record_from_payload, record_to_dict
+
+from ..safety.verdict import Action, AuditVerdict, Category, Finding
 from ..types import Explanation, ForgetReceipt, GateDecision, MemoryRecord, RecallResults, ScoredMemory, Source
-from ..write.preparing import WriteResult
 
 #: the API's version, in every path: /api/v1/<operation>
 PREFIX = "/api/v1"
@@ -76,13 +80,15 @@ def record_out(record: MemoryRecord | None) -> dict[str, Any] | None:
     return record_to_dict(record) if record is not None else None
 
 
-def record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
-    if data is None:
-        return None
+def record_in(data: Mapping[str, Any]) -> MemoryRecord:
     record, problem = record_from_payload(data)
     if record is None:
         raise errors.InvalidInputError(f"not a memory record: {problem}")
     return record
+
+
+def maybe_record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
+    return record_in(data) if data is not None else None
 
 
 def scored_out(item: ScoredMemory) -> dict[str, Any]:
@@ -94,7 +100,7 @@ def scored_out(item: ScoredMemory) -> dict[str, Any]:
 def scored_in(data: Mapping[str, Any]) -> ScoredMemory:
     explanation = dict(data["explanation"])
     explanation["notes"] = tuple(explanation.get("notes") or ())
-    return ScoredMemory(record_in(data["memory"]), float(data["score"]), float(data["retention"]),  # type: ignore[arg-type]
+    return ScoredMemory(record_in(data["memory"]), float(data["score"]), float(data["retention"]),
                         Explanation(**explanation), tuple(scored_in(e) for e in data.get("episodes") or ()))
 
 
@@ -109,7 +115,7 @@ def consensus_in(data: Mapping[str, Any] | None) -> ConsensusReport | None:
         return None
     checks = []
     for raw in data["checks"]:
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
         fields["verdict"] = Verdict(fields["verdict"])
         checks.append(ConsensusCheck(**fields))
     return ConsensusReport(tuple(checks))
@@ -155,7 +161,7 @@ def write_result_out(result: WriteResult) -> dict[str, Any]:
 
 
 def write_result_in(data: Mapping[str, Any]) -> WriteResult:
-    return WriteResult(record_in(data["record"]), decision_in(data["decision"]), bool(data["merged"]),
+    return WriteResult(maybe_record_in(data["record"]), decision_in(data["decision"]), bool(data["merged"]),
                        verdict_in(data.get("audit")))
 
 
@@ -165,7 +171,7 @@ def receipt_out(receipt: ForgetReceipt) -> dict[str, Any]:
 
 
 def receipt_in(data: Mapping[str, Any]) -> ForgetReceipt:
-    return ForgetReceipt(data["user_id"], bool(data["dry_run"]), tuple(record_in(r) for r in data["removed"]),  # type: ignore[misc]
+    return ForgetReceipt(data["user_id"], bool(data["dry_run"]), tuple(record_in(r) for r in data["removed"]),
                          tuple(data["rederived"]), int(data["working_messages"]))
 
 
@@ -175,7 +181,7 @@ def consolidation_out(report: ConsolidationReport) -> dict[str, Any]:
 
 
 def consolidation_in(data: Mapping[str, Any]) -> ConsolidationReport:
-    return ConsolidationReport(data["user_id"], bool(data["dry_run"]), [record_in(r) for r in data["created"]],  # type: ignore[misc]
+    return ConsolidationReport(data["user_id"], bool(data["dry_run"]), [record_in(r) for r in data["created"]],
                                list(data["merged"]), list(data["superseded"]), list(data["errors"]))
 
 
@@ -198,7 +204,8 @@ def config_out(config: HindsightConfig) -> dict[str, Any]:
             return {str(k): plain(v) for k, v in value.items()}
         return value
 
-    return plain(config)
+    answer: dict[str, Any] = plain(config)
+    return answer
 
 
 def config_in(data: Mapping[str, Any]) -> HindsightConfig:
@@ -217,8 +224,4 @@ def error_class(name: str) -> type[errors.HindsightError]:
     found = getattr(errors, name, None)
     if isinstance(found, type) and issubclass(found, errors.HindsightError):
         return found
-    if name == "LegacyStoreError":
-        from ..store import LegacyStoreError
-
-        return LegacyStoreError
     return errors.HindsightError

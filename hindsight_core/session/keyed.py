@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..errors import InvalidInputError, MemoryNotFoundError
 from ..types import MemoryRecord, Source, Status
-from ..write.request import WriteOptions
+from ..contract.options import WriteOptions
 from .outcome import WriteOutcome, outcome_of
 
 if TYPE_CHECKING:
     from ..api import MemoryAPI
-    from ..memory import WriteResult
+    from ..contract.results import WriteResult
 
 #: metadata field holding an item's key, encoded (the one field looked up)
 KEY_FIELD = "hindsight_key"

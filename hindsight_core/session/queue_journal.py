@@ -29,15 +29,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
-from ..store.private import private_file
-from ..write.request import PER_TEXT, WRITE_OPTIONS
-
-if TYPE_CHECKING:
-    from ..memory import Hindsight
+from ..contract.options import PER_TEXT, WRITE_OPTIONS
 
 JOURNAL_NAME = "write-queue.sqlite"
 
@@ -54,7 +50,7 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be journaled")
 
 
-def _decode(value: dict) -> Any:
+def _decode(value: dict[str, Any]) -> Any:
     if set(value) == {"$datetime"}:
         return datetime.fromisoformat(value["$datetime"])
     return value
@@ -84,17 +80,6 @@ def as_read_now(entry: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, 
     return {**entry, "options": options}, changed
 
 
-def journal_path(memory: Hindsight) -> Path | None:
-    """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
-    the store and writes what it acknowledges at once, and for `location=":memory:"`, whose store goes with the
-    process anyway (a journal in its temporary folder would only leave the text there after a kill)."""
-    store = getattr(memory, "store", None)
-    root = getattr(store, "root", None)
-    if root is None or getattr(store, "description", None) == ":memory:":  # a store that dies with the process
-        return None
-    return Path(root) / JOURNAL_NAME
-
-
 class QueueJournal:
     """The pending writes of one queue, at `path` (in memory, not durable, with None)."""
 
@@ -105,6 +90,8 @@ class QueueJournal:
         self.path = Path(path) if path is not None else None
         self.sync = sync
         if self.path is not None:
+            from ..store.private import private_file  # here, not above: importing a client loads no store module
+
             private_file(self.path)  # owner-only before a byte is written; its -wal and -shm take its mode
         self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
                                    isolation_level=None)

@@ -19,7 +19,8 @@ import numpy as np
 from ..errors import HindsightError
 from ..types import MemoryRecord
 from .base import ARCHIVE, MEMORIES
-from .payload import UnreadableRecord, record_from_payload
+from ..contract.records import record_from_payload
+from .payload import UnreadableRecord
 
 _PREFIX = {MEMORIES: "hindsight_u_", ARCHIVE: "hindsight_a_"}
 

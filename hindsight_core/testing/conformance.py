@@ -32,17 +32,15 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..api import PER_TEXT, MemoryAPI, RecallOptions, WriteOptions
-from ..consolidate.plan import ConsolidationReport
+from ..api import MemoryAPI
+from ..contract.options import PER_TEXT, RecallOptions, WriteOptions
+from ..contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
 from ..decay import retention_of
 from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, MemoryNotFoundError
 from ..language.timerange import TimeRange
-from ..maintenance.stats import StoreStats
-from ..maintenance.transfer import TransferSummary
 from ..memory import Hindsight
 from ..recall.formatting import format_for_prompt
 from ..types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory, Status
-from ..write.preparing import WriteResult
 from . import FakeEmbedder
 
 __all__ = ["MemoryAPIConformance"]

@@ -24,10 +24,10 @@ from ..safety.audit import AuditVerdict
 import dataclasses
 
 from ..store.base import Hit, MemoryStore, Scope
-from ..store.payload import record_to_dict
+from ..contract.records import record_to_dict
+from ..contract.results import WriteResult
 from ..types import GateDecision, Layer, MemoryRecord, Status
 from .decisions import EmbedTexts, decision_vectors, judged_on_text
-from .preparing import WriteResult
 from .rules import (attributes_of, consolidation_candidates, is_change_of, is_conflict, is_duplicate,
                     lowest_subject_floor, normalise_for_duplicates, says_change, subject_refused, text_script,
                     shares_topic)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, StoreUnavailableError, TextTooLargeError
-from hindsight_core.api import JournalsLocally
 from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
 from hindsight_core.session.write_queue import JOURNAL_NAME, WriteQueue, write_queue
 from hindsight_core.testing import FakeEmbedder, RecordingGate
@@ -40,9 +39,8 @@ def texts_of(memory: Hindsight, user: str = "alice") -> list[str]:
 
 def test_an_embedded_memory_journals_beside_its_store(tmp_path):
     with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
-        assert not isinstance(memory, JournalsLocally)  # only a memory whose store is elsewhere names its own
-        queue = WriteQueue(memory)
-        assert queue.journal == tmp_path / "store" / JOURNAL_NAME and queue.durable
+        queue = WriteQueue(memory)  # where the memory says (`MemoryAPI.local_journal`)
+        assert queue.journal == memory.local_journal() == tmp_path / "store" / JOURNAL_NAME and queue.durable
         queue.close()
 
 
@@ -377,7 +375,7 @@ def test_a_new_option_reaches_the_journal_without_naming_it(fake_memory):
     """Every write option goes through the queue by its field name: the queue lists none of them."""
     import dataclasses
 
-    from hindsight_core.api import WriteOptions
+    from hindsight_core.contract.options import WriteOptions
 
     queue = write_queue(fake_memory)
     for field in dataclasses.fields(WriteOptions):  # each accepted by name (a wrong value is refused, not unknown)

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hindsight_core import Hindsight
+from hindsight_core.session.tools import KINDS
 from hindsight_core.testing import FakeEmbedder
 
 from .hostile import BAD, EITHER, GOOD, Tally, text_label
@@ -498,11 +499,13 @@ def mcp_calls() -> list:
     texts, ids = json_cases(HOSTILE_TEXTS), json_cases(HOSTILE_IDS)
     calls: list = []
     for i, (text, label) in enumerate(texts):
-        calls.append((f"write.text[{i}]", label, "memory_write", {"text": text}))
+        calls.append((f"write.text[{i}]", label, "memory_write", {"what_to_remember": text}))
         calls.append((f"search.query[{i}]", label, "memory_search", {"what_am_i_looking_for": text}))
         calls.append((f"forget.topic[{i}]", label, "memory_forget", {"topic": text, "dry_run": True}))
-    for i, (value, label) in enumerate(ids + [(None, GOOD)]):
-        calls.append((f"write.session[{i}]", label, "memory_write", {"text": GOOD_TEXT, "session_id": value}))
+    for i, (value, _) in enumerate(ids + [(None, GOOD), ("preference", GOOD), ("Preference", BAD)]):
+        label = GOOD if value is None or value in KINDS else BAD  # a kind is one of the tool's choices
+        calls.append((f"write.kind[{i}]", label, "memory_write", {"what_to_remember": GOOD_TEXT,
+                                                                  "kind_of_memory": value}))
     for i, (value, label) in enumerate(json_cases(MEMORY_IDS) + [(None, BAD)]):
         calls.append((f"forget.id[{i}]", label, "memory_forget", {"memory_id": value}))
     for i, (k, label) in enumerate(json_cases(KS) + [(20, GOOD), (21, BAD)]):
@@ -518,7 +521,8 @@ def mcp_calls() -> list:
                       {"topic": "nothing like it at all", "dry_run": value}))
         calls.append((f"summarize.dry_run[{i}]", label if value is not False else GOOD, "memory_summarize",
                       {"dry_run": value}))
-    for tool, base in (("memory_write", {"text": GOOD_TEXT}), ("memory_search", {"what_am_i_looking_for": "Orion"}),
+    for tool, base in (("memory_write", {"what_to_remember": GOOD_TEXT}),
+                       ("memory_search", {"what_am_i_looking_for": "Orion"}),
                        ("memory_stats", {}), ("memory_summarize", {"dry_run": True})):
         for i, extra in enumerate([{"user_id": "bob"}, {"source": "user"}, {"k": 5}, {"": 1}]):
             calls.append((f"{tool}.extra[{i}]", BAD, tool, {**base, **extra}))
@@ -548,7 +552,7 @@ def test_the_mcp_tools(clock, tmp_path):
                                             st.text(max_size=10)),
                                   lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
                                       st.text(max_size=4), inner, max_size=3), max_leaves=6)
-        tools = {"memory_write": ("text", "session_id"), "memory_search": ("what_am_i_looking_for",
+        tools = {"memory_write": ("what_to_remember", "kind_of_memory"), "memory_search": ("what_am_i_looking_for",
                                                                           "how_many_results", "time_range"),
                  "memory_forget": ("memory_id", "topic", "dry_run"), "memory_summarize": ("dry_run",)}
         random_calls: list = []

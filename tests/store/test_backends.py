@@ -23,7 +23,7 @@ from hindsight_core.recall import formula as f
 from hindsight_core.recall import plan as recall_plan
 from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore
 from hindsight_core.store.base import ARCHIVE
-from hindsight_core.store.payload import record_to_dict
+from hindsight_core.contract.records import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.types import Layer, MemoryRecord, Status
 

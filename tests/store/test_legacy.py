@@ -6,9 +6,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hindsight_core import Hindsight, LegacyStoreError, MemoryRecord, maintenance
+from hindsight_core import Hindsight, MemoryRecord, maintenance
+from hindsight_core.store import LegacyStoreError
 from hindsight_core.store import EdgeStore
-from hindsight_core.store.payload import record_to_dict
+from hindsight_core.contract.records import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 
 
