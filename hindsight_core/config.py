@@ -132,9 +132,6 @@ class SemanticConfig:
     conflict_similarity: float = 0.6
     #: ... lowered when the new statement is marked as a change ("actually", "现在", "改成")
     correction_similarity: float = 0.45
-    #: share of the shorter statement's content words that two conflicting statements
-    #: must have in common (they are about the same attribute)
-    conflict_overlap: float = 0.25
     #: recall weight of episodes already consolidated into a semantic memory (1: as findable as before; knowledge
     #: and its episodes are collapsed in the final top k instead, see `recall.plan.final_order`)
     episode_weight: float = 1.0
@@ -175,7 +172,7 @@ class SemanticConfig:
         if self.min_days < 1:
             raise InvalidInputError("min_days must be at least 1")
         for name in ("group_similarity", "duplicate_similarity", "conflict_similarity", "correction_similarity",
-                     "duplicate_overlap", "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
+                     "duplicate_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
         if self.episode_weight <= 0:

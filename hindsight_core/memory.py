@@ -338,7 +338,7 @@ class Hindsight(FacadeBase):
                     self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                       updates=[(r.id, link_fields(r)) for r in released])
                 if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
-                    self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
+                    self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])
                 victims = victims + archived
                 if not dry_run:  # even when nothing went: a copy may still hold words about the topic
                     working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims], topic))
@@ -362,7 +362,7 @@ class Hindsight(FacadeBase):
         """Build the engine's vector index for one user (blocking; for large stores, off the write path)."""
         user = self._user(user_id)
         with self._locked(user):
-            return bool(self._open(user, create=False) and getattr(self.store, "optimize")(user))
+            return bool(self._open(user, create=False) and self.store.optimize(user))
 
     # -- semantic memory ----------------------------------------------------------------------
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:

@@ -39,11 +39,11 @@ def about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config:
 def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray, config: HindsightConfig,
                    embed: Embedder | None = None) -> list[MemoryRecord]:
     """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`."""
-    if not callable(getattr(store, "load_space", None)) or not store.space_exists(user, ARCHIVE):  # type: ignore[attr-defined]
+    if not store.space_exists(user, ARCHIVE):
         return []
     weak = config.forget_similarity_with_overlap
     scored = [(record, float(np.dot(np.asarray(stored, dtype=np.float32), vector)))
-              for record, stored, _ in store.load_space(user, ARCHIVE)]  # type: ignore[attr-defined]
+              for record, stored, _ in store.load_space(user, ARCHIVE)]
     return _judged(topic, vector, [(r, s) for r, s in scored if s >= weak], config, embed)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
 from ..language.text import validate_id
-from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
+from ..store.base import ARCHIVE, MEMORIES, MemoryStore
 from ..types import MemoryRecord, Status
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def last_activity(record: MemoryRecord) -> datetime:
     return max(record.timestamp, record.last_accessed or record.timestamp)
 
 
-def archive(store: MaintainableStore, *, now: datetime, older_than_days: float = 90,
+def archive(store: MemoryStore, *, now: datetime, older_than_days: float = 90,
             users: Iterable[str] | None = None, dry_run: bool = False) -> ArchiveReport:
     """Move memories with no activity for `older_than_days` days out of recall, into the archive."""
     store = maintainable(store)
@@ -69,7 +69,7 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
     return ArchiveReport(tuple(moved), dry_run)
 
 
-def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
+def restore(store: MemoryStore, *, users: Iterable[str] | None = None,
             memory_ids: Iterable[str] | None = None, dry_run: bool = False) -> ArchiveReport:
     """Move archived memories (all, or those in `memory_ids`) back into recall, with their old status."""
     store = maintainable(store)
@@ -101,7 +101,7 @@ def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
     return ArchiveReport(tuple(moved), dry_run, missing)
 
 
-def archived_count(store: MaintainableStore, user_id: str) -> int:
+def archived_count(store: MemoryStore, user_id: str) -> int:
     """How many memories a user's archive holds."""
     store = maintainable(store)
     user = validate_id(user_id)

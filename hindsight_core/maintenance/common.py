@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..errors import HindsightError
 from ..contract.checks import check_users
-from ..store.base import MaintainableStore
+from ..store.base import MemoryStore
 
 if TYPE_CHECKING:
     pass
@@ -18,7 +18,7 @@ MIGRATION_KEY = "migration"
 Progress = Callable[[int], None]
 
 
-def maintainable(store: object) -> MaintainableStore:
+def maintainable(store: object) -> MemoryStore:
     """The store, if it supports maintenance; a clear error if not."""
     needed = ("load_space", "put_space", "drop_space", "get_meta", "set_meta", "registered_embedding")
     missing = [name for name in needed if not callable(getattr(store, name, None))]
@@ -28,7 +28,7 @@ def maintainable(store: object) -> MaintainableStore:
     return store  # type: ignore[return-value]
 
 
-def _users(store: MaintainableStore, users: Iterable[str] | None) -> list[str]:
+def _users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
     """The users to work on, each with any change a crash left half-applied finished first."""
     chosen = store.users() if users is None else check_users(users)
     for user in chosen:

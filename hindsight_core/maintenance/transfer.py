@@ -20,7 +20,7 @@ from ..clock import ensure_utc
 from ..embed.embedder import Embedder
 from ..errors import ExportError, InvalidInputError
 from ..language.text import validate_id
-from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
+from ..store.base import ARCHIVE, MEMORIES, MemoryStore
 from ..contract.records import check_record, record_to_dict
 from ..contract.results import TransferSummary
 from ..types import MemoryRecord
@@ -35,7 +35,7 @@ from .common import EXPORT_FORMAT, EXPORT_VERSION, _users, maintainable
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] | None = None,
+def export_jsonl(store: MemoryStore, out: TextIO, *, users: Iterable[str] | None = None,
                  vectors: bool = True, include_archive: bool = True, now: datetime | None = None) -> TransferSummary:
     """Write every memory of the store (or of `users`) to `out` as JSON Lines; see the module docstring.
 
@@ -102,7 +102,7 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
                 os.unlink(temporary)
 
 
-def _export(store: MaintainableStore, out: TextIO, users: list[str], header: dict[str, Any], *, vectors: bool,
+def _export(store: MemoryStore, out: TextIO, users: list[str], header: dict[str, Any], *, vectors: bool,
             include_archive: bool) -> TransferSummary:
     out.write(json.dumps(header) + "\n")
     summary = TransferSummary()
@@ -172,7 +172,7 @@ def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list
         raise InvalidInputError("the file is empty: not a hindsight export")
 
 
-def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[str], *,
+def import_jsonl(store: MemoryStore, embedder: Embedder, lines: Iterable[str], *,
                  batch_size: int = 256) -> TransferSummary:
     """Load an export into the store; see the module docstring for when vectors are reused.
 

@@ -14,18 +14,13 @@ by a forget, no file of the journal holds its text, user id or session id. The
 entries still waiting are in the clear, in a file only its owner can open
 (`store.private`); sealing them with a key kept beside them would not change
 who can read them, and a forget removes them as it removes the stored ones.
-
-An entry outlives the version that wrote it: a process of a later version
-replays it (`as_read_now`). An option renamed since is read under its new name
-(`RENAMED`); one this version does not take is left out, and the texts are
-stored all the same. The caller logs and counts what was changed.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
@@ -33,14 +28,8 @@ from typing import Any
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
-from ..contract.options import PER_TEXT, WRITE_OPTIONS
 
 JOURNAL_NAME = "write-queue.sqlite"
-
-#: write options renamed since an earlier version journaled them: old name -> the name this version reads (a rename
-#: of a `WriteOptions` field adds its row here, so an entry waiting in a journal across the upgrade keeps its option)
-RENAMED: Mapping[str, str] = {}
-
 
 def _encode(value: Any) -> Any:
     if isinstance(value, datetime):
@@ -54,30 +43,6 @@ def _decode(value: dict[str, Any]) -> Any:
     if set(value) == {"$datetime"}:
         return datetime.fromisoformat(value["$datetime"])
     return value
-
-
-def as_read_now(entry: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
-    """`entry` with the options this version takes, and what was changed to get there (for a log and a count).
-
-    A renamed option (`RENAMED`) is read under its new name: (old, new); a name this version does not take is
-    left out: (name, None), and so is an old name whose new one the entry also holds. The texts, the user and
-    every other field are kept as they are: the write is stored, without what this version cannot read.
-    """
-    takes = set(WRITE_OPTIONS) | set(PER_TEXT)
-    if entry.get("kind") == "turns":  # each turn sets its own source, time, metadata and context
-        takes -= {*PER_TEXT, *PER_TEXT.values()}
-    options: dict[str, Any] = {}
-    changed: list[tuple[str, str | None]] = []
-    given = entry.get("options") or {}
-    for name, value in given.items():
-        current = RENAMED.get(name, name)
-        if current not in takes or (current != name and current in given):
-            changed.append((name, None))
-            continue
-        if current != name:
-            changed.append((name, current))
-        options[current] = value
-    return {**entry, "options": options}, changed
 
 
 class QueueJournal:

@@ -58,11 +58,7 @@ A journal entry names each option by its field (`WriteOptions`, and `write_many`
 per-text lists): a write is {"kind": "write", "user_id", "texts", "options"}, turns
 are {"kind": "turns", "user_id", "texts", "sources", "times", "field", "options"}.
 Nothing here lists the options, so a new one needs no change in this module, and
-an entry journaled before an option existed replays with its default. An entry
-journaled by an earlier version with an option since renamed or removed replays
-too (`queue_journal.as_read_now`): the option is read under its new name, or left
-out, the texts are stored, and the queue logs it and counts it (`options_renamed`,
-`options_left_out`).
+an entry journaled before an option existed replays with its default.
 
 The journal is where the memory names (`MemoryAPI.local_journal`): beside an
 embedded store (`<store>/write-queue.sqlite`), or a `HindsightClient`'s private
@@ -82,7 +78,6 @@ import functools
 import logging
 import threading
 import weakref
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -94,7 +89,7 @@ from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
 from ..contract.options import PER_TEXT, per_text
-from .queue_journal import JOURNAL_NAME, QueueJournal, as_read_now
+from .queue_journal import JOURNAL_NAME, QueueJournal
 from .turns import TURN_FIELD, Turn, TurnLog, shared_options
 
 logger = logging.getLogger("hindsight_core.session.write_queue")
@@ -137,13 +132,8 @@ class WriteQueue:
         #: whether a later process finds what this queue journaled (not so with a journal in memory)
         self.durable = self.journal is not None
         self.failures: list[WriteFailure] = []
-        #: options of entries an earlier version journaled that this version reads under a new name, or leaves out
-        #: (their writes are stored without them), by the option's old name: how many entries held each
-        self.options_renamed: Counter[str] = Counter()
-        self.options_left_out: Counter[str] = Counter()
         self._cond = threading.Condition()
-        self._queue: list[tuple[int, dict[str, Any]]] = [(seq, self._read_now(entry))
-                                                         for seq, entry in self._journal.pending()]
+        self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
@@ -153,18 +143,6 @@ class WriteQueue:
         atexit.register(_flush_at_exit, weakref.ref(self))
         memory.on_forget(self._forgotten)
         memory.before_forget(self._forgetting)
-
-    def _read_now(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """A journaled entry as this version reads it (`as_read_now`); what was changed is logged and counted."""
-        entry, changed = as_read_now(entry)
-        for old, new in changed:
-            (self.options_renamed if new else self.options_left_out)[old] += 1
-        if changed:  # the options' names only: never the user's words
-            logger.warning("hindsight: a write journaled by an earlier version is stored with its options as this "
-                           "version reads them: %s", "; ".join(f"{old} read as {new}" if new else
-                                                              f"{old} left out (not an option now)"
-                                                              for old, new in changed))
-        return entry
 
     def _start(self) -> None:
         self._stopped = None
