@@ -29,7 +29,7 @@ import functools
 import inspect
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar, cast
 
 # typing_extensions' runtime protocols read members statically (Python 3.12's rule): `isinstance(client, MemoryAPI)`
 # must not call the client's `config` property, which asks the server
@@ -213,11 +213,11 @@ def refuses_unknown(call: str) -> Callable[[_Method], _Method]:
             async def checked_async(*args: Any, **kwargs: Any) -> Any:
                 check(kwargs)
                 return await method(*args, **kwargs)
-            return checked_async  # type: ignore[return-value]
+            return cast(_Method, checked_async)
 
         @functools.wraps(method)
         def checked(*args: Any, **kwargs: Any) -> Any:
             check(kwargs)
             return method(*args, **kwargs)
-        return checked  # type: ignore[return-value]
+        return cast(_Method, checked)
     return wrap

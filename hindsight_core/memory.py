@@ -38,7 +38,7 @@ from .recall.check import check_recalled
 from .recall.formatting import format_for_prompt
 from .store import Scope
 from .store.base import ALL, ARCHIVE
-from .types import ForgetReceipt, MemoryRecord, RecallResults, Status
+from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory, Status
 from .write import preparing, writing
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
@@ -178,7 +178,7 @@ class Hindsight(FacadeBase):
                                          recall=cfg, episode_weight=self.config.semantic.episode_weight)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
-            report, held = None, []
+            report, held = None, list[ScoredMemory]()
             if self.consensus is not None and results:
                 results, held, report = check_recalled(self.store, user, results,
                                                        {h.record.id: h for h in found.hits}, k=k,
@@ -320,6 +320,7 @@ class Hindsight(FacadeBase):
                 elif everything:
                     victims = [h.record for h in self.store.scan(user, ALL)]
                 else:
+                    assert topic is not None and topic_vector is not None  # exactly one target: the topic
                     victims = forgetting.about(self.store, user, topic, topic_vector, self.config, self._embed)
                     archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config, self._embed)
                 if everything:

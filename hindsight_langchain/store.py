@@ -280,6 +280,7 @@ class HindsightStore(BaseStore):
 
         Takes the arguments of `list_namespaces`; a store bound to `user_ids` still lists only theirs.
         """
+        # `kind` is "prefix" or "suffix" (LangGraph types it as a Literal, the loop as a str)
         conditions = tuple(MatchCondition(match_type=kind, path=tuple(path))  # type: ignore[arg-type]
                            for kind, path in (("prefix", prefix), ("suffix", suffix)) if path)
         op = ListNamespacesOp(match_conditions=conditions, max_depth=max_depth, limit=limit, offset=offset)

@@ -22,7 +22,8 @@ from hindsight_core.session.outcome import describe
 
 from ._context import ASKER
 
-TimeRangeChoice = Literal[shape.TIME_RANGES]  # type: ignore[valid-type]  # the core's choices, read at run time
+# the core's choices, read at run time (a type checker wants them spelt out)
+TimeRangeChoice = Literal[shape.TIME_RANGES]  # type: ignore[valid-type]
 
 
 class MemorySearchInput(BaseModel):

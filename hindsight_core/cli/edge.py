@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, BinaryIO, TextIO
 
 import click
 
@@ -44,14 +44,31 @@ def not_utf8(what: str, exc: UnicodeDecodeError) -> str:
             "convert it first, e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8`")
 
 
+def stream(name: str) -> TextIO:
+    """click's standard text stream `name` ("stdin", "stdout", "stderr"), as a test runner swaps it."""
+    get: Any = click.get_text_stream  # typed here: click 8.5's own hints do not resolve for mypy
+    found: TextIO = get(name)
+    return found
+
+
+def binary_stream(name: str) -> BinaryIO:
+    get: Any = click.get_binary_stream
+    found: BinaryIO = get(name)
+    return found
+
+
+def terminal(name: str) -> bool:
+    """Whether the standard stream `name` is a terminal (nothing piped in or out)."""
+    return stream(name).isatty()
+
+
 def read_text(value: str | None, what: str) -> str:
     """The TEXT argument, or standard input when it is `-` or missing and something is piped in."""
     if value is not None and value != "-":
         return value
-    stdin = click.get_text_stream("stdin")
-    if stdin.isatty():
+    if terminal("stdin"):
         raise click.UsageError(f"give the {what} as an argument, or pipe it in (`... | hindsight ... -`)")
-    data = click.get_binary_stream("stdin").read()
+    data = binary_stream("stdin").read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -60,7 +77,7 @@ def read_text(value: str | None, what: str) -> str:
 
 def check_not_terminal(name: str, what: str) -> None:
     """Refuse to wait for a file on a terminal: `-` (the default) means piped-in input."""
-    if name == "-" and click.get_text_stream("stdin").isatty():
+    if name == "-" and terminal("stdin"):
         raise click.UsageError(f"give the {what} as FILE, or pipe it in (`hindsight import < FILE`)")
 
 

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import click
 
-from .edge import check_not_terminal, not_utf8
+from .edge import check_not_terminal, not_utf8, stream
 from .options import counted, pass_settings, users_option
 from .settings import Settings
 
@@ -19,7 +19,7 @@ from .settings import Settings
 @contextlib.contextmanager
 def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
     """A progress bar on stderr for long work, shown only on a terminal; yields its `update(n)`."""
-    err = click.get_text_stream("stderr")
+    err = stream("stderr")
     if not err.isatty() or length <= 0:
         yield lambda n: None
         return
@@ -112,7 +112,7 @@ def _destination(file: str, atomic: Callable[[str], Any]) -> Iterator[Any]:
         with atomic(file) as out:
             yield out
         return
-    out = click.get_text_stream("stdout")
+    out = stream("stdout")
     try:
         yield out
         out.flush()

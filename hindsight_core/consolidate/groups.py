@@ -346,7 +346,7 @@ def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
 
     Both stay among the user's statements a member must stand out from (`background`): they are what the
     user said, and a background without them would be a different one for every rule that reads it."""
-    speakers = {speaker(r.raw_content) for r in records} - {None}
+    speakers = {said for said in (speaker(r.raw_content) for r in records) if said is not None}
     return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)})
                        and not for_one_occasion(r.raw_content) and not tells_one_past_occasion(r.raw_content)
                        for r in records], dtype=bool)

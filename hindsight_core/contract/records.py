@@ -166,7 +166,7 @@ def check_record(payload: object, *, max_text_bytes: int = 32 * 1024) -> MemoryR
     record, problem = record_from_payload(payload)
     if record is not None:
         problem = _outside_problem(record, max_text_bytes)
-    if problem is not None:
+    if record is None or problem is not None:
         ident = payload.get("id") if isinstance(payload, Mapping) else None
         raise InvalidInputError(f"memory {ident!r}: {problem}; fix or drop it")
-    return record  # type: ignore[return-value]
+    return record

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -78,9 +78,9 @@ class FacadeBase:
         self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         if self.consensus is not None and baseline:
-            self.consensus = dataclasses.replace(self.consensus, **{
-                name: on_similarity_scale(getattr(self.consensus, name), baseline)
-                for name in ("relate_at", "support_at", "polarity_at")})
+            scaled: dict[str, Any] = {name: on_similarity_scale(getattr(self.consensus, name), baseline)
+                                      for name in ("relate_at", "support_at", "polarity_at")}
+            self.consensus = dataclasses.replace(self.consensus, **scaled)
         self.judge = judge
         #: users whose interrupted changes were finished in this process (the most recent `OPENED_KEPT`: a user
         #: dropped from it is only checked again, one look for a journal)

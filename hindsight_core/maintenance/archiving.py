@@ -105,6 +105,6 @@ def archived_count(store: MemoryStore, user_id: str) -> int:
     """How many memories a user's archive holds."""
     store = maintainable(store)
     user = validate_id(user_id)
-    return store.count_space(user, ARCHIVE)  # type: ignore[arg-type]
+    return store.count_space(user, ARCHIVE)
 
 

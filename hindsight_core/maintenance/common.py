@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 from ..errors import HindsightError
 from ..contract.checks import check_users
@@ -25,15 +25,15 @@ def maintainable(store: object) -> MemoryStore:
     if missing:
         raise HindsightError(f"{type(store).__name__} does not support maintenance (missing {', '.join(missing)}); "
                              "use an EdgeStore or a ServerStore")
-    return store  # type: ignore[return-value]
+    return cast(MemoryStore, store)
 
 
 def _users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
     """The users to work on, each with any change a crash left half-applied finished first."""
-    chosen = store.users() if users is None else check_users(users)
+    chosen = store.users() if users is None else check_users(users) or []
     for user in chosen:
         store.recover(user)
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -201,7 +201,7 @@ def import_jsonl(store: MemoryStore, embedder: Embedder, lines: Iterable[str], *
                 "first")
     staged = [(key, _vectors_for(items, embedder)) for key, items in pending.items()]
     summary = TransferSummary()
-    for (user, space), (records, vectors, archived, reembedded) in staged:
+    for (user, space), (records, vectors, archive_notes, reembedded) in staged:
         store.open_user(user, embedding_model=embedder.name, dimension=embedder.dimension, create=True)
         store.ensure_space(user, MEMORIES, embedder.dimension)
         for start in range(0, len(records), batch_size):
@@ -210,7 +210,7 @@ def import_jsonl(store: MemoryStore, embedder: Embedder, lines: Iterable[str], *
                 store.commit(user, upserts=list(zip(records[part], vectors[part])))
             else:
                 store.put_space(user, ARCHIVE, records[part], vectors[part],
-                                [{"archived": a or {}} for a in archived[part]])
+                                [{"archived": a or {}} for a in archive_notes[part]])
         summary.memories += len(records) if space == MEMORIES else 0
         summary.archived += len(records) if space == ARCHIVE else 0
         summary.reembedded += reembedded

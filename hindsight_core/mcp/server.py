@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 from .. import __version__
 from ..api import MemoryAPI
 from ..types import Source
-from .compat import MCPServer, new_server
+from .compat import LogLevel, MCPServer, new_server
 from .scope import UserScope
 from .tools import Recalled, register_tools
 
@@ -48,7 +48,7 @@ class ScopeTokenVerifier:
 
 
 def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1", port: int = 8080,
-                 log_level: str = "WARNING", write_source: Source | str = Source.AGENT,
+                 log_level: LogLevel = "WARNING", write_source: Source | str = Source.AGENT,
                  on_recall: Recalled | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 

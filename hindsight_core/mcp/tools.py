@@ -56,7 +56,8 @@ def _as_tool_error() -> Iterator[None]:
 def current_user(scope: UserScope, ctx: Context | None) -> str:
     """The user this request acts for: from the verified bearer token, else the configured user."""
     if not scope.authenticated:
-        return scope.user_id  # type: ignore[return-value]
+        assert scope.user_id is not None  # a scope without tokens names its one user
+        return scope.user_id
     token = get_access_token()
     if token is None and ctx is not None:
         request = getattr(ctx.request_context, "request", None)

@@ -99,7 +99,7 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
     pool = ConsensusPool(results, vectors, [h.record for h in related.values()],
                          np.asarray([h.vector for h in related.values()], dtype=np.float32) if related else None,
                          config=config, judge=judge)
-    downweight = _DOWNWEIGHT if superseded_steps_back else \
+    downweight: dict[Verdict, float] = _DOWNWEIGHT if superseded_steps_back else \
         {verdict: factor for verdict, factor in _DOWNWEIGHT.items() if verdict is not Verdict.SUPERSEDED}
     checks = _shown_checked(results, k, pool, downweight)
 

@@ -329,7 +329,7 @@ def _with_judge(check: ConsensusCheck, record: MemoryRecord, pool: list[MemoryRe
 
 
 def _evolve(check: ConsensusCheck, **changes: object) -> ConsensusCheck:
-    return replace(check, **changes)  # type: ignore[arg-type]
+    return replace(check, **changes)  # type: ignore[arg-type]  # the named fields of a ConsensusCheck
 
 
 # -- using the report -------------------------------------------------------------------------------

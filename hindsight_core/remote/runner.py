@@ -160,8 +160,7 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
                 remove_record(store_folder, os.getpid())
             memory.close()
 
-        server.startup = startup  # type: ignore[method-assign]
-        server.shutdown = shutdown  # type: ignore[method-assign]
+        vars(server).update(startup=startup, shutdown=shutdown)  # the instance's own, around uvicorn's
         try:
             server.run(sockets=[sock])
         finally:

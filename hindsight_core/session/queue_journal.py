@@ -81,7 +81,8 @@ class QueueJournal:
 
     def add(self, data: str) -> tuple[int, dict[str, Any]]:
         """Journal an encoded entry (committed on return); its place, and the entry as a replay would read it."""
-        seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)  # type: ignore[arg-type]
+        seq = self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid
+        assert seq is not None  # an INSERT's row id
         return seq, json.loads(data, object_hook=_decode)
 
     def remove(self, seqs: Sequence[int], *, stored: bool = True) -> None:

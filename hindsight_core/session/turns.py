@@ -278,9 +278,10 @@ class TurnLog:
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
 
-    async def aoffer(self, turns: Sequence[Turn], **options: str | None) -> list[Offered]:
+    async def aoffer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
+                     **options: Any) -> list[Offered]:
         """Async twin of `offer`."""
-        return await asyncio.to_thread(self.offer, list(turns), **options)  # type: ignore[arg-type]
+        return await asyncio.to_thread(self.offer, list(turns), user_id=user_id, session_id=session_id, **options)
 
 
 class AwaitingAnswer:

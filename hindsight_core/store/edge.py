@@ -107,7 +107,7 @@ class EdgeStore(EdgeUpkeep):
         self._temporary = location == ":memory:"
         if self._temporary:  # a folder of its own, 0700, its keys in memory (see `_keystore`)
             remove_abandoned_temporaries(Path(tempfile.gettempdir()))
-        root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary else Path(path)
+        root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary or path is None else Path(path)
         self.description = ":memory:" if self._temporary else str(root)
         self.root = root
         self.sync, self.max_open, self.seal = sync, max(1, int(max_open)), seal
@@ -371,9 +371,10 @@ class EdgeStore(EdgeUpkeep):
                      len(entry["upserts"]) + len(entry["updates"]) + len(entry["deletes"]))
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
             name = self._memories_shard(user_id)
-            self._indexer.record(name, "entry", entry)
-            if entry["upserts"]:
-                self._indexer.maybe_start(name, shard, self._shard_path(name))
+            if name is not None:
+                self._indexer.record(name, "entry", entry)
+                if entry["upserts"]:
+                    self._indexer.maybe_start(name, shard, self._shard_path(name))
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:

@@ -133,7 +133,7 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport |
             logging.getLogger("hindsight").warning("memory %s of a user cannot be read and is set aside: %s",
                                                    point.id, exc)
         return None
-    vector, terms = None, frozenset()
+    vector, terms = None, frozenset[int]()
     if with_vectors:
         vectors = getattr(point, "vector", None)
         if isinstance(vectors, dict):

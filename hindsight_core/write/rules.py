@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(keyword_tokens(text)) - CHANGE_MARKER_TOKENS
 
 
-def lexical_overlap(a: set[str], b: set[str]) -> float:
+def lexical_overlap(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Jaccard overlap of two token sets."""
     return len(a & b) / len(a | b) if a | b else 1.0
 
