@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -98,6 +98,10 @@ class RecallConfig:
             raise InvalidInputError("time_prior_weight must not be negative")
 
 
+#: the largest text a configuration may allow: what one request to `hindsight serve` may carry
+TEXT_BYTES_CEILING = 16 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Limits:
     """Input limits: anything larger is refused with a clear error before any work."""
@@ -108,6 +112,15 @@ class Limits:
     max_metadata_depth: int = 4
     max_metadata_bytes: int = 16 * 1024
     max_id_chars: int = 256
+
+    def __post_init__(self) -> None:
+        for limit in fields(self):
+            value = getattr(self, limit.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"Limits.{limit.name} must be a whole number of at least 1, got {value!r}")
+        if self.max_text_bytes > TEXT_BYTES_CEILING:
+            raise InvalidInputError(f"Limits.max_text_bytes is at most {TEXT_BYTES_CEILING:,} (what one request may "
+                                    f"carry), got {self.max_text_bytes:,}")
 
 
 @dataclass(frozen=True)

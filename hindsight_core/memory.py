@@ -383,6 +383,7 @@ class Hindsight(FacadeBase):
 
     def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]:
         """Consolidate every user's memories: the method a scheduler calls."""
+        dry_run = check_flag(dry_run, "dry_run")  # refused even when there is no user to consolidate
         return [self.consolidate(user_id=user, dry_run=dry_run) for user in self.users()]
 
     def _consolidate(self, user: str, *, dry_run: bool,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from ..config import TEXT_BYTES_CEILING
 from ..embed.embedder import DEFAULT_MODEL
 from .edge import Group
 from .everyday import forget, recall, remember
@@ -63,7 +64,7 @@ While `hindsight serve` runs on the store, the other commands go through it
 @click.option("--embedding-model", **env("HINDSIGHT_EMBEDDING_MODEL"),
               help=f"Embedding model name or path ('{FAKE_MODEL}' for the instant test embedder).  "
                    f"[default: the model the store was built with, else {DEFAULT_MODEL}]")
-@click.option("--max-text-bytes", type=click.IntRange(1), **env("HINDSIGHT_MAX_TEXT_BYTES"),
+@click.option("--max-text-bytes", type=click.IntRange(1, TEXT_BYTES_CEILING), **env("HINDSIGHT_MAX_TEXT_BYTES"),
               help="Largest text remember and recall accept.  [default: 32768]")
 @click.pass_context
 def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_url: str | None,

@@ -260,6 +260,15 @@ def check_names(given: Iterable[str], known: Sequence[str], call: str) -> None:
     raise InvalidInputError(f"{call} takes no option {', '.join(named)}; it takes {', '.join(known)}")
 
 
+def check_batch(texts: object, max_batch: int) -> Sequence[str]:
+    """A `write_many` batch's shape: a list (not one string, a set or a generator) of at most `max_batch` texts."""
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InvalidInputError("texts must be a list of strings")
+    if len(texts) > max_batch:
+        raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {max_batch:,}")
+    return texts
+
+
 def check_per_text(name: str, values: object, count: int) -> None:
     """A `write_many` argument holding one entry per text: None, or a list (or tuple) of `count` entries."""
     if values is not None and (not isinstance(values, (list, tuple)) or len(values) != count):

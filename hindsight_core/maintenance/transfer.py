@@ -24,7 +24,7 @@ from ..store.base import ARCHIVE, MEMORIES, MemoryStore
 from ..contract.records import check_record, record_to_dict
 from ..contract.results import TransferSummary
 from ..types import MemoryRecord
-from ..contract.checks import check_flag, check_text_output
+from ..contract.checks import check_flag, check_text_output, check_timestamp
 
 if TYPE_CHECKING:
     pass
@@ -46,8 +46,9 @@ def export_jsonl(store: MemoryStore, out: TextIO, *, users: Iterable[str] | None
     vectors, include_archive = check_flag(vectors, "vectors"), check_flag(include_archive, "include_archive")
     check_text_output(out)
     header: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "vectors": vectors}
-    if now is not None:
-        header["exported_at"] = ensure_utc(now).isoformat()
+    moment = check_timestamp(now, "now")
+    if moment is not None:
+        header["exported_at"] = moment.isoformat()
     chosen = _users(store, users)
     try:
         return _export(store, out, chosen, header, vectors=vectors, include_archive=include_archive)

@@ -34,8 +34,8 @@ from typing_extensions import Unpack
 from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
 from ..config import HindsightConfig
-from ..contract.checks import check_text_output, check_users
-from ..contract.options import RecallKeywords, WriteKeywords, WriteManyKeywords
+from ..contract.checks import check_batch, check_metadata, check_predicate, check_text_output, check_users
+from ..contract.options import RecallKeywords, RecallOptions, WriteKeywords, WriteManyKeywords, per_text
 from ..contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
 from ..decay import retention_of
 from ..errors import InvalidInputError, ServerAuthError, ServerError, StoreUnavailableError
@@ -102,7 +102,7 @@ class HindsightClient:
         if self.session:
             headers["X-Hindsight-Session"] = self.session
         try:
-            body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
+            body = json.dumps(wire.value_out(args), allow_nan=False)
         except (TypeError, ValueError) as exc:  # NaN, a function, an object: the facade refuses these too
             raise InvalidInputError(f"an argument of {name} cannot be sent as JSON: {exc}") from None
         return {"url": f"{wire.PREFIX}/{name}", "content": body.encode(), "headers": headers}
@@ -216,12 +216,24 @@ class HindsightClient:
     # -- writing --------------------------------------------------------------------------------
     @refuses_unknown("write")
     def write(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
+        self._check_write(options, 1)
         return wire.write_result_in(self._call("write", text=text, user_id=user_id, **options))
 
     @refuses_unknown("write_many")
     def write_many(self, texts: Sequence[str], *, user_id: str, **options: Unpack[WriteManyKeywords]
                    ) -> list[WriteResult]:
+        self._check_write(options, len(check_batch(texts, self.config.limits.max_batch)))
         return [wire.write_result_in(r) for r in self._call("write_many", texts=texts, user_id=user_id, **options)]
+
+    def _check_write(self, options: Mapping[str, Any], count: int) -> None:
+        """The options checked here as the server's facade checks them (`WriteOptions.checked`), so a value JSON
+        would change on the way (a number as a metadata key, a set) is refused as it would be embedded."""
+        for one in per_text(options, count):
+            one.checked(self.config)
+
+    def _check_recall(self, options: Mapping[str, Any], where: object) -> None:
+        check_predicate(where)
+        RecallOptions.named(options).checked(self.config)
 
     @refuses_unknown("remember")
     def remember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None:
@@ -231,6 +243,7 @@ class HindsightClient:
     @refuses_unknown("recall")
     def recall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
                **options: Unpack[RecallKeywords]) -> RecallResults:
+        self._check_recall(options, where)
         k = options.get("k", 5)
         found = self._call("recall", query=query, user_id=user_id, **{**options, "k": _asked(k, where)})
         return _kept(wire.results_in(found), k, where)
@@ -249,6 +262,9 @@ class HindsightClient:
         return [wire.record_in(r) for r in found]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
+        if metadata is not None:  # None is the server's to refuse, in its words
+            limits = self.config.limits
+            metadata = check_metadata(metadata, max_depth=limits.max_metadata_depth, max_bytes=limits.max_metadata_bytes)
         return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]
 
     def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
@@ -313,9 +329,9 @@ class HindsightClient:
         part again)."""
         from ..maintenance.transfer import check_export
 
-        if isinstance(lines, (str, bytes)):
-            raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), "
-                                    "not one string: open the file first")
+        if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+            raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), got "
+                                    f"{type(lines).__name__}" + (": open the file first" if isinstance(lines, str) else ""))
         lines = list(lines)
         check_export(lines)
         total: dict[str, Any] = {"memories": 0, "archived": 0, "users": set(), "reembedded": 0}
@@ -353,6 +369,7 @@ class HindsightClient:
     # -- async twins: the same calls, awaited on the event loop ---------------------------------
     @refuses_unknown("awrite")
     async def awrite(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
+        self._check_write(options, 1)
         return wire.write_result_in(await self._acall("write", text=text, user_id=user_id, **options))
 
     @refuses_unknown("aremember")
@@ -362,6 +379,7 @@ class HindsightClient:
     @refuses_unknown("arecall")
     async def arecall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
                       **options: Unpack[RecallKeywords]) -> RecallResults:
+        self._check_recall(options, where)
         k = options.get("k", 5)
         found = await self._acall("recall", query=query, user_id=user_id, **{**options, "k": _asked(k, where)})
         return _kept(wire.results_in(found), k, where)

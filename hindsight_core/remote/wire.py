@@ -35,6 +35,10 @@ PREFIX = "/api/v1"
 
 
 # -- values inside arguments ------------------------------------------------------------------
+#: the keys that tag a value; a mapping of the caller's own with one of them as its only key goes as {"$dict": ...}
+_TAGS = frozenset({"$datetime", "$date", "$timerange", "$dict"})
+
+
 def value_out(value: Any) -> Any:
     """An argument as JSON: datetimes as tagged ISO strings, enums as their values, tuples as lists."""
     if isinstance(value, datetime):
@@ -46,7 +50,8 @@ def value_out(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {str(k): value_out(v) for k, v in value.items()}
+        plain = {str(k): value_out(v) for k, v in value.items()}
+        return {"$dict": plain} if len(plain) == 1 and next(iter(plain)) in _TAGS else plain  # data, not a tag
     if isinstance(value, (list, tuple, set, frozenset)):
         return [value_out(v) for v in value]
     return value
@@ -61,6 +66,8 @@ def value_in(value: Any) -> Any:
                     return kind.fromisoformat(value[tag])
                 except (TypeError, ValueError):
                     raise errors.InvalidInputError(f"not an ISO date: {value[tag]!r}") from None
+        if set(value) == {"$dict"} and isinstance(value["$dict"], dict):
+            return {k: value_in(v) for k, v in value["$dict"].items()}
         if set(value) == {"$timerange"}:
             ends = value["$timerange"]
             ends = [value_in(v) for v in ends] if isinstance(ends, list) and len(ends) == 2 else None

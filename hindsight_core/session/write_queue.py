@@ -88,6 +88,7 @@ from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
+from ..contract.checks import check_batch
 from ..contract.options import PER_TEXT, per_text
 from .queue_journal import JOURNAL_NAME, QueueJournal
 from .turns import TURN_FIELD, Turn, TurnLog, shared_options
@@ -162,11 +163,8 @@ class WriteQueue:
         Arguments are those of `Hindsight.write_many`; the write happens behind the
         caller (see the module rules), so the results are not returned.
         """
-        if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise InvalidInputError("texts must be a list of strings")
         config = self.memory.config
-        if len(texts) > config.limits.max_batch:
-            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+        texts = check_batch(texts, config.limits.max_batch)
         for one in per_text(options, len(texts)):  # every option checked as the write will, before it is journaled
             one.checked(config)
         entry = {"kind": "write", "user_id": self._user(user_id), "texts": self._texts(texts),

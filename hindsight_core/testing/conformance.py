@@ -194,12 +194,35 @@ class MemoryAPIConformance:
         (lambda m, u: m.release(user_id=u, memory_id="nope"), MemoryNotFoundError),
         (lambda m, u: m.write_many(["I like tea"], user_id=u, colour="green"), InvalidInputError),
         (lambda m, u: m.write("I like tea", user_id=u, agent_id="bot\x00"), InvalidInputError),
+        # what a relay could turn into something else on the way: None for a default, a set into a list, a
+        # number key into a string, one user's name into its letters
+        (lambda m, u: m.forget(user_id=u, about="tea", dry_run=None), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, source=None), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, force=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, k=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, reinforce=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, where="metadata.x == 1"), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, metadata={1: "x"}), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, entities={"tea"}), InvalidInputError),
+        (lambda m, u: m.write_many({"I like tea"}, user_id=u), InvalidInputError),
+        (lambda m, u: m.find(user_id=u, metadata={"a": {2: "x"}}), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=""), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=0), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=False), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=u), InvalidInputError),
+        (lambda m, u: m.stats(users=u), InvalidInputError),
+        (lambda m, u: m.import_jsonl(None), InvalidInputError),
     ])
-    def test_bad_input_raises_the_same_error_class(self, memory: MemoryAPI, user: str, call: Any,
-                                                   error: type) -> None:
+    def test_bad_input_raises_the_same_error_class(self, memory: MemoryAPI, reference: Hindsight, user: str,
+                                                   call: Any, error: type) -> None:
+        """The same bad input is refused with the same `HindsightError` subclass as the embedded memory's, before
+        anything is stored (red team finding 7: the client once forgot for real on `dry_run=None`)."""
         memory.write("I prefer green tea over coffee in the morning.", user_id=user)
-        with pytest.raises(error):
+        with pytest.raises(error) as refused:
             call(memory, user)
+        with pytest.raises(error) as expected:
+            call(reference, user)
+        assert type(refused.value) is type(expected.value)
         assert len(memory.memories(user_id=user)) == 1  # nothing lost, nothing added
 
     @pytest.mark.parametrize("call, bad", [

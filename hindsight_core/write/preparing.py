@@ -20,9 +20,8 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from ..config import HindsightConfig
-from ..contract.checks import check_visible
+from ..contract.checks import check_batch, check_visible
 from ..contract.options import WriteOptions, per_text
-from ..errors import InvalidInputError
 from ..language.entities import extract_entities
 from ..language.text import summarize_line, validate_text
 from ..safety.audit import Action, AuditVerdict
@@ -108,10 +107,7 @@ def prepare_batch(texts: Sequence[str], options: Mapping[str, Any], *, user_id: 
 
     `options`: `write_many`'s keyword arguments, the per-text lists (`request.PER_TEXT`) among them.
     """
-    if isinstance(texts, str) or not isinstance(texts, Sequence):
-        raise InvalidInputError("texts must be a list of strings")
-    if len(texts) > config.limits.max_batch:
-        raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+    texts = check_batch(texts, config.limits.max_batch)
     each = per_text(options, len(texts))
     return [prepare(text, one, user_id=user_id, config=config, audit=audit, gate=gate, now=now(),
                     embedding_model=embedding_model, window=window)

@@ -443,3 +443,33 @@ def test_the_suite_holds_at_least_300_cases():
              + len(MCP_CASES) + 3)
     assert total >= 300, total
     assert not math.isnan(total)
+
+
+def test_a_text_limit_past_what_a_request_carries_is_refused_everywhere(tmp_path):
+    """Red team finding 13: `--max-text-bytes 1000000000000000000000000000000` was taken by the CLI and `serve`,
+    and `Limits` took any number; and `export_jsonl(now=...)` raised AttributeError for a value not a datetime."""
+    import io
+    import subprocess
+    import sys
+
+    from hindsight_core import InvalidInputError, Limits
+    from hindsight_core.config import TEXT_BYTES_CEILING
+    from hindsight_core.maintenance import export_jsonl
+    from hindsight_core.store import EdgeStore
+
+    for value in (10 ** 30, TEXT_BYTES_CEILING + 1, 0, True, 2.5):
+        with pytest.raises(InvalidInputError, match="max_text_bytes"):
+            Limits(max_text_bytes=value)
+    assert Limits(max_text_bytes=TEXT_BYTES_CEILING).max_text_bytes == TEXT_BYTES_CEILING
+    for command in ("stats", "serve"):
+        answer = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--store", str(tmp_path / "s"),
+                                 "--max-text-bytes", str(10 ** 30), command], capture_output=True, text=True,
+                                timeout=120)
+        assert answer.returncode == 2 and "--max-text-bytes" in answer.stderr and "Traceback" not in answer.stderr
+    store = EdgeStore(tmp_path / "store")
+    try:
+        for now in ("2026-03-01", 5, object()):
+            with pytest.raises(InvalidInputError, match="now"):
+                export_jsonl(store, io.StringIO(), now=now)
+    finally:
+        store.close()
