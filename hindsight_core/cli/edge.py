@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, Iterable, TextIO
 
 import click
 
@@ -19,8 +19,42 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+#: the group's options a user also types after the command (`hindsight recall --store X ...`)
+HOISTED = ("--store", "--home")
+
+
+def hoisted(args: list[str], commands: Iterable[str]) -> list[str]:
+    """`args` with the `HOISTED` options that follow the command moved before it, where the group reads them."""
+    names = set(commands)
+    at = next((i for i, arg in enumerate(args) if arg in names), None)
+    if at is None:
+        return args
+    before, command, after, moved = args[:at], args[at], args[at + 1:], []
+    rest: list[str] = []
+    i = 0
+    while i < len(after):
+        arg = after[i]
+        if arg == "--":  # what follows is the command's own
+            rest += after[i:]
+            break
+        if arg in HOISTED and i + 1 < len(after):
+            moved += after[i:i + 2]
+            i += 2
+            continue
+        if arg.split("=", 1)[0] in HOISTED and "=" in arg:
+            moved.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return [*before, *moved, command, *rest]
+
+
 class Group(click.Group):
-    """Turns hindsight's errors (and a few the system raises) into one clear line and exit status 1."""
+    """Turns hindsight's errors (and a few the system raises) into one clear line and exit status 1; takes the
+    store's options after the command too (`hoisted`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoisted(args, self.commands))
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

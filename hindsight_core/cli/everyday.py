@@ -36,6 +36,30 @@ def remember(settings: Settings, text: str | None, user_id: str, session_id: str
         click.echo(f"stored {result.record.id} ({result.record.event_type}): {'; '.join(result.decision.reasons)}")
 
 
+@click.command(help="List a user's memories, oldest first: date, kind, status, id and text.")
+@user_option
+@click.option("--agent-id", help="Only those one agent wrote.")
+@click.option("--active-only", is_flag=True, help="Leave out superseded, consolidated and quarantined memories.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one record a line) instead of a table.")
+@pass_settings
+def memories(settings: Settings, user_id: str, agent_id: str | None, active_only: bool, as_json: bool) -> None:
+    from ..contract.records import record_to_dict
+
+    with settings.open_memory() as memory:
+        found = memory.memories(user_id=user_id, include_inactive=not active_only, agent_id=agent_id)
+    if as_json:
+        for record in found:
+            click.echo(json.dumps(record_to_dict(record), ensure_ascii=False))
+        return
+    if not found:
+        click.echo("no memories found")
+        return
+    width = max(60, shutil.get_terminal_size((120, 20)).columns)
+    for record in found:
+        lead = f"{record.timestamp:%Y-%m-%d}  {record.event_type[:11]:<11}  {record.status.value:<11}  {record.id}  "
+        click.echo(lead + textwrap.shorten(record.summary, max(20, width - len(lead)), placeholder="..."))
+
+
 @click.command(help="Show the memories recall would bring back for QUERY: scores and why. "
                     "With - (or no QUERY), the query is read from standard input.")
 @click.argument("query", required=False)

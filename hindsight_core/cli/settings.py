@@ -202,7 +202,7 @@ class Settings:
     def _held(self, exc: Exception, purpose: str | None) -> Exception:
         """The error for a store another process holds: which process, and what to run instead."""
         from ..errors import StoreInUseError
-        from ..remote.discovery import holder
+        from ..store.holder import holder
 
         running = self.server()
         if running is not None:

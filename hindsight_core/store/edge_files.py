@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
+from .holder import holder
 from .private import open_private, private_folder
 from .values import SPACES
 
@@ -80,9 +81,11 @@ def open_root(root: Path) -> IO[str]:
         fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         lock_file.close()
+        found = holder(root)
         raise StoreInUseError(
-            f"the embedded store at {root} is in use by another process. One process at a time can open an "
-            "embedded store; for several processes run a Qdrant server and pass url=...") from None
+            f"the embedded store at {root} is held by {found or 'another process'}. One process at a time opens an "
+            "embedded store: stop that process, or run `hindsight serve` on the store in its place and reach it "
+            "from each process with HindsightClient") from None
     if not (root / "FORMAT").exists():
         with open_private(root / "FORMAT") as out:
             out.write(f"{FORMAT}\n")
