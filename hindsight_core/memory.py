@@ -288,8 +288,8 @@ class Hindsight(FacadeBase):
         write-ahead log still holds their sealed bytes, whose key is gone). That
         rewrites the segments of the shard holding the user (one of 16 a space);
         the embedded store runs it in a child process and waits for it, holding no
-        lock other users need (`store.indexing`), so the forget takes about a
-        second and the process's other users go on meanwhile (`benchmarks/tenants.py`).
+        lock other users need (`store.indexing`), so the process's other users go
+        on meanwhile.
         Forgetting everything removes the user's folder, so there is nothing to compact.
         `for_good=False` leaves the compaction to a later forget or `compact()` (the
         text is unreadable at once all the same): for a revision replaced by a newer

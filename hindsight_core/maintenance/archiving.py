@@ -18,7 +18,7 @@ from ..types import MemoryRecord, Status
 if TYPE_CHECKING:
     pass
 
-from .common import _batches, _users, maintainable
+from .common import batches, maintainable, recovered_users
 
 
 # -- archive ----------------------------------------------------------------------------------------------------
@@ -53,14 +53,14 @@ def archive(store: MemoryStore, *, now: datetime, older_than_days: float = 90,
         raise InvalidInputError(f"older_than_days={older_than_days!r} reaches before year 1; use a number of days "
                                 "that fits the calendar (e.g. 36500 for a century)") from None
     moved: list[MemoryRecord] = []
-    for user in _users(store, users):
+    for user in recovered_users(store, users):
         old = [(r, v) for r, v, _ in store.load_space(user, MEMORIES) if last_activity(r) <= cutoff]
         if not old:
             continue
         moved.extend(r for r, _ in old)
         if dry_run:
             continue
-        for batch in _batches(old, 256):
+        for batch in batches(old, 256):
             records = [r.evolve(status=Status.ARCHIVED) for r, _ in batch]
             extras = [{"archived": {"at": ensure_utc(now).isoformat(), "status": r.status.value}} for r, _ in batch]
             # copy first, delete after: an interruption leaves a memory in both places, never in neither
@@ -75,7 +75,7 @@ def restore(store: MemoryStore, *, users: Iterable[str] | None = None,
     store = maintainable(store)
     wanted = set(memory_ids) if memory_ids is not None else None
     moved: list[MemoryRecord] = []
-    for user in _users(store, users):
+    for user in recovered_users(store, users):
         found = [(r, v, x) for r, v, x in store.load_space(user, ARCHIVE) if wanted is None or r.id in wanted]
         if not found:
             continue

@@ -28,7 +28,7 @@ def maintainable(store: object) -> MemoryStore:
     return cast(MemoryStore, store)
 
 
-def _users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
+def recovered_users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
     """The users to work on, each with any change a crash left half-applied finished first."""
     chosen = store.users() if users is None else check_users(users) or []
     for user in chosen:
@@ -36,7 +36,7 @@ def _users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
     return chosen
 
 
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     batch: list[Any] = []
     for item in items:
         batch.append(item)

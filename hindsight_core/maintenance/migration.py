@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     pass
 
 from ..embed.checked import embed_passages
-from .common import MIGRATION_KEY, Progress, _batches, _users, maintainable
+from .common import MIGRATION_KEY, Progress, batches, maintainable, recovered_users
 
 # -- migration --------------------------------------------------------------------------------------------------
 _PAIRS = ((MEMORIES, STAGING), (ARCHIVE, STAGING_ARCHIVE))
@@ -69,7 +69,7 @@ def plan_migration(store: MemoryStore, embedder: Embedder) -> MigrationPlan:
             f"a migration to {current.get('model')} is in progress; resume it with "
             f"`hindsight migrate --to {current.get('model')}` or abandon it with `hindsight migrate --abort`")
     swapping = tuple((current or {}).get("swapping", ()))
-    users = tuple(u for u in _users(store, None)
+    users = tuple(u for u in recovered_users(store, None)
                   if store.registered_embedding(u) != (embedder.name, embedder.dimension))
     pending: dict[tuple[str, str], frozenset[str]] = {}
     stale: dict[tuple[str, str], frozenset[str]] = {}
@@ -113,7 +113,7 @@ def migrate(store: MemoryStore, embedder: Embedder, *, plan: MigrationPlan | Non
             if not todo:
                 continue
             rows = ((r, x) for r, _, x in store.load_space(user, source) if r.id in todo)
-            for batch in _batches(rows, batch_size):
+            for batch in batches(rows, batch_size):
                 records = [r.evolve(embedding_model=embedder.name) for r, _ in batch]
                 vectors = embed_passages(embedder, [r.raw_content for r in records])
                 store.put_space(user, staging, records, vectors, [x for _, x in batch])
@@ -136,7 +136,7 @@ def migrate(store: MemoryStore, embedder: Embedder, *, plan: MigrationPlan | Non
             store.drop_space(user, target)
             if target == MEMORIES:
                 store.ensure_space(user, MEMORIES, embedder.dimension)
-            for batch in _batches(store.load_space(user, staging), 256):
+            for batch in batches(store.load_space(user, staging), 256):
                 store.put_space(user, target, [r for r, _, _ in batch], np.stack([v for _, v, _ in batch]),
                                 [x for _, _, x in batch])
         store.set_registered_embedding(user, embedder.name, embedder.dimension)

@@ -16,7 +16,7 @@ from ..types import Layer, Status
 if TYPE_CHECKING:
     from ..memory import Hindsight
 
-from .common import _users, maintainable
+from .common import maintainable, recovered_users
 
 
 def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime | None = None,
@@ -34,7 +34,7 @@ def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime
     statuses: Counter[str] = Counter({status.value: 0 for status in Status})
     retention: list[float] = []
     archived = 0
-    for user in (_users(store, users) if store is not None else check_users(users) or []):
+    for user in (recovered_users(store, users) if store is not None else check_users(users) or []):
         records = memory.memories(user_id=user)
         per_user[user] = len(records)
         for record in records:

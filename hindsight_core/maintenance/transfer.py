@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     pass
 
 from ..embed.checked import embed_passages
-from .common import EXPORT_FORMAT, EXPORT_VERSION, _users, maintainable
+from .common import EXPORT_FORMAT, EXPORT_VERSION, maintainable, recovered_users
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -49,7 +49,7 @@ def export_jsonl(store: MemoryStore, out: TextIO, *, users: Iterable[str] | None
     moment = check_timestamp(now, "now")
     if moment is not None:
         header["exported_at"] = moment.isoformat()
-    chosen = _users(store, users)
+    chosen = recovered_users(store, users)
     try:
         return _export(store, out, chosen, header, vectors=vectors, include_archive=include_archive)
     except OSError as exc:

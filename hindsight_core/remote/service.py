@@ -41,7 +41,7 @@ from ..errors import (
     StoreInUseError,
     StoreUnavailableError,
 )
-from ..ui.security import _host_name, is_loopback
+from ..ui.security import host_name, is_loopback
 from . import wire
 from .api import EVERYONE, Call, Operations
 from .recall_log import RecallLog
@@ -198,7 +198,7 @@ class Checks:
             if int(length) > self.max_body:
                 return 413, f"the request body is larger than {self.max_body:,} bytes"
         if not self.guarded:
-            name, port = _host_name(headers.get("host", ""))
+            name, port = host_name(headers.get("host", ""))
             if not (is_loopback(name) and port == str(self.port)):
                 return 403, f"this server answers only at 127.0.0.1:{self.port}"
         origin = headers.get("origin")

@@ -101,16 +101,15 @@ class QueueJournal:
     def _cut_log(self) -> None:
         """Copy the log back into the (secure-deleted) database and cut it to nothing: old entries leave it.
 
-        With `sync="normal"` the copy is not fsynced (what waits survives a killed process, as promised; 2.3-4 ms
-        per removal on the writer's thread against 8-9 ms with the fsync, on a busy machine); with `sync="full"`
-        it is, as every hand-over is."""
+        With `sync="normal"` the copy is not fsynced (what waits survives a killed process, as promised, and the
+        writer's thread is spared an fsync per removal); with `sync="full"` it is, as every hand-over is."""
         if self.sync == "normal":
             self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
         # the first write to a cut log starts it anew, with a sync of its header: done here, on the writer's
-        # thread, by a write that holds no entry, so the next hand-over is a plain append (measured: 1-15 ms
-        # of the agent's turn on a busy disk otherwise)
+        # thread, by a write that holds no entry, so the next hand-over is a plain append (the sync would
+        # otherwise be paid in the agent's turn)
         self._db.execute("INSERT OR REPLACE INTO log_start (one) VALUES (1)")
 
     def close(self) -> None:

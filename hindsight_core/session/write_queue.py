@@ -13,8 +13,8 @@ The rules:
   option as the write will check it, `WriteOptions.checked`, and that they can be
   journaled), appends the write to the journal and commits it
   (SQLite, `sync="normal"` by default: it survives a killed process, which is what
-  an acknowledgement promises; `sync="full"` adds an fsync per hand-over, 5.7 ms on
-  a busy machine here, so that it survives a power cut too) before it returns. A bad text is an
+  an acknowledgement promises; `sync="full"` adds an fsync per hand-over, so that
+  it survives a power cut too) before it returns. A bad text is an
   `InvalidInputError` at once, and nothing of that call is queued.
 * One writer thread per queue runs each write in the order handed over, a
   moment (`linger`, 20 ms) after the hand-over unless someone waits for it: the
