@@ -20,32 +20,11 @@ from .api import MemoryAPI
 from .clock import FrozenClock, system_clock
 from .config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from .contract.results import ConsensusReport, ConsolidationReport, StoreStats, TransferSummary, WriteResult
-from .errors import (
-    EmbedderMismatchError,
-    EmptyTextError,
-    EvaluatorError,
-    ForbiddenError,
-    HindsightError,
-    InvalidInputError,
-    InvalidUserIdError,
-    MemoryNotFoundError,
-    ServerAuthError,
-    StoreInUseError,
-    StoreUnavailableError,
-    TextTooLargeError,
-)
-from .types import (
-    EventType,
-    Explanation,
-    ForgetReceipt,
-    GateDecision,
-    Layer,
-    MemoryRecord,
-    RecallResults,
-    ScoredMemory,
-    Source,
-    Status,
-)
+from .errors import (EmbedderMismatchError, EmptyTextError, EvaluatorError, ForbiddenError, HindsightError,
+                     InvalidInputError, InvalidUserIdError, MemoryNotFoundError, ServerAuthError, StoreInUseError,
+                     StoreUnavailableError, TextTooLargeError)
+from .types import (EventType, Explanation, ForgetReceipt, GateDecision, Layer, MemoryRecord, RecallResults,
+                    ScoredMemory, Source, Status)
 
 if TYPE_CHECKING:
     from .embed.embedder import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
@@ -67,45 +46,19 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-#: the public names loaded on first use, and the module each comes from
-_LAZY = {
-    'DEFAULT_MODEL': '.embed.embedder',
-    'Embedder': '.embed.embedder',
-    'SentenceTransformerEmbedder': '.embed.embedder',
-    'TimeRange': '.language.timerange',
-    'count_tokens': '.language.tokens',
-    'Hindsight': '.memory',
-    'ConsensusConfig': '.recall.consensus',
-    'apply_consensus': '.recall.consensus',
-    'check_consensus': '.recall.consensus',
-    'format_for_prompt': '.recall.formatting',
-    'HindsightClient': '.remote.client',
-    'Action': '.safety.audit',
-    'AuditVerdict': '.safety.audit',
-    'WriteAudit': '.safety.audit',
-    'audit': '.safety.audit',
-    'TimeRangeChoice': '.session.choices',
-    'Context': '.session.context',
-    'ContextBuilder': '.session.context',
-    'TokenReport': '.session.context',
-    'memory_block': '.session.context',
-    'KeyedItem': '.session.keyed',
-    'KeyedMemory': '.session.keyed',
-    'WriteOutcome': '.session.outcome',
-    'Turn': '.session.turns',
-    'TurnLog': '.session.turns',
-    'EdgeStore': '.store',
-    'MemoryStore': '.store',
-    'ServerStore': '.store',
-    'ContextBudget': '.working',
-    'ContextBudgetError': '.working',
-    'InProcessBackend': '.working',
-    'RedisBackend': '.working',
-    'WorkingMemory': '.working',
-    'LLMGate': '.write.gate',
-    'RuleBasedGate': '.write.gate',
-    'WriteGate': '.write.gate',
-}
+#: the public names loaded on first use, by the module each comes from
+_LAZY = {name: module for module, names in {
+    ".embed.embedder": ("DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder"),
+    ".language.timerange": ("TimeRange",), ".language.tokens": ("count_tokens",), ".memory": ("Hindsight",),
+    ".recall.consensus": ("ConsensusConfig", "apply_consensus", "check_consensus"),
+    ".recall.formatting": ("format_for_prompt",), ".remote.client": ("HindsightClient",),
+    ".safety.audit": ("Action", "AuditVerdict", "WriteAudit", "audit"), ".session.choices": ("TimeRangeChoice",),
+    ".session.context": ("Context", "ContextBuilder", "TokenReport", "memory_block"),
+    ".session.keyed": ("KeyedItem", "KeyedMemory"), ".session.outcome": ("WriteOutcome",),
+    ".session.turns": ("Turn", "TurnLog"), ".store": ("EdgeStore", "MemoryStore", "ServerStore"),
+    ".working": ("ContextBudget", "ContextBudgetError", "InProcessBackend", "RedisBackend", "WorkingMemory"),
+    ".write.gate": ("LLMGate", "RuleBasedGate", "WriteGate"),
+}.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
@@ -117,15 +70,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    '__version__', 'Action', 'apply_consensus', 'audit', 'AuditVerdict', 'check_consensus', 'ConsensusConfig',
-    'ConsensusReport', 'ConsolidationReport', 'Context', 'ContextBudget', 'ContextBudgetError', 'ContextBuilder', 'count_tokens',
-    'DecayConfig', 'DEFAULT_MODEL', 'EdgeStore', 'Embedder', 'EmbedderMismatchError', 'EmptyTextError', 'EvaluatorError',
-    'EventType', 'Explanation', 'ForbiddenError', 'ForgetReceipt', 'format_for_prompt', 'FrozenClock', 'GateDecision',
-    'Hindsight', 'HindsightClient', 'HindsightConfig', 'HindsightError', 'InProcessBackend', 'InvalidInputError', 'InvalidUserIdError',
-    'KeyedItem', 'KeyedMemory', 'Layer', 'Limits', 'LLMGate', 'memory_block', 'MemoryAPI',
-    'MemoryNotFoundError', 'MemoryRecord', 'MemoryStore', 'RecallConfig', 'RecallResults', 'RedisBackend', 'RuleBasedGate',
-    'ScoredMemory', 'SemanticConfig', 'SentenceTransformerEmbedder', 'ServerAuthError', 'ServerStore', 'Source', 'Status',
-    'StoreInUseError', 'StoreStats', 'StoreUnavailableError', 'system_clock', 'TextTooLargeError', 'TimeRange', 'TimeRangeChoice',
-    'TokenReport', 'TransferSummary', 'Turn', 'TurnLog', 'WorkingMemory', 'WriteAudit', 'WriteGate',
-    'WriteOutcome', 'WriteResult',
+    "__version__", "Action", "apply_consensus", "audit", "AuditVerdict", "check_consensus", "ConsensusConfig",
+    "ConsensusReport", "ConsolidationReport", "Context", "ContextBudget", "ContextBudgetError", "ContextBuilder",
+    "count_tokens", "DecayConfig", "DEFAULT_MODEL", "EdgeStore", "Embedder", "EmbedderMismatchError",
+    "EmptyTextError", "EvaluatorError", "EventType", "Explanation", "ForbiddenError", "ForgetReceipt",
+    "format_for_prompt", "FrozenClock", "GateDecision", "Hindsight", "HindsightClient", "HindsightConfig",
+    "HindsightError", "InProcessBackend", "InvalidInputError", "InvalidUserIdError", "KeyedItem", "KeyedMemory",
+    "Layer", "Limits", "LLMGate", "memory_block", "MemoryAPI", "MemoryNotFoundError", "MemoryRecord", "MemoryStore",
+    "RecallConfig", "RecallResults", "RedisBackend", "RuleBasedGate", "ScoredMemory", "SemanticConfig",
+    "SentenceTransformerEmbedder", "ServerAuthError", "ServerStore", "Source", "Status", "StoreInUseError",
+    "StoreStats", "StoreUnavailableError", "system_clock", "TextTooLargeError", "TimeRange", "TimeRangeChoice",
+    "TokenReport", "TransferSummary", "Turn", "TurnLog", "WorkingMemory", "WriteAudit", "WriteGate", "WriteOutcome",
+    "WriteResult",
 ]

@@ -1,26 +1,12 @@
 """The contract at the centre: `MemoryAPI`, what every memory offers, typed to the last option.
 
-Two siblings implement it, neither a subclass of the other:
-
-    MemoryAPI (this protocol)
-    ├── Hindsight        (`memory.py`)         embedded: this process holds the store
-    └── HindsightClient  (`remote/client.py`)  remote: a `hindsight serve` holds it, reached over HTTP
-
-Faces (CLI, MCP, inspector, the session layer) and the adapters (LangChain, LlamaIndex)
-are typed against `MemoryAPI` and never ask which sibling they hold, except through
-the one capability that differs: `holds_store` (True when the store, with its files
-and engine, lives in this process). `hindsight_core.testing.conformance` runs the
-same behavioural tests on every implementation.
-
-The contract sits below the stages: its option values (`contract.options`), its
-results (`types`, `contract.results`) and its errors (`errors`) are imported by the
-stages that make them, so importing it (or `HindsightClient`) loads no stage and no
-store. A write's and a recall's options are typed keyword arguments
-(`**options: Unpack[WriteKeywords]`): the fields of `WriteOptions` and `RecallOptions`,
-stated once with their defaults and their one check. The server's allow-lists, the
-client's request body, the write queue's journal entry and the adapters' per-call
-options are derived from those fields, so a new option is a field there and every
-relay follows.
+Two siblings implement it, neither a subclass of the other: `Hindsight` (`memory.py`, this process holds the
+store) and `HindsightClient` (`remote/client.py`, a `hindsight serve` holds it). Faces, the session layer and the
+adapters are typed against it and ask only `holds_store` of which they hold; `testing.conformance` runs the same
+tests on every implementation. It sits below the stages with its option values (`contract.options`: each option's
+name, type, default and check), results (`types`, `contract.results`) and errors, so importing it loads no stage
+and no store. Options are typed keywords (`**options: Unpack[WriteKeywords]`), and every relay derives from the
+values' fields (ARCHITECTURE.md, "The contract").
 """
 
 from __future__ import annotations

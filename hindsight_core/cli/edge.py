@@ -25,28 +25,14 @@ HOISTED = ("--store", "--home")
 
 def hoisted(args: list[str], commands: Iterable[str]) -> list[str]:
     """`args` with the `HOISTED` options that follow the command moved before it, where the group reads them."""
-    names = set(commands)
-    at = next((i for i, arg in enumerate(args) if arg in names), None)
-    if at is None:
-        return args
-    before, command, after, moved = args[:at], args[at], args[at + 1:], []
-    rest: list[str] = []
-    i = 0
-    while i < len(after):
-        arg = after[i]
-        if arg == "--":  # what follows is the command's own
-            rest += after[i:]
-            break
-        if arg in HOISTED and i + 1 < len(after):
-            moved += after[i:i + 2]
-            i += 2
-            continue
-        if arg.split("=", 1)[0] in HOISTED and "=" in arg:
-            moved.append(arg)
-        else:
-            rest.append(arg)
-        i += 1
-    return [*before, *moved, command, *rest]
+    at = next((i for i, arg in enumerate(args) if arg in set(commands)), len(args))
+    moved: list[str] = []
+    rest, i = list(args[:at + 1]), at + 1
+    while i < len(args) and args[i] != "--":  # after --, the words are the command's own
+        take = 2 if args[i] in HOISTED and i + 1 < len(args) else int(args[i].split("=")[0] in HOISTED)
+        (moved if take else rest).extend(args[i:i + (take or 1)])
+        i += take or 1
+    return [*args[:at], *moved, *rest[at:], *args[i:]]
 
 
 class Group(click.Group):

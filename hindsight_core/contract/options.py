@@ -1,19 +1,10 @@
 """What a write and a recall may carry besides their text and user, stated once, and the one check of each.
 
-Each option is a field of a frozen value, `WriteOptions` or `RecallOptions`: its
-name, its type, its default, and its check in `checked` (an `InvalidInputError`
-that says what to pass). The keyword arguments of `MemoryAPI.write` and
-`MemoryAPI.recall` are typed by `WriteKeywords` and `RecallKeywords`
-(`**options: Unpack[...]`), which name the same fields with the same types
-(`tests/core/test_options_follow.py` holds them together), so a type checker
-refuses a misspelt option and every implementation takes a new one unchanged.
-
-Every relay derives from the fields and names none: the server's allow-list and
-the client's request body (`remote/`), the write queue's journal entry
-(`session/write_queue.py`), the conversation policy's pass-through
-(`session/turns.py`), the adapters' retrievers. The facade runs `checked` on
-every call; a write queue runs it at hand-over and the CLI before it opens a
-store, so a bad value is refused before anything is journaled or loaded.
+Each option is a field of a frozen value, `WriteOptions` or `RecallOptions`: its name, type and default, and its
+check in `checked` (an `InvalidInputError` that says what to pass). `WriteKeywords` and `RecallKeywords` name the
+same fields with the same types for `MemoryAPI`'s `**options: Unpack[...]` (`tests/core/test_options_typed.py`
+holds them together). Every relay derives from the fields and names none; the facade runs `checked` on every
+call, a write queue at hand-over and the CLI before it opens a store.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""A memory record's JSON form, the one codec: `record_to_dict` and the strict reader `record_from_payload`.
-
-Enums go as their values and datetimes as ISO strings. The store's payloads (`store.payload`), the wire of
-`hindsight serve`, exports and `--json` output all use it. Reading is strict: a dict whose fields do not have
-the types a later stage relies on is refused with the reason, never served. `check_record` reads a record
-arriving from outside (an import line) with the types and limits a write gives it.
-"""
+"""A memory record's JSON form, the one codec (enums as values, datetimes as ISO strings) of the store's payloads,
+the wire, exports and `--json`: `record_to_dict`, and `record_from_payload`, strict (a dict whose fields lack the
+types a later stage relies on is refused with the reason). `check_record` reads one arriving from an import."""
 
 from __future__ import annotations
 

@@ -1,18 +1,9 @@
-"""The memory tools a model calls, stated once: their names, arguments and words, and how many results it may ask.
+"""The memory tools a model calls, stated once: `memory_search(what_am_i_looking_for, how_many_results=5,
+time_range="any_time")` and `memory_write(what_to_remember, kind_of_memory=None)`, their words, and their bound.
 
-LangChain (`hindsight_langchain.tools`), LlamaIndex (`hindsight_llamaindex.tools`) and
-the MCP server (`hindsight_core.mcp.tools`) each translate this shape into their
-framework's tool, so a model sees the same two tools with the same arguments
-whichever framework hands them over:
-
-    memory_search(what_am_i_looking_for, how_many_results=5, time_range="any_time")
-    memory_write(what_to_remember, kind_of_memory=None)
-
-The user id is bound when the tools are made and is never an argument, nor is who
-is speaking: a write through a tool is the agent's (or the speaker the deployment
-sets). How many results a model may ask for is one rule, `check_k` against the
-smaller of `MAX_RESULTS` and the memory's `max_k`, refused with the same
-`InvalidInputError` on every face.
+LangChain, LlamaIndex and the MCP server each translate this shape into their framework's tool. The user id is
+bound when the tools are made and is never an argument, nor is who speaks (the agent, or the deployment's
+speaker). How many results a model may ask for is `check_k` against the smaller of `MAX_RESULTS` and `max_k`.
 """
 
 from __future__ import annotations

@@ -61,7 +61,6 @@ The rules:
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import threading
 from collections import OrderedDict
@@ -278,10 +277,6 @@ class TurnLog:
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
 
-    async def aoffer(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
-                     **options: Any) -> list[Offered]:
-        """Async twin of `offer`."""
-        return await asyncio.to_thread(self.offer, list(turns), user_id=user_id, session_id=session_id, **options)
 
 
 class AwaitingAnswer:

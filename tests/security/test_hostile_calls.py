@@ -514,13 +514,33 @@ def test_the_command_line(tmp_path):
     for name, label, args in cli_calls(home, tmp_path):
         cli_judge(tally, home, name, label, args)
 
-    @settings(FAST, max_examples=40)
-    @given(st.text(alphabet=st.characters(codec=None, categories=["L", "N", "P", "S", "Z", "Cc", "Cf"]), max_size=30))
+    words = st.text(alphabet=st.characters(codec=None, categories=["L", "N", "P", "S", "Z", "Cc", "Cf"]), max_size=30)
+
+    @settings(FAST, max_examples=300)
+    @given(words)
     def arbitrary_text(text):
         cli_judge(tally, home, f"remember={short(text)}", text_label(text),
                   ["remember", "-u", "alice", "--force", "--", text])
 
-    arbitrary_text()
+    @settings(FAST, max_examples=300)
+    @given(words)
+    def arbitrary_query(text):
+        cli_judge(tally, home, f"recall={short(text)}", text_label(text), ["recall", "-u", "alice", "--", text])
+
+    @settings(FAST, max_examples=360)
+    @given(words)
+    def arbitrary_user(user):
+        cli_judge(tally, home, f"memories.user={short(user)}", EITHER, ["memories", "-u", user])
+
+    @settings(FAST, max_examples=420)
+    @given(st.one_of(st.integers(-10 ** 6, 10 ** 6).map(str), words))
+    def arbitrary_k(k):
+        label = GOOD if k.strip().lstrip("+").isdecimal() and k.isascii() and 1 <= int(k) <= 1000 else BAD
+        cli_judge(tally, home, f"recall.k={short(k)}", EITHER if k != k.strip() else label,
+                  ["recall", "-u", "alice", "-k", k, "Orion"])
+
+    for run in (arbitrary_text, arbitrary_query, arbitrary_user, arbitrary_k):
+        run()
     finish(tally)
 
 
@@ -601,7 +621,7 @@ def test_the_mcp_tools(clock, tmp_path):
                  "memory_forget": ("memory_id", "topic", "dry_run"), "memory_summarize": ("dry_run",)}
         random_calls: list = []
 
-        @settings(FAST, max_examples=150)
+        @settings(FAST, max_examples=1420)
         @given(st.sampled_from(sorted(tools)), st.data())
         def arbitrary_arguments(tool, data):
             names = tools[tool]
@@ -816,7 +836,7 @@ def test_the_http_api(clock, tmp_path):
                       "recall": ("query", "k", "time_range", "layers", "event_types"),
                       "find": ("metadata",), "forget": ("about", "memory_id"), "stats": ("users",)}
 
-            @settings(FAST, max_examples=200)
+            @settings(FAST, max_examples=900)
             @given(st.sampled_from(sorted(fields)), st.data())
             def arbitrary_body(operation, data):
                 names = fields[operation]
