@@ -11,7 +11,7 @@ mind (`recall.plan.weights_for`): asked about the past ("What was my locker code
 "What did you suggest?"), it is what was true or said then, and keeps its place
 (its verdict is still noted). On the knowledge set and its four held-out slices this
 raised recall@5 by -0.7 to +4.4 points and left the new value first unchanged
-(`python benchmarks/knowledge.py`). Nothing is withheld silently: what
+(`python -m benchmarks.knowledge`). Nothing is withheld silently: what
 is held back is returned beside the results (`RecallResults.held_back`), each
 with the check's verdict and reason in its explanation's notes. The rules
 themselves are in `hindsight_core.recall.consensus`.
