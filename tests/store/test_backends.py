@@ -239,7 +239,7 @@ def test_a_second_process_is_refused(tmp_path):
                 "try:\n    EdgeStore(sys.argv[1])\nexcept StoreInUseError as e:\n    print('refused:', e)\n")
         out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True,
                              timeout=60)
-        assert "refused:" in out.stdout and "Qdrant server" in out.stdout
+        assert "refused:" in out.stdout and "hindsight serve" in out.stdout and "held by process" in out.stdout
     finally:
         first.close()
     EdgeStore(tmp_path / "s").close()  # free again once closed
