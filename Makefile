@@ -40,9 +40,10 @@ services:
 	PYTHON=$(PYTHON) bash scripts/mcp_clients_venv.sh
 	touch $@
 
-# one shell: what services.sh started is stopped on the way out (a failure or Ctrl-C too), and pytest's exit
-# code is make's
+# the type checker first (pyproject.toml: [tool.mypy]; a type error fails the run), then one shell: what
+# services.sh started is stopped on the way out (a failure or Ctrl-C too), and pytest's exit code is make's
 test: $(VENV)/.dev .venv-mcp-clients/.made
+	$(PY) -m mypy
 	bash scripts/services.sh start; \
 	trap 'bash scripts/services.sh stop' EXIT; trap 'exit 130' INT TERM; \
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q

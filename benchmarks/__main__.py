@@ -85,25 +85,24 @@ def scripts() -> dict[str, str]:
 
 
 def run_script(name: str, args: list[str]) -> None:
-    """Run benchmarks/NAME.py as `python benchmarks/NAME.py ARGS` would: its folder first on sys.path."""
+    """Run benchmarks/NAME.py as `python -m benchmarks.NAME ARGS` would."""
     path = HERE / (name if name.endswith(".py") else f"{name}.py")
     if not path.exists() or path.name.startswith("__"):
         raise SystemExit(f"no benchmark {name!r}; `python -m benchmarks list` names them")
     sys.argv = [str(path), *args]
-    if sys.path[:1] != [str(HERE)]:
-        sys.path.insert(0, str(HERE))
-    runpy.run_path(str(path), run_name="__main__")
+    runpy.run_module(f"benchmarks.{path.stem}", run_name="__main__", alter_sys=True)
 
 
 def run_all(dry_run: bool = False) -> int:
     """Each run of FIGURES, then PAGES, each in its own process (a failure is reported, the rest still run)."""
     failed = []
     for argv in [a for _, a in FIGURES] + PAGES:
-        line = " ".join(["python benchmarks/" + argv[0], *argv[1:]])
+        module = "benchmarks." + argv[0].removesuffix(".py")
+        line = " ".join(["python -m " + module, *argv[1:]])
         print(f"== {line}", flush=True)
         if dry_run:
             continue
-        if subprocess.run([sys.executable, str(HERE / argv[0]), *argv[1:]], cwd=HERE.parent).returncode != 0:
+        if subprocess.run([sys.executable, "-m", module, *argv[1:]], cwd=HERE.parent).returncode != 0:
             failed.append(line)
     for line in failed:
         print(f"failed: {line}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """Does each mechanism earn its place? hindsight with one mechanism off at a time, on every set, beside the baselines.
 
-    python benchmarks/ablations.py [--sets locomo madial-zh madial-en multilingual knowledge] [--variants NAME ...]
+    python -m benchmarks.ablations [--sets locomo madial-zh madial-en multilingual knowledge] [--variants NAME ...]
                                    [--locomo-limit 2] [--max-questions N] [--list]
                                    [--out benchmarks/results/ablations.json]
 
@@ -52,15 +52,15 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 
-from harness import write_results  # noqa: E402
-import locomo_adapters  # noqa: E402
-import knowledge  # noqa: E402
-import madial  # noqa: E402
-from embedcache import CACHE_DIR  # noqa: E402
-from multilingual import load as load_multilingual  # noqa: E402
-from plain import BASELINES, PlainIndex, Unit  # noqa: E402
-from query_classes import CLASSES, query_class  # noqa: E402
-from recipes import E5Vectors, Recipe, RecipeUnavailable, tweak  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks import locomo_adapters  # noqa: E402
+from benchmarks import knowledge  # noqa: E402
+from benchmarks import madial  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR  # noqa: E402
+from benchmarks.multilingual import load as load_multilingual  # noqa: E402
+from benchmarks.plain import BASELINES, PlainIndex, Unit  # noqa: E402
+from benchmarks.query_classes import CLASSES, query_class  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe, RecipeUnavailable, tweak  # noqa: E402
 
 from hindsight_core import Source  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None, vectors: E5Vectors | None = None) -> dic
     columns = {c: n for b in benches for c, n in b.questions.items()}
     report: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(["python benchmarks/ablations.py", *(sys.argv[1:] if argv is None else argv)]),
+        "command": " ".join(["python -m benchmarks.ablations", *(sys.argv[1:] if argv is None else argv)]),
         "metric": "recall@5 (percent)", "embedder": vectors.name, "columns": columns,
         "baselines": {}, "variants": {},
     }

@@ -1,6 +1,6 @@
 """What hindsight adds to an agent turn through its adapters, with the default embedder, quiet and loaded.
 
-    python benchmarks/adapter_overhead.py [--turns 20] [--out benchmarks/results/adapter_overhead.json]
+    python -m benchmarks.adapter_overhead [--turns 20] [--out benchmarks/results/adapter_overhead.json]
 
 Each arm runs real framework turns with a fake model that answers at once:
   - LangChain: a `create_agent` agent with `HindsightMiddleware` on the embedded
@@ -38,8 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import percentiles, write_entry, write_results
-from load import cpu_hogs
+from benchmarks.harness import percentiles, write_entry, write_results
+from benchmarks.load import cpu_hogs
 
 from hindsight_core import Hindsight
 from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named

@@ -1,6 +1,6 @@
 """How long the write audit takes on large hostile texts (the cases `tests/security/test_audit.py` checks for verdicts).
 
-    python benchmarks/audit_speed.py [--repeats 3] [--out benchmarks/results/audit_speed.json]
+    python -m benchmarks.audit_speed [--repeats 3] [--out benchmarks/results/audit_speed.json]
 
 Each text is near the 32 KB write limit and built to make a careless pattern
 slow (long runs of one word, invisible characters, base64-like runs). The target
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hindsight_core.safety.audit import audit  # noqa: E402
 from hindsight_core.types import Source  # noqa: E402
-from harness import best_of, write_results  # noqa: E402
+from benchmarks.harness import best_of, write_results  # noqa: E402
 
 CASES = {
     "repeated word": lambda n: ("ignore " * (n // 7)) + "</memories>",

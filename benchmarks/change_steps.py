@@ -1,6 +1,6 @@
 """At which step each labelled change of mind of `knowledge.jsonl` is decided or refused (an error analysis).
 
-    python benchmarks/change_steps.py [--cases N] [--lang en|zh|cross] [--madial DIR]
+    python -m benchmarks.change_steps [--cases N] [--lang en|zh|cross] [--madial DIR]
                                       [--out benchmarks/results/change_steps.json]
 
 Each case is written as `benchmarks/knowledge.py` writes it with supersession on
@@ -44,9 +44,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-from harness import write_results  # noqa: E402
-from knowledge import CACHE, CaseStore, _decides, case_options, chosen_cases  # noqa: E402
-from recipes import E5Vectors, Recipe, tweak  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.knowledge import CACHE, CaseStore, _decides, case_options, chosen_cases  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe, tweak  # noqa: E402
 
 from hindsight_core.types import Layer  # noqa: E402
 from hindsight_core.write import judge  # noqa: E402
@@ -178,7 +178,7 @@ def real_madial(folder: Path, vectors: E5Vectors) -> dict[str, Any]:
     from hindsight_core.session.turns import Turn, TurnLog
     from hindsight_core.testing import FrozenClock
     from hindsight_core.types import Source
-    from madial import load_memories, speaker_and_text
+    from benchmarks.madial import load_memories, speaker_and_text
 
     out: dict[str, Any] = {}
     for lang in ("zh", "en"):

@@ -1,6 +1,6 @@
 """How long `hindsight` commands take, each in a fresh process as a user runs them (the README's CLI figures).
 
-    python benchmarks/cli_timings.py [--runs 5] [--out benchmarks/results/cli_timings.json]
+    python -m benchmarks.cli_timings [--runs 5] [--out benchmarks/results/cli_timings.json]
 
 On a temporary embedded store with a few memories: commands that never load the
 embedding model (`--help`, `stats`, `export`, `recall` on an empty store, `forget
@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from harness import write_results  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

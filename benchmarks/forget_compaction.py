@@ -1,6 +1,6 @@
 """What "forgotten for good" costs: a forget that compacts the user's shards, against one that does not.
 
-    python benchmarks/forget_compaction.py [--sizes 500 5000] [--users 4] [--rounds 3]
+    python -m benchmarks.forget_compaction [--sizes 500 5000] [--users 4] [--rounds 3]
                                            [--out benchmarks/results/forget_compaction.json]
 
 `Hindsight.forget` compacts the forgetting user's shards once something went
@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import write_results  # noqa: E402
-from synthetic import synthetic_memories  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.synthetic import synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.testing import FakeEmbedder  # noqa: E402

@@ -1,6 +1,6 @@
 """What a forget for good costs the process's other users: compaction in this process against in a child.
 
-    python benchmarks/forget_stall.py [--users 160] [--memories 20] [--rounds 4]
+    python -m benchmarks.forget_stall [--users 160] [--memories 20] [--rounds 4]
                                       [--out benchmarks/results/forget_stall.json]
 
 One embedded store, `--users` users with `--memories` synthetic memories each (the free 384-dimensional
@@ -23,8 +23,8 @@ import tempfile
 import threading
 import time
 
-from harness import RESULTS, write_results
-from synthetic import synthetic_memories
+from benchmarks.harness import RESULTS, write_results
+from benchmarks.synthetic import synthetic_memories
 
 QUERIES = ["What does the team use for the project?", "Where did they travel last month?"]
 

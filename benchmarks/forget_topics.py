@@ -1,6 +1,6 @@
 """What `forget(about=...)` takes: the fact in either language, and not a bystander whose context names the topic.
 
-    python benchmarks/forget_topics.py [--out benchmarks/results/forget_topics.json]
+    python -m benchmarks.forget_topics [--out benchmarks/results/forget_topics.json]
 
 A small labelled set written for this measurement (English and Chinese, 12
 topics; `ADDED`, 12 more, written for the other language's rule before it was, and
@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from hindsight_core import Hindsight  # noqa: E402
-from harness import write_results  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
 
 # (topic, fact in the topic's language, the same fact in the other language,
 #  (a turn naming the topic, an unrelated reply stored with that turn as its context))

@@ -38,11 +38,11 @@ def machine() -> str:
 
 
 def command(script: str | Path, args: Sequence[str] | None = None) -> str:
-    """The command that reproduces a run: `python benchmarks/NAME.py ARGS`, from the repository root.
+    """The command that reproduces a run: `python -m benchmarks.NAME ARGS`, from the repository root.
 
     `args` are the script's arguments (default: this process's, `sys.argv[1:]`)."""
     args = sys.argv[1:] if args is None else args
-    return " ".join([f"python benchmarks/{Path(script).name}", *map(str, args)])
+    return " ".join([f"python -m benchmarks.{Path(script).stem}", *map(str, args)])
 
 
 def now() -> str:

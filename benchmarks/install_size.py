@@ -1,6 +1,6 @@
 """Installed size of hindsight in a fresh virtual environment (the README's install figures).
 
-    python benchmarks/install_size.py [--extras base all] [--out benchmarks/results/install_size.json]
+    python -m benchmarks.install_size [--extras base all] [--out benchmarks/results/install_size.json]
 
 For each variant a new venv is made, hindsight is installed from this checkout
 with pip (for `all`, the CPU build of torch first, as the README says), and the
@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import venv
 from pathlib import Path
-from harness import write_results  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_CPU = ["torch", "--index-url", "https://download.pytorch.org/whl/cpu"]

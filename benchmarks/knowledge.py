@@ -1,6 +1,6 @@
 """Knowledge decisions and questions on our own dated conversations with repetitions and changes of mind.
 
-    python benchmarks/knowledge.py [--cases N] [--lang en|zh|cross] [--data PATH] [--filler N]
+    python -m benchmarks.knowledge [--cases N] [--lang en|zh|cross] [--data PATH] [--filler N]
                                    [--variants NAME ...] [--out benchmarks/results/knowledge.json] [--no-cache]
 
 Data: `benchmarks/data/knowledge/knowledge.jsonl` (written for this benchmark, English,
@@ -63,7 +63,7 @@ Scores:
   newest first), scored the same way.
 
 The library measured is the one Python imports (PYTHONPATH first, then the installed
-package), so `PYTHONPATH=/another/checkout python benchmarks/knowledge.py`
+package), so `PYTHONPATH=/another/checkout python -m benchmarks.knowledge`
 scores another checkout's code on this data; its folder is `setup.library` in the JSON.
 
 Per language: decisions by the case's language (en, zh, cross); questions by the
@@ -97,12 +97,12 @@ from hindsight_core.session.context import memory_block  # noqa: E402
 from hindsight_core.session.turns import TurnLog  # noqa: E402
 from hindsight_core.testing import FrozenClock  # noqa: E402
 
-from embedcache import CACHE_DIR  # noqa: E402
-from harness import write_results  # noqa: E402
-from locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
-from metrics import any_hit_at_k, recall_at_k  # noqa: E402
-from plain import BASELINES, NEWEST, PlainIndex, Unit, block  # noqa: E402
-from recipes import E5Vectors, Recipe, tweak  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo_adapters import evidence_in_block, make_turn, squash  # noqa: E402
+from benchmarks.metrics import any_hit_at_k, recall_at_k  # noqa: E402
+from benchmarks.plain import BASELINES, NEWEST, PlainIndex, Unit, block  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe, tweak  # noqa: E402
 from hindsight_core.config import SemanticConfig  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "knowledge" / "knowledge.jsonl"

@@ -1,6 +1,6 @@
 """Where the knowledge rules' similarity thresholds fall on real conversations, per data set and language.
 
-    python benchmarks/knowledge_calibration.py [--locomo PATH] [--limit N] [--madial DIR]
+    python -m benchmarks.knowledge_calibration [--locomo PATH] [--limit N] [--madial DIR]
                                                [--multilingual PATH] [--out benchmarks/results/knowledge_calibration.json]
 
 Consolidation and supersession compare a user's statements with the same
@@ -61,8 +61,8 @@ from typing import Sequence
 
 import numpy as np
 
-from embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir
-from harness import DATA, LOCOMO, RESULTS, SHARED, write_results
+from benchmarks.embedcache import CACHE_DIR, CachedEmbedder, ensure_cache_dir
+from benchmarks.harness import DATA, LOCOMO, RESULTS, SHARED, write_results
 
 from hindsight_core import HindsightConfig
 from hindsight_core.config import scaled_for_embedder
@@ -177,7 +177,7 @@ def _candidates(texts: list[str], gate: RuleBasedGate) -> list[str]:
 
 
 def _people_locomo(path: Path, limit: int | None) -> dict[str, list[str]]:
-    from locomo import load_locomo, turn_text
+    from benchmarks.locomo import load_locomo, turn_text
 
     people: dict[str, list[str]] = {}
     for conversation in load_locomo(path, limit=limit):
@@ -253,7 +253,7 @@ def _with_drawn_contexts(people: dict[str, list[str]], pool: dict[str, list[str]
 
 def _said_locomo(path: Path, limit: int | None) -> dict[str, list[Said]]:
     """LoCoMo's turns by speaker, each with the turn before it in its session."""
-    from locomo import load_locomo, turn_text
+    from benchmarks.locomo import load_locomo, turn_text
 
     people: dict[str, list[Said]] = {}
     for conversation in load_locomo(path, limit=limit):

@@ -1,6 +1,6 @@
 """At which step each labelled group of `knowledge.jsonl` fails to become knowledge (an error analysis).
 
-    python benchmarks/knowledge_steps.py [--cases N] [--lang en|zh|cross] [--madial DIR | --no-madial]
+    python -m benchmarks.knowledge_steps [--cases N] [--lang en|zh|cross] [--madial DIR | --no-madial]
                                          [--stands-out LEVEL] [--room N] [--out benchmarks/results/knowledge_steps.json]
 
 Each case is written as `benchmarks/knowledge.py` writes it (defaults: `TurnLog.offer`, one
@@ -52,10 +52,10 @@ HERE = Path(__file__).resolve().parent
 import sys  # noqa: E402
 from datetime import datetime, timedelta, timezone  # noqa: E402
 
-from embedcache import CACHE_DIR  # noqa: E402
-from harness import SHARED, write_results  # noqa: E402
-from knowledge import CACHE, Case, CaseStore, CaseTurn, case_options, chosen_cases, prepare  # noqa: E402
-from recipes import E5Vectors, Recipe  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR  # noqa: E402
+from benchmarks.harness import SHARED, write_results  # noqa: E402
+from benchmarks.knowledge import CACHE, Case, CaseStore, CaseTurn, case_options, chosen_cases, prepare  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core.consolidate import groups as grouping  # noqa: E402
 from hindsight_core.consolidate.plan import _EPISODES  # noqa: E402
@@ -177,7 +177,7 @@ MADIAL_CACHE = CACHE_DIR / "madial-dialogues-multilingual-e5-small.npy"
 
 def madial_conversation(folder: Path, lang: str) -> Case:
     """madial's dialogues in `lang` as one user's conversation: one dialogue a day, its turns two minutes apart."""
-    from knowledge_calibration import _madial_dialogues
+    from benchmarks.knowledge_calibration import _madial_dialogues
 
     start = datetime(2026, 1, 1, 18, tzinfo=timezone.utc)
     turns = [CaseTurn(f"d{day}-{n}", start + timedelta(days=day, minutes=2 * n),

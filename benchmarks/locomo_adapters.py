@@ -2,7 +2,7 @@
 
 Run through `locomo_bench.py`, the one LoCoMo entry point:
 
-    python benchmarks/locomo_bench.py --protocol adapters [PATH] [--limit N] [--max-questions N]
+    python -m benchmarks.locomo_bench --protocol adapters [PATH] [--limit N] [--max-questions N]
                                       [--out benchmarks/results/locomo_adapters.json]
 
 hindsight: one store per conversation (user_id = sample_id), every session
@@ -51,12 +51,12 @@ from typing import Any, Sequence
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 
-from embedcache import CACHE_DIR  # noqa: E402
-from harness import write_results  # noqa: E402
-from locomo import CATEGORIES, TEXT_FORMATS, Conversation, load_locomo, turn_text  # noqa: E402
-from metrics import evidence_in_block, question_row, squash, summarise  # noqa: E402
-from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
-from recipes import E5Vectors, Recipe  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo import CATEGORIES, TEXT_FORMATS, Conversation, load_locomo, turn_text  # noqa: E402
+from benchmarks.metrics import evidence_in_block, question_row, squash, summarise  # noqa: E402
+from benchmarks.plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core import Source, count_tokens  # noqa: E402
 from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402

@@ -1,8 +1,8 @@
 """Recall quality on LoCoMo: hindsight beside plain baselines and peer libraries, in one run.
 
-    python benchmarks/locomo_bench.py [PATH] [--limit N] [--max-questions N] [--systems ...]
+    python -m benchmarks.locomo_bench [PATH] [--limit N] [--max-questions N] [--systems ...]
                                       [--out benchmarks/results/locomo.json]
-    python benchmarks/locomo_bench.py --protocol adapters [PATH] [--limit N] [--max-questions N]
+    python -m benchmarks.locomo_bench --protocol adapters [PATH] [--limit N] [--max-questions N]
                                       (-> benchmarks/results/locomo_adapters.json; see locomo_adapters.py)
 
 PATH is any file in LoCoMo's schema (default ../shared/benchmarks/locomo10.json;
@@ -30,10 +30,8 @@ import argparse
 import hashlib
 import json
 import os
-import platform
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +39,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 HERE = Path(__file__).resolve().parent
 
-from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
-from locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402
-from locomo_adapters import add_arguments as add_adapter_arguments  # noqa: E402
-from locomo_adapters import run as run_adapters  # noqa: E402
-from metrics import question_row, summarise  # noqa: E402
-from peers import LangChainSystem, LlamaIndexSystem, PeerUnavailable, run_mem0  # noqa: E402
-from systems import BM25System, DenseSystem, HindsightSystem, RRFSystem, System  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo import CATEGORIES, TEXT_FORMATS, Conversation, history_text, load_locomo, turn_text  # noqa: E402
+from benchmarks.locomo_adapters import add_arguments as add_adapter_arguments  # noqa: E402
+from benchmarks.locomo_adapters import run as run_adapters  # noqa: E402
+from benchmarks.metrics import question_row, summarise  # noqa: E402
+from benchmarks.peers import LangChainSystem, LlamaIndexSystem, PeerUnavailable, run_mem0  # noqa: E402
+from benchmarks.systems import BM25System, DenseSystem, HindsightSystem, RRFSystem, System  # noqa: E402
 
 from hindsight_core import count_tokens  # noqa: E402
 
@@ -71,10 +70,6 @@ def set_torch_threads(threads: int | None) -> None:
             torch.set_num_threads(threads)
         except ImportError:
             pass
-
-
-def machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def evaluate(system: System, conversations: list[Conversation], texts: dict[str, list[str]], embedder,
@@ -241,8 +236,7 @@ def run(args, embedder=None) -> dict[str, Any]:
 
     asked = sum(len(c.questions[:args.max_questions]) for c in conversations)
     report: dict[str, Any] = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine(),
-        "command": "python benchmarks/locomo_bench.py " + " ".join(sys.argv[1:]) if embedder is None else "(test)",
+        **({} if embedder is None else {"command": "(test)"}),  # date, command and machine: `write_results`
         "data": {"path": str(args.path), "sha256": hashlib.sha256(Path(args.path).read_bytes()).hexdigest(),
                  "conversations": len(conversations), "turns": len(all_texts), "questions": asked,
                  "evidence_ids_dropped": sorted({d for c in conversations for q in c.questions
@@ -274,7 +268,7 @@ def run(args, embedder=None) -> dict[str, Any]:
     print_tables(report)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(report, indent=2))
+        report = write_results(args.out, report, __file__)
         print(f"\nwrote {args.out}")
     return report
 
@@ -290,7 +284,7 @@ def merge(out: Path, others: list[Path]) -> dict[str, Any]:
         report["systems"].update({k: v for k, v in other["systems"].items() if v.get("status") == "ok"})
         report.setdefault("merged_from", []).append(other.get("command", str(path)))
     report["targets"] = targets(report)
-    out.write_text(json.dumps(report, indent=2))
+    report = write_results(out, report, __file__)  # the first run's date and command are kept
     print_tables(report)
     return report
 

@@ -1,6 +1,6 @@
 """Does the write gate cost recall? LoCoMo through the gate beside every turn stored (force=True).
 
-    python benchmarks/locomo_gate.py [PATH] [--limit N] [--max-questions N]
+    python -m benchmarks.locomo_gate [PATH] [--limit N] [--max-questions N]
                                      [--out benchmarks/results/locomo_gate.json]
 
 Both runs use hindsight's own write and recall paths (`systems.HindsightSystem`,
@@ -22,11 +22,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
-from embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
-from harness import write_results  # noqa: E402
-from locomo import load_locomo, turn_text  # noqa: E402
-from locomo_bench import DEFAULT_DATA, evaluate, machine, set_torch_threads  # noqa: E402
-from systems import HindsightSystem  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR, CachedEmbedder  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo import load_locomo, turn_text  # noqa: E402
+from benchmarks.locomo_bench import DEFAULT_DATA, evaluate, machine, set_torch_threads  # noqa: E402
+from benchmarks.systems import HindsightSystem  # noqa: E402
 
 from hindsight_core import HindsightConfig, RuleBasedGate, Source  # noqa: E402
 from hindsight_core.config import DecayConfig  # noqa: E402
@@ -86,7 +86,7 @@ def run(args, embedder=None) -> dict[str, Any]:
     cached.save()
     report: dict[str, Any] = {
         "machine": machine(), "embedder": inner.name,
-        "command": "python benchmarks/locomo_gate.py " + " ".join(sys.argv[1:]) if embedder is None else "(test)",
+        "command": "python -m benchmarks.locomo_gate " + " ".join(sys.argv[1:]) if embedder is None else "(test)",
         "setup": "decay off (all rates 0; retention = the gate's confidence); other settings default; "
                  "recall(k=10, reinforce=False); queries served from the vector cache",
         "gate": gate_drops(conversations, texts), "systems": {},

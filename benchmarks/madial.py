@@ -1,6 +1,6 @@
 """A year of one person's dated events, and dialogues that need some of them: hindsight beside plain baselines.
 
-    python benchmarks/madial.py [--data ../shared/benchmarks/madial] [--arms zh-zh en-en en-zh zh-en]
+    python -m benchmarks.madial [--data ../shared/benchmarks/madial] [--arms zh-zh en-en en-zh zh-en]
                                 [--max-questions N] [--out benchmarks/results/madial.json]
 
 Data (`../shared/benchmarks/madial/`, MIT, read in place): `{zh,en}-memory.json`,
@@ -58,11 +58,11 @@ from typing import Any, Sequence
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 
-from embedcache import CACHE_DIR  # noqa: E402
-from harness import write_results  # noqa: E402
-from metrics import evidence_in_block  # noqa: E402
-from plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
-from recipes import E5Vectors, Recipe  # noqa: E402
+from benchmarks.embedcache import CACHE_DIR  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.metrics import evidence_in_block  # noqa: E402
+from benchmarks.plain import BASELINES, PlainIndex, Unit, block  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe  # noqa: E402
 
 from hindsight_core import Source, count_tokens  # noqa: E402
 from hindsight_core.session.turns import Turn, TurnLog  # noqa: E402
@@ -343,7 +343,7 @@ def run(args: argparse.Namespace, vectors: E5Vectors | None = None, recipe: Reci
     vectors = vectors or E5Vectors(None if args.no_cache else args.cache)
     report: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": "python benchmarks/madial.py " + " ".join(sys.argv[1:]),
+        "command": "python -m benchmarks.madial " + " ".join(sys.argv[1:]),
         "data": {"path": str(args.data), "max_questions": args.max_questions,
                  **({"alignment": alignment(memories["zh"], memories["en"])} if len(languages) == 2 else {})},
         "setup": {"embedder": vectors.name, "hindsight": Recipe().describe(), "k": 10, "protocol": args.protocol,

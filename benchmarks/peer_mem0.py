@@ -1,6 +1,6 @@
 """mem0 (open source) on LoCoMo; runs in .venv-peers and prints one JSON line of results.
 
-    .venv-peers/bin/python benchmarks/peer_mem0.py PATH [--limit N] [--text-format speaker]
+    .venv-peers/bin/python -m benchmarks.peer_mem0 PATH [--limit N] [--text-format speaker]
 
 mem0 is configured with no LLM in the loop: `Memory.add(..., infer=False)` stores
 each turn as it is, on local Qdrant (on disk in a temporary folder), embedded by
@@ -22,8 +22,8 @@ from pathlib import Path
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from locomo import load_locomo, turn_text  # noqa: E402
-from systems import block_tokens  # noqa: E402
+from benchmarks.locomo import load_locomo, turn_text  # noqa: E402
+from benchmarks.systems import block_tokens  # noqa: E402
 
 
 class _Notes(logging.Handler):

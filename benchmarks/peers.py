@@ -23,8 +23,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
-from locomo import Conversation
-from systems import Hit, Session, System, _lines
+from benchmarks.locomo import Conversation
+from benchmarks.systems import Hit, Session, System, _lines
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_PYTHON = ROOT / ".venv-peers" / "bin" / "python"

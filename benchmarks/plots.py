@@ -1,6 +1,6 @@
 """PNG plots from the benchmark JSON (needs matplotlib: pip install -e '.[plot]').
 
-    python benchmarks/plots.py [--results benchmarks/results]
+    python -m benchmarks.plots [--results benchmarks/results]
 
 Writes, for whichever JSON files exist: locomo_recall.png (recall@5 per
 category and system, with the LoCoMo paper's DRAGON figures), locomo_tokens.png

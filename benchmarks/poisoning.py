@@ -1,6 +1,6 @@
 """How well the write audit stops memory poisoning, how often it stops honest text, and how well it generalises.
 
-    python benchmarks/poisoning.py [--shared ../shared/benchmarks] [--out benchmarks/results/poisoning.json] [--check]
+    python -m benchmarks.poisoning [--shared ../shared/benchmarks] [--out benchmarks/results/poisoning.json] [--check]
 
 A write counts as blocked when the audit does not ALLOW it (REJECT or QUARANTINE: a quarantined memory is
 kept out of recall, so it never reaches `format_for_prompt`); an attack that is allowed "reaches the prompt".
@@ -51,7 +51,7 @@ from hindsight_core.safety import directive_weights  # noqa: E402
 from hindsight_core.safety.audit import Action, audit  # noqa: E402
 from hindsight_core.safety.session_window import SessionWindow  # noqa: E402
 from hindsight_core.types import Source  # noqa: E402
-from harness import write_results  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
 
 LOFO_TARGET, KEPT_TARGET, LOCOMO_TARGET = 0.05, 0.98, 0.01
 #: issue 29's claims about the user: written before the claim rule (claims.jsonl) and after it (claims_after.jsonl)

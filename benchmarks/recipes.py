@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from embedcache import CachedEmbedder
+from benchmarks.embedcache import CachedEmbedder
 
 from hindsight_core import Hindsight, HindsightConfig
 from hindsight_core.recall.formatting import DEFAULT_CONTEXT_CHARS

@@ -1,6 +1,6 @@
 """Recall through `hindsight serve` against recall in process, and the server's throughput with concurrent clients.
 
-    python benchmarks/serve_latency.py [--memories 300] [--queries 40] [--seconds 6] [--model multilingual-e5-small]
+    python -m benchmarks.serve_latency [--memories 300] [--queries 40] [--seconds 6] [--model multilingual-e5-small]
                                        [--out benchmarks/results/serve.json]
 
 Two stores with the same memories: one opened in this process (`Hindsight`),
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.remote import HindsightClient  # noqa: E402
-from harness import percentiles, timed, write_results  # noqa: E402
+from benchmarks.harness import percentiles, timed, write_results  # noqa: E402
 
 TOPICS = ["tea", "printing", "flights", "the garden", "my sister", "the budget", "running", "the staging server",
           "Python", "the dentist", "the car", "music", "Lisbon", "the quarterly report", "cooking", "the cat"]

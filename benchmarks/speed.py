@@ -1,6 +1,6 @@
 """Recall latency, write throughput, memory and disk use on the embedded store (Qdrant Edge), in one run.
 
-    python benchmarks/speed.py [--sizes 10000 100000] [--million] [--repeats 200]
+    python -m benchmarks.speed [--sizes 10000 100000] [--million] [--repeats 200]
                                [--out benchmarks/results/speed.json]
 
 Scale (one user, N memories): the vectors come from a zero-cost embedder
@@ -40,8 +40,8 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from harness import percentiles, stamped, timed, write_results  # noqa: E402
-from synthetic import QUERIES, synthetic_memories  # noqa: E402
+from benchmarks.harness import percentiles, stamped, timed, write_results  # noqa: E402
+from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight, HindsightConfig  # noqa: E402
 
@@ -90,9 +90,8 @@ def peak_rss_mb() -> float:
 
 _FRESH_PROCESS = """
 import sys
-sys.path[:0] = {paths!r}
-from speed import ZeroCostEmbedder, scale_config, rss_mb
-from synthetic import QUERIES
+from benchmarks.speed import ZeroCostEmbedder, scale_config, rss_mb
+from benchmarks.synthetic import QUERIES
 from hindsight_core import Hindsight
 from hindsight_core.embed.embedder import DEFAULT_MODEL, embedder_named
 from hindsight_core.store import EdgeStore
@@ -110,8 +109,8 @@ def rss_in_a_fresh_process(folder: str) -> float:
     """Resident MiB of a new process that loads the default model and opens the store, as a user's would
     (this benchmark's own process holds every earlier phase's memory)."""
     here = Path(__file__).resolve().parent
-    code = _FRESH_PROCESS.format(paths=[str(here), str(here.parent)], folder=str(folder))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = _FRESH_PROCESS.format(folder=str(folder))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=here.parent)
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -166,12 +165,13 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     It runs after `recall_indexed_excluded` has asked the same queries once, so the engine's pages and the
     memories' keys are warm: its `recall` is below that first pass (on this machine by 1-2 ms at 20k).
     """
+    from hindsight_core.contract.options import RecallOptions
     from hindsight_core.recall import plan as recall_plan
-    from hindsight_core.recall.request import RecallOptions
+    from hindsight_core.store import Scope
     from hindsight_core.store.edge_query import edge_filter, engine_batch
 
     store, cfg = memory.store, memory.config.recall
-    scope = RecallOptions().checked(memory.config).scope()
+    scope = Scope.of(RecallOptions().checked(memory.config))
 
     def request(query: str):  # as Hindsight.recall builds it for k=5
         now = memory.now()

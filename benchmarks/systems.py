@@ -21,8 +21,8 @@ from datetime import timedelta
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from locomo import Conversation, Turn
-from timeaware import fuse_rankings, query_window
+from benchmarks.locomo import Conversation, Turn
+from benchmarks.timeaware import fuse_rankings, query_window
 
 from hindsight_core import Hindsight, HindsightConfig, Source, count_tokens
 from hindsight_core.recall.formatting import CLOSE_TAG, DEFAULT_HEADER, OPEN_TAG, neutralise

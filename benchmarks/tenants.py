@@ -1,6 +1,6 @@
 """Many users in one process: what the embedded store costs as users grow, memories per user fixed.
 
-    python benchmarks/tenants.py [--users 100 1000] [--memories 20] [--sample 50] [--forget 5]
+    python -m benchmarks.tenants [--users 100 1000] [--memories 20] [--sample 50] [--forget 5]
                                  [--model fake|default] [--label NAME] [--out benchmarks/results/tenants.json]
 
 For each user count, a fresh process (so resident memory, threads and open files
@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import RESULTS, write_entry
+from benchmarks.harness import RESULTS, write_entry
 
 QUERIES = ["What does the team use for the project?", "Where did they travel last month?",
            "Which tool does someone prefer?", "What was decided about the meeting?"]
@@ -70,7 +70,7 @@ def pct(values: list[float]) -> dict:
 
 
 def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -> dict:
-    from synthetic import synthetic_memories
+    from benchmarks.synthetic import synthetic_memories
 
     from hindsight_core import Hindsight
     from hindsight_core.testing import FakeEmbedder
@@ -168,7 +168,7 @@ def served_size(users: int, memories: int, sample: int, forgets: int, model: str
     import threading
     import urllib.request
 
-    from synthetic import synthetic_memories
+    from benchmarks.synthetic import synthetic_memories
 
     from hindsight_core.remote import HindsightClient
 

@@ -1,6 +1,6 @@
 """Fit the directive detector's logistic regression and write its weights (hindsight_core/safety/directive_weights.py).
 
-    python benchmarks/train_directives.py [--shared ../shared/benchmarks] [--dry-run]
+    python -m benchmarks.train_directives [--shared ../shared/benchmarks] [--dry-run]
 
 Training data, agent and tool writes only (the detector scores nothing else):
   attacks: the hand-written attacks of every split except holdout3 (kept out so that it stays an

@@ -1,6 +1,6 @@
 """How fast the memory inspector's pages answer, over HTTP on loopback, for one user with N memories.
 
-    python benchmarks/ui_pages.py [--sizes 1000 10000] [--repeats 7]
+    python -m benchmarks.ui_pages [--sizes 1000 10000] [--repeats 7]
 
 The store is in memory with the hashing `FakeEmbedder` (the real model's cost is
 the embedding of a query, measured in speed.py), memories are synthetic
@@ -17,7 +17,7 @@ import statistics
 import time
 from datetime import timedelta
 
-from synthetic import synthetic_memories  # noqa: E402
+from benchmarks.synthetic import synthetic_memories  # noqa: E402
 
 from hindsight_core import Hindsight  # noqa: E402
 from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402

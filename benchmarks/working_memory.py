@@ -1,6 +1,6 @@
 """Working memory on LoCoMo: which way of filling a token budget puts a question's evidence in front of the model.
 
-    python benchmarks/working_memory.py [--data ../shared/benchmarks/locomo10.json] [--budgets 1000 2000]
+    python -m benchmarks.working_memory [--data ../shared/benchmarks/locomo10.json] [--budgets 1000 2000]
         [--limit 50 | --conversations C --questions Q] [--via-gate] [--out benchmarks/results/working_memory.json]
 
 Each conversation is replayed in order into a `WorkingMemory` (speaker_a as "user",
@@ -39,9 +39,9 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from embedcache import CachedEmbedder  # noqa: E402
-from harness import write_results  # noqa: E402
-from locomo import CATEGORIES, Conversation, load_locomo, turn_text  # noqa: E402
+from benchmarks.embedcache import CachedEmbedder  # noqa: E402
+from benchmarks.harness import write_results  # noqa: E402
+from benchmarks.locomo import CATEGORIES, Conversation, load_locomo, turn_text  # noqa: E402
 
 from hindsight_core import DecayConfig, FrozenClock, Hindsight, HindsightConfig  # noqa: E402
 from hindsight_core.language.tokens import default_tokenizer  # noqa: E402

@@ -1,6 +1,6 @@
 """What judging statements on their texts alone costs a write: LoCoMo turns written with and without it.
 
-    python benchmarks/write_cost.py [PATH] [--limit N] [--sessions N] [--out benchmarks/results/write_cost.json]
+    python -m benchmarks.write_cost [PATH] [--limit N] [--sessions N] [--out benchmarks/results/write_cost.json]
 
 The knowledge rules compare statements on their texts alone (`write.decisions.decision_vectors`):
 a user's asserted statement written with the turn it answers is embedded a second time,
@@ -27,9 +27,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from harness import LOCOMO, RESULTS, write_results  # noqa: E402
-from locomo import load_locomo, turn_text  # noqa: E402
-from locomo_adapters import make_turn  # noqa: E402
+from benchmarks.harness import LOCOMO, RESULTS, write_results  # noqa: E402
+from benchmarks.locomo import load_locomo, turn_text  # noqa: E402
+from benchmarks.locomo_adapters import make_turn  # noqa: E402
 
 from hindsight_core import Hindsight, Source  # noqa: E402
 from hindsight_core.embed.multilingual import E5Embedder  # noqa: E402

@@ -1,25 +1,12 @@
-"""The contract at the centre: `MemoryAPI`, what every memory offers, and the option values its calls share.
+"""The contract at the centre: `MemoryAPI`, what every memory offers, typed to the last option.
 
-Two siblings implement it, neither a subclass of the other:
-
-    MemoryAPI (this protocol)
-    ├── Hindsight        (`memory.py`)         embedded: this process holds the store
-    └── HindsightClient  (`remote/client.py`)  remote: a `hindsight serve` holds it, reached over HTTP
-
-Faces (CLI, MCP, inspector) and the adapters (LangChain, LlamaIndex) are typed
-against `MemoryAPI` and never ask which sibling they hold, except through the
-one capability that differs: `holds_store` (True when the store, with its files
-and engine, lives in this process). `hindsight_core.testing.conformance` runs
-the same behavioural tests on every implementation.
-
-The options of a write and a recall are stated once, as the fields of frozen
-values: `WriteOptions` (`write/request.py`, with its one validation, `checked`,
-since the write stage reads the checked value) and `RecallOptions` (`recall/request.py`, with its one
-validation, `checked`, which the facade, the CLI and the adapters run). The
-server's allow-lists, the client's request body, the write queue's journal entry
-and the adapters' per-call options are derived from their fields, so a new
-option is a field there and a parameter of the facade's method, and every relay
-follows.
+Two siblings implement it, neither a subclass of the other: `Hindsight` (`memory.py`, this process holds the
+store) and `HindsightClient` (`remote/client.py`, a `hindsight serve` holds it). Faces, the session layer and the
+adapters are typed against it and ask only `holds_store` of which they hold; `testing.conformance` runs the same
+tests on every implementation. It sits below the stages with its option values (`contract.options`: each option's
+name, type, default and check), results (`types`, `contract.results`) and errors, so importing it loads no stage
+and no store. Options are typed keywords (`**options: Unpack[WriteKeywords]`), and every relay derives from the
+values' fields (ARCHITECTURE.md, "The contract").
 """
 
 from __future__ import annotations
@@ -28,27 +15,30 @@ import functools
 import inspect
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TextIO, TypeVar, cast
 
 # typing_extensions' runtime protocols read members statically (Python 3.12's rule): `isinstance(client, MemoryAPI)`
 # must not call the client's `config` property, which asks the server
-from typing_extensions import Protocol, runtime_checkable
+from typing_extensions import Protocol, Self, Unpack, runtime_checkable
 
+from .contract.checks import check_names
+from .contract.options import (
+    RECALL_OPTIONS,
+    WRITE_MANY_OPTIONS,
+    WRITE_OPTIONS,
+    RecallKeywords,
+    WriteKeywords,
+    WriteManyKeywords,
+)
 from .errors import InvalidInputError
-from .recall.request import RECALL_OPTIONS, RecallOptions
-from .write.request import PER_TEXT, WRITE_MANY_OPTIONS, WRITE_OPTIONS, WriteOptions
-from .write.validation import check_names
 
 if TYPE_CHECKING:
     from .config import HindsightConfig
-    from .consolidate.plan import ConsolidationReport
-    from .maintenance.stats import StoreStats
-    from .maintenance.transfer import TransferSummary
+    from .contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
+    from .events import ForgetListener, Forgetting
     from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory
-    from .write.preparing import WriteResult
 
-__all__ = ["JournalsLocally", "MemoryAPI", "PER_TEXT", "RECALL_OPTIONS", "RecallOptions", "WRITE_MANY_OPTIONS",
-           "WRITE_OPTIONS", "WriteOptions", "keywords", "refuses_unknown"]
+__all__ = ["MemoryAPI", "keywords", "refuses_unknown"]
 
 
 @runtime_checkable
@@ -59,7 +49,7 @@ class MemoryAPI(Protocol):
     conformance suite holds them to it): results are `MemoryRecord`,
     `RecallResults`, `WriteResult`, `ForgetReceipt`, `ConsolidationReport`,
     `StoreStats` and `TransferSummary`; bad input is an `InvalidInputError`, an
-    unknown id a `MemoryNotFoundError`, an unreachable store a `StoreUnavailableError`.
+    unknown id a `MemoryNotFoundError`, an unreachable or closed store a `StoreUnavailableError`.
     """
 
     #: whether the store lives in this process (embedded) rather than behind a server
@@ -68,18 +58,24 @@ class MemoryAPI(Protocol):
     @property
     def config(self) -> HindsightConfig: ...
 
+    @property
+    def embedding_model(self) -> str:
+        """The name of the model the memories are embedded with."""
+        ...
+
     def now(self) -> datetime: ...
 
     # -- writing
-    def write(self, text: str, *, user_id: str, **options: Any) -> WriteResult: ...
+    def write(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult: ...
 
-    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Any) -> list[WriteResult]: ...
+    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Unpack[WriteManyKeywords]
+                   ) -> list[WriteResult]: ...
 
-    def remember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None: ...
+    def remember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None: ...
 
     # -- reading
-    def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
-               **options: Any) -> RecallResults: ...
+    def recall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+               **options: Unpack[RecallKeywords]) -> RecallResults: ...
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord: ...
 
@@ -102,6 +98,8 @@ class MemoryAPI(Protocol):
 
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport: ...
 
+    def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]: ...
+
     # -- the store as a whole
     def stats(self, *, users: Iterable[str] | None = None) -> StoreStats: ...
 
@@ -110,39 +108,50 @@ class MemoryAPI(Protocol):
 
     def import_jsonl(self, lines: Iterable[str]) -> TransferSummary: ...
 
-    # -- the prompt, async twins, lifecycle
+    def compact(self) -> int:
+        """Rewrite the store's files so that deleted points leave them too; how many shards were rewritten."""
+        ...
+
+    def optimize(self, *, user_id: str) -> bool:
+        """Build the engine's vector index for one user now, off the write path."""
+        ...
+
+    # -- the prompt, async twins
     @staticmethod
-    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str: ...
+    def format_for_prompt(results: Iterable[ScoredMemory], *, header: str = ..., empty: str = "",
+                          max_chars: int = ..., context_chars: int = ...) -> str: ...
 
-    async def awrite(self, text: str, *, user_id: str, **options: Any) -> WriteResult: ...
+    async def awrite(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult: ...
 
-    async def arecall(self, query: str, *, user_id: str, **options: Any) -> RecallResults: ...
+    async def arecall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+                      **options: Unpack[RecallKeywords]) -> RecallResults: ...
 
-    async def aforget(self, *, user_id: str, **options: Any) -> ForgetReceipt: ...
+    async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+                      everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt: ...
+
+    # -- who else holds a user's words (`events`), and the lifecycle
+    def on_forget(self, listener: ForgetListener) -> None:
+        """Call `listener` after each forget made through this memory, with what went."""
+        ...
+
+    def before_forget(self, listener: Callable[[Forgetting], None]) -> None:
+        """Call `listener` when a forget through this memory starts, before it looks at the store."""
+        ...
+
+    def local_journal(self) -> Path | None:
+        """Where a write queue over this memory journals on this machine; None to keep the queue in memory only."""
+        ...
 
     def on_close(self, hook: Callable[[], None]) -> None: ...
 
     def close(self) -> None: ...
 
-    def __enter__(self) -> Any: ...
+    def __enter__(self) -> Self: ...
 
     def __exit__(self, *exc: object) -> None: ...
 
 
-@runtime_checkable
-class JournalsLocally(Protocol):
-    """A capability of a memory whose store lives elsewhere: where a write queue over it journals on this machine.
-
-    `HindsightClient` has it (a private folder per server and token, `remote/local_journal.py`); a memory
-    without it journals beside its store (`session.queue_journal.journal_path`).
-    """
-
-    def local_journal(self) -> Path | None:
-        """The journal file of a write queue over this memory; None to keep the queue in memory only."""
-        ...
-
-
-#: the calls whose options are not in their signature (`**options`): the names of their frozen values
+#: the calls whose options are typed keywords (`**options`): the names of their frozen values
 _OPTIONS: Mapping[str, tuple[str, ...]] = {"write": WRITE_OPTIONS, "awrite": WRITE_OPTIONS,
                                            "remember": WRITE_OPTIONS, "aremember": WRITE_OPTIONS,
                                            "write_many": WRITE_MANY_OPTIONS, "recall": RECALL_OPTIONS,
@@ -190,11 +199,11 @@ def refuses_unknown(call: str) -> Callable[[_Method], _Method]:
             async def checked_async(*args: Any, **kwargs: Any) -> Any:
                 check(kwargs)
                 return await method(*args, **kwargs)
-            return checked_async  # type: ignore[return-value]
+            return cast(_Method, checked_async)
 
         @functools.wraps(method)
         def checked(*args: Any, **kwargs: Any) -> Any:
             check(kwargs)
             return method(*args, **kwargs)
-        return checked  # type: ignore[return-value]
+        return cast(_Method, checked)
     return wrap

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -63,8 +63,8 @@ class RecallConfig:
     #: how many candidates each channel contributes before fusion
     candidates_per_channel: int = 100
     #: ρ: how much retention moves the ranking (0: not at all; up to 1: final ∝ retention). Off by default: as a
-    #: ranking prior it lowered recall@5 on LoCoMo and on the shared archive's Chinese dialogues
-    #: (`benchmarks/ablations.py`); decay still shows in every result (retention, "faded") and drives archiving
+    #: ranking prior it helped on none of the sets measured (docs/how-it-works.md#how-decay-works); decay still
+    #: shows in every result (retention, "faded") and drives archiving
     retention_influence: float = 0.0
     #: σ: recall weight of a memory superseded by a newer one
     superseded_weight: float = 0.3
@@ -106,6 +106,10 @@ class RecallConfig:
             raise InvalidInputError("time_prior_weight must not be negative")
 
 
+#: the largest text a configuration may allow: what one request to `hindsight serve` may carry
+TEXT_BYTES_CEILING = 16 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Limits:
     """Input limits: anything larger is refused with a clear error before any work."""
@@ -116,6 +120,15 @@ class Limits:
     max_metadata_depth: int = 4
     max_metadata_bytes: int = 16 * 1024
     max_id_chars: int = 256
+
+    def __post_init__(self) -> None:
+        for limit in fields(self):
+            value = getattr(self, limit.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"Limits.{limit.name} must be a whole number of at least 1, got {value!r}")
+        if self.max_text_bytes > TEXT_BYTES_CEILING:
+            raise InvalidInputError(f"Limits.max_text_bytes is at most {TEXT_BYTES_CEILING:,} (what one request may "
+                                    f"carry), got {self.max_text_bytes:,}")
 
 
 @dataclass(frozen=True)
@@ -139,9 +152,6 @@ class SemanticConfig:
     conflict_similarity: float = 0.6
     #: ... lowered when the new statement is marked as a change ("actually", "现在", "改成")
     correction_similarity: float = 0.45
-    #: share of the shorter statement's content words that two conflicting statements
-    #: must have in common (they are about the same attribute)
-    conflict_overlap: float = 0.25
     #: recall weight of episodes already consolidated into a semantic memory (1: as findable as before; knowledge
     #: and its episodes are collapsed in the final top k instead, see `recall.plan.final_order`)
     episode_weight: float = 1.0
@@ -149,31 +159,21 @@ class SemanticConfig:
     superseded_factor: float = 0.5
     #: semantic memories decay at this fraction of their event type's rate
     semantic_decay_factor: float = 0.5
-    #: check for a new group after each write. Off by default, by measurement: on our labelled set (`python
-    #: benchmarks/knowledge.py`) 93.8% of its groups are right (100% in English, 87.8% in Chinese, where requests
-    #: for a one-off task and someone else's words still group), 77.8% on the latest held-out slice, measured
-    #: unseen (`benchmarks/data/knowledge/fresh4.jsonl`), short of the 95% precision comes first at; madial's
-    #: dialogues form 3 groups of a child's chit-chat; and with it on, for a question about the present, knowledge
-    #: of the old value answers first more often. On all of LoCoMo (`python
-    #: benchmarks/decisions.py`) it forms none now (38, every one a pleasantry said three times, before small talk
-    #: was kept out of groups: `write.small_talk`). Its recall holds up: a knowledge memory takes the place of the
-    #: best of its episodes among the results (`recall.plan.final_order`) and the block shows its episodes' own
-    #: words under it (`recall.formatting`), so with it on recall@5 and the evidence whole in the block are at
-    #: least the defaults' on every set (recall@5 / block on vs off: knowledge set 91.0/88.8 vs 86.2/86.2,
-    #: `python benchmarks/ablations.py` for the others).
+    #: check for a new group after each write. Off by default: the groups it forms are not yet right often enough
+    #: for a store that never asked for knowledge (the figures, and where it falls short:
+    #: docs/how-it-works.md#knowledge-and-changes-of-mind, docs/benchmarks.md). A knowledge memory takes the place
+    #: of the best of its episodes among the results (`recall.plan.final_order`) and the block shows its episodes'
+    #: own words under it (`recall.formatting`), so recall does not lose what the episodes held.
     #: `consolidate()` runs the same plan over all episodes whenever it is called, and `knowledge_on()` turns
     #: this on
     auto_consolidate: bool = False
     merge_duplicates: bool = True
     #: supersession: a change of mind (`write.rules.is_change_of`) or a new value of a single-valued attribute
     #: (`write.rules.is_conflict`) marks the older statement superseded, and it steps back for questions about the
-    #: present (`RecallConfig.supersede_in_present_only`). Off by default, by measurement: on our labelled knowledge
-    #: set 77 of its 81 supersessions are right (precision 95.1%, recall 72.6%, `python benchmarks/knowledge.py`;
-    #: 72.7% on the latest held-out slice, measured unseen) and recall@5 rises 86.2 -> 88.0, but on real
-    #: conversation it replaces the wrong statement: 18 replacements on all of LoCoMo, none right by reading
-    #: (`python benchmarks/decisions.py`), and LoCoMo's recall@5 falls 77.1 -> 76.4 (`python
-    #: benchmarks/ablations.py`). Turn it on
-    #: (`knowledge_on`) where users state standing values and the current one is what is asked
+    #: present (`RecallConfig.supersede_in_present_only`). Off by default: it is right on statements of standing
+    #: values, but in everyday chit-chat it replaces the wrong statement (the figures:
+    #: docs/how-it-works.md#knowledge-and-changes-of-mind). Turn it on (`knowledge_on`) where users state
+    #: standing values and the current one is what is asked
     detect_conflicts: bool = False
 
     def __post_init__(self) -> None:
@@ -182,7 +182,7 @@ class SemanticConfig:
         if self.min_days < 1:
             raise InvalidInputError("min_days must be at least 1")
         for name in ("group_similarity", "duplicate_similarity", "conflict_similarity", "correction_similarity",
-                     "conflict_overlap", "episode_weight", "superseded_factor", "semantic_decay_factor"):
+                     "episode_weight", "superseded_factor", "semantic_decay_factor"):
             if not 0 <= getattr(self, name) <= 1:
                 raise InvalidInputError(f"{name} must be within 0..1")
         if self.episode_weight <= 0:

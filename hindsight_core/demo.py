@@ -113,7 +113,8 @@ def _show(results: Iterable[ScoredMemory], say: Callable[[str], None]) -> None:
 def _story(memory: Hindsight, clock: FrozenClock, say: Callable[[str], None]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     say(f"\nDay 1 · {clock():%Y-%m-%d} · the user talks; the write gate decides what is worth keeping")
-    kept, skipped = [], []
+    kept: list[str] = []
+    skipped: list[str] = []
     for text in DAY_1:
         result = memory.write(text, user_id=USER, session_id="day-1")
         (kept if result.stored else skipped).append(text)

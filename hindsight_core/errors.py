@@ -5,16 +5,20 @@
      │    ├── EmptyTextError
      │    ├── TextTooLargeError
      │    ├── InvalidUserIdError
-     │    └── ContextBudgetError
+     │    ├── ContextBudgetError
+     │    └── ForbiddenError
      ├── MemoryNotFoundError (also a KeyError)
      ├── EmbedderMismatchError
      ├── StoreInUseError
      ├── StoreUnavailableError
      ├── ExportError
-     └── EvaluatorError
+     ├── EvaluatorError
+     ├── ServerAuthError
+     └── ServerError
 
-Backend errors (Qdrant, sentence-transformers, tiktoken) are translated into
-this tree at the boundary, with a message that says what to do.
+Backend errors (Qdrant, sentence-transformers, tiktoken, httpx) are translated into
+this tree at the boundary, with a message that says what to do. An error a
+`hindsight serve` raised comes back on its client as the same class.
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ class ContextBudgetError(InvalidInputError):
     """What must go into the context (the latest user message, the system prompt) does not fit the budget."""
 
 
+class ForbiddenError(InvalidInputError):
+    """A per-user token asked for another user's memories, or for the whole store."""
+
+
 class MemoryNotFoundError(HindsightError, KeyError):
     """No memory with that id exists for that user."""
 
@@ -69,3 +77,11 @@ class ExportError(HindsightError):
 
 class EvaluatorError(HindsightError):
     """A pluggable evaluator or summariser returned something unusable."""
+
+
+class ServerAuthError(HindsightError):
+    """A `hindsight serve` refused the token (or asked for one and none was given)."""
+
+
+class ServerError(HindsightError):
+    """A `hindsight serve` answered with something other than a result or one of hindsight's errors."""

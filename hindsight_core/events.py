@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import Any, Callable, Generic, Iterable, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidInputError
 
@@ -87,14 +87,17 @@ class WeakListener:
         return hash(self._key)
 
 
-class ForgetListeners:
-    """The listeners one `Hindsight` announces its forgets to, in the order they subscribed."""
+_Event = TypeVar("_Event", Forgotten, Forgetting)
+
+
+class ForgetListeners(Generic[_Event]):
+    """The listeners a memory announces one kind of event to (`Forgotten`, `Forgetting`), in the order they subscribed."""
 
     def __init__(self) -> None:
-        self._listeners: list[ForgetListener] = []
+        self._listeners: list[Callable[[_Event], "int | None"]] = []
         self._lock = threading.Lock()
 
-    def add(self, listener: ForgetListener) -> None:
+    def add(self, listener: Callable[[_Event], "int | None"]) -> None:
         """Subscribe `listener`, unless an equal one is subscribed already."""
         if not callable(listener):
             raise InvalidInputError(f"a forget listener must be callable, got {type(listener).__name__}")
@@ -103,13 +106,13 @@ class ForgetListeners:
             if listener not in self._listeners:
                 self._listeners.append(listener)
 
-    def remove(self, listener: ForgetListener) -> None:
+    def remove(self, listener: Callable[[_Event], "int | None"]) -> None:
         with self._lock:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
-    def announce(self, event: Forgotten | Forgetting) -> int:
-        """Tell every listener; returns the copies they removed, added up."""
+    def announce(self, event: _Event) -> int:
+        """Tell every listener; returns the copies they removed, added up (a listener's None counts as 0)."""
         with self._lock:
             listeners = list(self._listeners)
         return sum(int(listener(event) or 0) for listener in listeners)

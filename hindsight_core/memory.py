@@ -12,42 +12,35 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from datetime import datetime
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence, TextIO
 
 import numpy as np
+from typing_extensions import Unpack
 
 from . import decay as decay_math
 from . import maintenance
 from .api import refuses_unknown
 from .clock import ensure_utc
 from .consolidate import plan as consolidation
-from .consolidate.plan import ConsolidationReport, link_fields
+from .consolidate.plan import link_fields
+from .contract.checks import check_flag, check_metadata, check_one_target, check_predicate, check_visible
+from .contract.options import RecallKeywords, RecallOptions, WriteKeywords, WriteManyKeywords
+from .contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
 from .errors import InvalidInputError, MemoryNotFoundError
 from .events import Forgetting, Forgotten
 from .facade.base import FacadeBase
 from .forget import plan as forgetting
 from .language.text import validate_id, validate_text
-from .language.timerange import TimeRangeLike
-from .maintenance.stats import StoreStats
-from .maintenance.transfer import TransferSummary
 from .recall import plan as recall_plan
 from .recall import timeline
 from .recall.check import check_recalled
 from .recall.formatting import format_for_prompt
-from .recall.request import RecallOptions
 from .store import Scope
 from .store.base import ALL, ARCHIVE
-from .types import ForgetReceipt, Layer, MemoryRecord, RecallResults, ScoredMemory, Source, Status
+from .types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory, Status
 from .write import preparing, writing
-from .write.preparing import WriteResult
-from .write.request import WRITE_OPTIONS
-from .write.validation import (
-    check_flag,
-    check_metadata,
-    check_predicate,
-    check_visible,
-)
 
 #: how many results past k the retrieval check and the cue check see, since they may drop some
 _SPARE = 5
@@ -94,26 +87,18 @@ class Hindsight(FacadeBase):
 
     # -- writing --------------------------------------------------------------------------
     @refuses_unknown("write")
-    def write(self, text: str, *, user_id: str, session_id: str | None = None, agent_id: str | None = None,
-              source: Source | str = Source.USER, event_type: str | None = None,
-              timestamp: datetime | None = None, confidence: float | None = None,
-              entities: Sequence[str] | None = None, metadata: Mapping[str, Any] | None = None,
-              force: bool = False, layer: Layer | str = Layer.EPISODIC,
-              merge_duplicates: bool | None = None, context: str | None = None) -> WriteResult:
+    def write(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
         """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict.
 
-        `context` is the turn this one answers: the two are embedded and indexed
-        together (so "yes, the blue one" is found by what it refers to), and the
-        record keeps it beside its own text.
+        `options` are `WriteOptions`'s fields. `context` is the turn this one answers: the two are embedded and
+        indexed together (so "yes, the blue one" is found by what it refers to), and the record keeps it beside
+        its own text.
         """
-        options = {name: value for name, value in locals().items() if name in WRITE_OPTIONS}  # the parameters above
         return self.write_many([text], user_id=user_id, **options)[0]
 
     @refuses_unknown("write_many")
-    def write_many(self, texts: Sequence[str], *, user_id: str, timestamps: Sequence[datetime | None] | None = None,
-                   sources: Sequence[Source | str] | None = None,
-                   metadatas: Sequence[Mapping[str, Any] | None] | None = None,
-                   contexts: Sequence[str | None] | None = None, **options: Any) -> list[WriteResult]:
+    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Unpack[WriteManyKeywords]
+                   ) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
         `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one
@@ -125,9 +110,7 @@ class Hindsight(FacadeBase):
         """
         user = self._user(user_id)
         prepared = preparing.prepare_batch(
-            texts, {"timestamps": timestamps, "sources": sources, "metadatas": metadatas, "contexts": contexts,
-                    **options},
-            user_id=user, config=self.config, audit=self._audited, gate=self.gate, now=self.now,
+            texts, options, user_id=user, config=self.config, audit=self._audited, gate=self.gate, now=self.now,
             embedding_model=self.embedder.name, window=self.session_window)
         to_store = [record for record, _, _ in prepared if record is not None]
         plan = None
@@ -146,18 +129,14 @@ class Hindsight(FacadeBase):
         return writing.results(prepared, plan)
 
     @refuses_unknown("remember")
-    def remember(self, text: str, *, user_id: str, session_id: str | None = None, source: Source | str = Source.USER,
-                 event_type: str | None = None, **options: Any) -> MemoryRecord | None:
+    def remember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None:
         """Store `text` if the write gate finds it worth keeping; None if not (see `write` for why)."""
-        return self.write(text, user_id=user_id, session_id=session_id, source=source, event_type=event_type,
-                          **options).record
+        return self.write(text, user_id=user_id, **options).record
 
     # -- reading --------------------------------------------------------------------------
     @refuses_unknown("recall")
-    def recall(self, query: str, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
-               layers: Iterable[Layer | str] | None = None, event_types: Iterable[str] | None = None,
-               session_id: str | None = None, agent_id: str | None = None, reinforce: bool = True,
-               where: Callable[[MemoryRecord], bool] | None = None) -> RecallResults:
+    def recall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+               **options: Unpack[RecallKeywords]) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
         The engine fuses a dense and a keyword channel and rescores by consolidation,
@@ -177,10 +156,8 @@ class Hindsight(FacadeBase):
         limits = self.config.limits
         clean = check_visible(validate_text(query, max_bytes=limits.max_text_bytes, what="query"), "query")
         where, now = check_predicate(where), self.now()
-        asked = RecallOptions(k=k, time_range=time_range, layers=layers, event_types=event_types,  # type: ignore[arg-type]
-                              session_id=session_id, agent_id=agent_id, reinforce=reinforce)
-        options = asked.checked(self.config, now)  # the one check of every option (`recall.request`)
-        k, reinforce, scope = options.k, options.reinforce, options.scope()
+        checked = RecallOptions(**options).checked(self.config, now)  # the one check of every option
+        k, reinforce, scope = checked.k, checked.reinforce, Scope.of(checked)
         query_vector = self._embed_query([clean])[0]
         spare = _SPARE + k + (4 * k if where is not None else 0)  # the collapse of knowledge and episodes uses up to k
         priors = recall_plan.time_priors(clean, now)
@@ -206,7 +183,7 @@ class Hindsight(FacadeBase):
                                          recall=cfg, episode_weight=self.config.semantic.episode_weight)
             if where is not None:
                 results = [r for r in results if where(r.memory)]
-            report, held = None, []
+            report, held = None, list[ScoredMemory]()
             if self.consensus is not None and results:
                 results, held, report = check_recalled(self.store, user, results,
                                                        {h.record.id: h for h in found.hits}, k=k,
@@ -318,8 +295,8 @@ class Hindsight(FacadeBase):
         write-ahead log still holds their sealed bytes, whose key is gone). That
         rewrites the segments of the shard holding the user (one of 16 a space);
         the embedded store runs it in a child process and waits for it, holding no
-        lock other users need (`store.indexing`), so the forget takes about a
-        second and the process's other users go on meanwhile (`benchmarks/tenants.py`).
+        lock other users need (`store.indexing`), so the process's other users go
+        on meanwhile.
         Forgetting everything removes the user's folder, so there is nothing to compact.
         `for_good=False` leaves the compaction to a later forget or `compact()` (the
         text is unreadable at once all the same): for a revision replaced by a newer
@@ -328,7 +305,7 @@ class Hindsight(FacadeBase):
         user = self._user(user_id)
         everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
         for_good = check_flag(for_good, "for_good")
-        forgetting.check_one_target(memory_id, about, everything)
+        check_one_target(memory_id, about, everything)
         topic = check_visible(validate_text(about, max_bytes=self.config.limits.max_text_bytes, what="about"),
                               "about") if about is not None else None
         topic_vector = self._embed_query([topic])[0] if topic is not None else None
@@ -350,6 +327,7 @@ class Hindsight(FacadeBase):
                 elif everything:
                     victims = [h.record for h in self.store.scan(user, ALL)]
                 else:
+                    assert topic is not None and topic_vector is not None  # exactly one target: the topic
                     victims = forgetting.about(self.store, user, topic, topic_vector, self.config, self._embed)
                     archived = forgetting.archived_about(self.store, user, topic, topic_vector, self.config,
                                                          self._embed, named=victims)
@@ -369,7 +347,7 @@ class Hindsight(FacadeBase):
                     self.store.commit(user, upserts=rederived, deletes=[v.id for v in victims],
                                       updates=[(r.id, link_fields(r)) for r in released])
                 if not dry_run and archived:  # archived memories about the topic go too (their keys with them)
-                    self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])  # type: ignore[attr-defined]
+                    self.store.delete_from_space(user, ARCHIVE, [a.id for a in archived])
                 victims = victims + archived
                 if not dry_run:  # even when nothing went: a copy may still hold words about the topic
                     working = self._forget_listeners.announce(Forgotten.of(user, [v.raw_content for v in victims], topic))
@@ -393,7 +371,7 @@ class Hindsight(FacadeBase):
         """Build the engine's vector index for one user (blocking; for large stores, off the write path)."""
         user = self._user(user_id)
         with self._locked(user):
-            return bool(self._open(user, create=False) and getattr(self.store, "optimize")(user))
+            return bool(self._open(user, create=False) and self.store.optimize(user))
 
     # -- semantic memory ----------------------------------------------------------------------
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
@@ -413,6 +391,7 @@ class Hindsight(FacadeBase):
 
     def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]:
         """Consolidate every user's memories: the method a scheduler calls."""
+        dry_run = check_flag(dry_run, "dry_run")  # refused even when there is no user to consolidate
         return [self.consolidate(user_id=user, dry_run=dry_run) for user in self.users()]
 
     def _consolidate(self, user: str, *, dry_run: bool,
@@ -433,23 +412,23 @@ class Hindsight(FacadeBase):
         return plan.report
 
     # -- prompt -----------------------------------------------------------------------------
-    @staticmethod
-    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:
-        return format_for_prompt(results, **options)
+    format_for_prompt = staticmethod(format_for_prompt)
 
     # -- async twins ------------------------------------------------------------------------
     @refuses_unknown("awrite")
-    async def awrite(self, text: str, **kwargs: Any) -> WriteResult:
-        return await asyncio.to_thread(self.write, text, **kwargs)
+    async def awrite(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
+        return await asyncio.to_thread(functools.partial(self.write, text, user_id=user_id, **options))
 
     @refuses_unknown("aremember")
-    async def aremember(self, text: str, **kwargs: Any) -> MemoryRecord | None:
-        return await asyncio.to_thread(self.remember, text, **kwargs)
+    async def aremember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None:
+        return await asyncio.to_thread(functools.partial(self.remember, text, user_id=user_id, **options))
 
     @refuses_unknown("arecall")
-    async def arecall(self, query: str, *, user_id: str, k: int = 5,
-                      where: Callable[[MemoryRecord], bool] | None = None, **options: Any) -> RecallResults:
-        return await asyncio.to_thread(self.recall, query, user_id=user_id, k=k, where=where, **options)
+    async def arecall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+                      **options: Unpack[RecallKeywords]) -> RecallResults:
+        return await asyncio.to_thread(functools.partial(self.recall, query, user_id=user_id, where=where, **options))
 
-    async def aforget(self, **kwargs: Any) -> ForgetReceipt:
-        return await asyncio.to_thread(self.forget, **kwargs)
+    async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
+                      everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt:
+        return await asyncio.to_thread(self.forget, user_id=user_id, memory_id=memory_id, about=about,
+                                       everything=everything, dry_run=dry_run, for_good=for_good)

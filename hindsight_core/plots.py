@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .maintenance import StoreStats
+    from .contract.results import StoreStats
 
 __all__ = ["layer_counts", "memory_timeline", "retention_curves", "retention_histogram", "retention_path",
            "stats_figure", "store_growth"]

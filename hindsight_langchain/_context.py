@@ -10,15 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from hindsight_core import MemoryAPI
-from hindsight_core.session.context import amemory_block as _amemory_block
-from hindsight_core.session.context import memory_block as _memory_block
+from hindsight_core.session import context
+from hindsight_core.session.asking import asking_as
+
+
+#: how this adapter's calls are named (a server's recall log shows who asked)
+ASKER = "hindsight_langchain"
 
 
 def memory_block(memory: MemoryAPI, query: str, *, user_id: str, k: int, **recall_options: Any) -> str:
     """The delimited block of the `k` memories most worth recalling for `query` ('' if none)."""
-    return _memory_block(memory, query, user_id=user_id, k=k, **recall_options).text
+    with asking_as(ASKER):
+        return context.memory_block(memory, query, user_id=user_id, k=k, **recall_options).text
 
 
 async def amemory_block(memory: MemoryAPI, query: str, *, user_id: str, k: int, **recall_options: Any) -> str:
     """Async twin of `memory_block`."""
-    return (await _amemory_block(memory, query, user_id=user_id, k=k, **recall_options)).text
+    with asking_as(ASKER):
+        return (await context.amemory_block(memory, query, user_id=user_id, k=k, **recall_options)).text

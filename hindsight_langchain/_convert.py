@@ -95,7 +95,8 @@ def resolve_user_id(context: Any, config: Mapping[str, Any] | None, default: str
     candidates.append(default)
     for value in candidates:
         if value is not None:
-            return value
+            user: str = value  # checked by the caller (`validate_id`): a number here is refused, not turned to text
+            return user
     raise InvalidUserIdError(
         f"{who} needs a user id and found none: pass context={{'user_id': ...}} (or a context object with a "
         "user_id attribute) or config={'configurable': {'user_id': ...}} to invoke, or give the user_id "

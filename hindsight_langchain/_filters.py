@@ -18,13 +18,13 @@ _COMPARE = {
 
 def _apply(value: Any, operator: str, operand: Any) -> bool:
     if operator == "$eq":
-        return value == operand
+        return bool(value == operand)
     if operator == "$ne":
-        return value != operand
+        return bool(value != operand)
     if operator not in _COMPARE:
         raise InvalidInputError(f"unsupported filter operator {operator!r}; use $eq, $ne, $gt, $gte, $lt or $lte")
     try:
-        return _COMPARE[operator](value, operand)
+        return bool(_COMPARE[operator](value, operand))
     except (TypeError, ValueError):
         return False  # a missing or non-numeric field does not match a numeric comparison
 
@@ -38,7 +38,7 @@ def matches_value(value: Any, wanted: Any) -> bool:
     if isinstance(wanted, (list, tuple)):
         return (isinstance(value, (list, tuple)) and len(value) == len(wanted)
                 and all(matches_value(a, b) for a, b in zip(value, wanted)))
-    return value == wanted
+    return bool(value == wanted)
 
 
 def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:

@@ -101,6 +101,12 @@ def _put_all(store: BaseStore, namespace: Namespace) -> Any:
     return None
 
 
+def _then(change: Callable[[], None], read: Callable[[], Any] = lambda: None) -> Any:
+    """`read()` after `change()`: a step that changes the store, then shows what it holds."""
+    change()
+    return read()
+
+
 def _with_item(store: BaseStore, namespace: Namespace, key: str, value: dict[str, Any],
                read: Callable[[], Any]) -> Any:
     """`read()` while one more item exists; the item goes again even if the read raises."""
@@ -121,10 +127,12 @@ def conformance_steps(root: Namespace, other_root: Namespace, *, ranked_queries:
         Step("put items", lambda s: _put_all(s, root)),
         Step("get each item", lambda s: [_item(s.get(root, key)) for key, _ in ITEMS]),
         Step("get a missing key is None", lambda s: _item(s.get(root, "nothing-here"))),
-        Step("put replaces the value", lambda s: (s.put(root, "a4", {**a4, "content": "Print my reports in A3."}),
-                                                   _item(s.get(root, "a4")))[1]),
-        Step("put in a sub-namespace", lambda s: (s.put(sub, "name", {"content": "My name is Alice.", "score": 0}),
-                                                   _item(s.get(sub, "name")))[1]),
+        Step("put replaces the value", lambda s: _then(lambda: s.put(root, "a4", {**a4, "content": "Print my reports "
+                                                                                                      "in A3."}),
+                                                       lambda: _item(s.get(root, "a4")))),
+        Step("put in a sub-namespace", lambda s: _then(lambda: s.put(sub, "name", {"content": "My name is Alice.",
+                                                                                   "score": 0}),
+                                                       lambda: _item(s.get(sub, "name")))),
         Step("the sub-namespace item is not under the parent's key", lambda s: _item(s.get(root, "name"))),
         Step("search without a query lists the prefix", lambda s: _items(s.search(root, limit=20)), ranked=False),
         Step("search a sub-namespace", lambda s: _items(s.search(sub))),
@@ -148,7 +156,7 @@ def conformance_steps(root: Namespace, other_root: Namespace, *, ranked_queries:
              lambda s: _items(s.search(root, query="morning drink", filter={"kind": "habit"}, limit=20)),
              ranked=ranked_queries),
         Step("search with a query, limit 0", lambda s: _items(s.search(root, query="tea", limit=0))),
-        Step("put for another root", lambda s: (s.put(other_sub, "n1", {"content": "Bob likes jazz."}), None)[1]),
+        Step("put for another root", lambda s: _then(lambda: s.put(other_sub, "n1", {"content": "Bob likes jazz."}))),
         Step("another root's items stay apart", lambda s: _items(s.search(other_root))),
         Step("list_namespaces under a root", lambda s: sorted(s.list_namespaces(prefix=root))),
         Step("list_namespaces with max_depth", lambda s: sorted(s.list_namespaces(prefix=root,
@@ -157,8 +165,8 @@ def conformance_steps(root: Namespace, other_root: Namespace, *, ranked_queries:
         Step("list_namespaces of the whole store", lambda s: sorted(s.list_namespaces())),
         Step("list_namespaces with a wildcard", lambda s: sorted(
             s.list_namespaces(prefix=(*root[:-1], "*")) if root[:-1] else s.list_namespaces())),
-        Step("delete an item", lambda s: (s.delete(root, "bike"), _item(s.get(root, "bike")))[1]),
-        Step("delete a missing key is no error", lambda s: (s.delete(root, "never-put"), None)[1]),
+        Step("delete an item", lambda s: _then(lambda: s.delete(root, "bike"), lambda: _item(s.get(root, "bike")))),
+        Step("delete a missing key is no error", lambda s: _then(lambda: s.delete(root, "never-put"))),
         Step("search after delete", lambda s: _items(s.search(root, limit=20)), ranked=False),
         Step("batch of mixed operations", lambda s: _batch_answers(s.batch(_mixed_ops(root, sub)))),
         Step("abatch gives the same answers", lambda s: _batch_answers(asyncio.run(s.abatch(_mixed_ops(root, sub))))),

@@ -12,7 +12,7 @@ hindsight's LLM hooks take a plain `prompt -> text` function:
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
@@ -23,7 +23,7 @@ from hindsight_core.session.answers import answer_text
 from ._convert import message_text
 
 
-def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
+def as_text_function(model: BaseLanguageModel[Any]) -> Callable[[str], str]:
     """A `prompt -> answer text` function that sends the prompt to `model` as one user message.
 
     Works with chat models (the answer's text blocks are joined) and plain LLMs.
@@ -43,17 +43,17 @@ def as_text_function(model: BaseLanguageModel) -> Callable[[str], str]:
     return ask
 
 
-def llm_gate(model: BaseLanguageModel, *, fallback: WriteGate | None = None) -> LLMGate:
+def llm_gate(model: BaseLanguageModel[Any], *, fallback: WriteGate | None = None) -> LLMGate:
     """The core's `LLMGate` asking `model` whether a turn is worth keeping (rules as the fallback)."""
     return LLMGate(as_text_function(model), fallback=fallback)
 
 
-def llm_judge(model: BaseLanguageModel) -> ModelJudge:
+def llm_judge(model: BaseLanguageModel[Any]) -> ModelJudge:
     """The core's `ModelJudge` asking `model` whether a new statement replaces an older one and whether statements
     say one thing (rules as the fallback): for `Hindsight(knowledge_judge=...)` with supersession or consolidation on."""
     return ModelJudge(as_text_function(model))
 
 
-def llm_summarizer(model: BaseLanguageModel) -> Callable[[str], str]:
+def llm_summarizer(model: BaseLanguageModel[Any]) -> Callable[[str], str]:
     """A summariser for `Hindsight(summarizer=...)`: the core writes the prompt, `model` answers it."""
     return as_text_function(model)

@@ -155,6 +155,7 @@ class HindsightMiddleware(AgentMiddleware):
         return None
 
     def _offer(self, plan: dict[str, Any]) -> None:
-        _, refused = self._writes.offer_turns(log=self._turns, **plan)  # type: ignore[union-attr]
+        assert self._writes is not None  # a plan is made only where turns are written
+        _, refused = self._writes.offer_turns(log=self._turns, **plan)
         for turn, error in refused:  # one unstorable message must not break the conversation
             logger.warning("hindsight: a %s message was not stored: %s", turn.source.value, error)

@@ -110,7 +110,7 @@ class HindsightStore(BaseStore):
         if isinstance(user_ids, str):
             raise InvalidInputError("user_ids takes a list of user ids, not one string")
         self.user_ids: tuple[str, ...] | None = (
-            tuple(validate_id(u) for u in user_ids) if user_ids is not None else None)  # type: ignore[misc]
+            tuple(validate_id(u) for u in user_ids) if user_ids is not None else None)
         self._lock = threading.RLock()
 
     # -- the BaseStore interface --------------------------------------------------------------
@@ -195,8 +195,9 @@ class HindsightStore(BaseStore):
             if any(t.strip() for t in texts):
                 return "\n".join(texts)
         for name in self.text_fields:
-            if isinstance(value.get(name), str) and value[name].strip():
-                return value[name]
+            text = value.get(name)
+            if isinstance(text, str) and text.strip():
+                return text
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
     # -- operations ---------------------------------------------------------------------------
@@ -257,7 +258,7 @@ class HindsightStore(BaseStore):
         if self.user_ids is not None:
             return tuple(u for u in self.user_ids if not named or u in named)
         if len(named) == 1:
-            return (validate_id(named.pop()),)  # type: ignore[return-value]
+            return (validate_id(named.pop()),)
         shape = ", ".join([*map(repr, self.prefix), "'<user_id>'"])
         raise InvalidInputError(
             f"list_namespaces lists one user's namespaces: pass prefix=({shape}), or build the store with "
@@ -279,6 +280,7 @@ class HindsightStore(BaseStore):
 
         Takes the arguments of `list_namespaces`; a store bound to `user_ids` still lists only theirs.
         """
+        # `kind` is "prefix" or "suffix" (LangGraph types it as a Literal, the loop as a str)
         conditions = tuple(MatchCondition(match_type=kind, path=tuple(path))  # type: ignore[arg-type]
                            for kind, path in (("prefix", prefix), ("suffix", suffix)) if path)
         op = ListNamespacesOp(match_conditions=conditions, max_depth=max_depth, limit=limit, offset=offset)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from hindsight_core import InvalidInputError, MemoryAPI
-from hindsight_core.recall.request import check_k as _check_k
+from hindsight_core.contract import options
+
+#: how this adapter's calls are named (a server's recall log shows who asked)
+ASKER = "hindsight_llamaindex"
 
 
 def check_memory(memory: object) -> MemoryAPI:
@@ -16,4 +19,4 @@ def check_memory(memory: object) -> MemoryAPI:
 def check_k(memory: MemoryAPI, k: object, *, what: str = "k") -> int:
     """`k` checked as recall checks it (`RecallOptions.checked`), when the adapter is built rather than at its
     first recall."""
-    return _check_k(k, memory.config.limits.max_k, what)
+    return options.check_k(k, memory.config.limits.max_k, what)

@@ -53,12 +53,13 @@ from llama_index.core.memory import BaseMemoryBlock, Memory
 
 from hindsight_core import InvalidInputError, MemoryAPI
 from hindsight_core.language.text import validate_id
+from hindsight_core.session.asking import asking_as
 from hindsight_core.session.context import MemoryBlock, StoreOutage, shorten_block
 from hindsight_core.session.turns import AwaitingAnswer, Turn, TurnLog
 from hindsight_core.session.write_queue import WriteQueue, write_queue
 
 from ._convert import TURN_FIELD, latest_user_text, turns_from_messages
-from ._validate import check_k, check_memory
+from ._validate import ASKER, check_k, check_memory
 
 logger = logging.getLogger("hindsight_llamaindex")
 
@@ -93,7 +94,7 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
 
     _turns: TurnLog = PrivateAttr()
     _writes: WriteQueue = PrivateAttr()
-    _rendered: OrderedDict = PrivateAttr(default_factory=OrderedDict)
+    _rendered: OrderedDict[str, Any] = PrivateAttr(default_factory=OrderedDict)
     _recalls: StoreOutage = PrivateAttr(default_factory=StoreOutage)  # a server that is down: no memories this turn
 
     def __init__(self, *, memory: MemoryAPI, user_id: str | None = None, session_id: str | None = None,
@@ -137,7 +138,8 @@ class HindsightMemoryBlock(BaseMemoryBlock[str]):
         if self._writes.pending_for(user):  # read this user's earlier turns (stored unless the model was quicker)
             await asyncio.to_thread(self._writes.settle, user)
         try:
-            context = await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)
+            with asking_as(ASKER):
+                context = await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)
         except InvalidInputError as exc:  # e.g. a pasted text over the size limit: answer without memories
             logger.warning("hindsight: no recall for this message: %s", exc)
             return None
@@ -228,7 +230,7 @@ class HindsightChatMemory(Memory):
 
 
 def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None = None, k: int = 5,
-                     agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock] | None = None,
+                     agent_id: str | None = None, memory_blocks: list[BaseMemoryBlock[Any]] | None = None,
                      **memory_options: Any) -> HindsightChatMemory:
     """A LlamaIndex `Memory` with a `HindsightMemoryBlock` installed, ready for any chat engine or agent.
 
@@ -243,5 +245,6 @@ def hindsight_memory(*, user_id: str, memory: MemoryAPI, session_id: str | None 
     block = HindsightMemoryBlock(memory=memory, user_id=user_id, k=k, agent_id=agent_id)
     chat_memory = HindsightChatMemory.from_defaults(session_id=session_id,
                                                     memory_blocks=[block, *(memory_blocks or [])], **memory_options)
+    assert isinstance(chat_memory, HindsightChatMemory)  # `Memory.from_defaults` builds `cls`
     chat_memory._owns_store = not ({"chat_store", "async_engine"} & set(memory_options))
     return chat_memory

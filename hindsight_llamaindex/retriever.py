@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import List, Optional
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
+from typing_extensions import Unpack
 
-from hindsight_core import Layer, MemoryAPI
+from hindsight_core import MemoryAPI
+from hindsight_core.contract.options import RecallKeywords, RecallOptions
 from hindsight_core.language.text import validate_id
-from hindsight_core.language.timerange import TimeRangeLike
+from hindsight_core.session.asking import asking_as
 
 from ._convert import node_from_result
-from ._validate import check_k, check_memory
+from ._validate import ASKER, check_memory
 
 
 class HindsightRetriever(BaseRetriever):
@@ -26,31 +28,31 @@ class HindsightRetriever(BaseRetriever):
     the way `format_for_prompt` defuses it), its score the recall score, and its
     metadata holds `id`, `layer`, `timestamp` (ISO 8601), `confidence`,
     `retention`, `score` and `event_type`; only the date and event type are shown
-    to the LLM. `time_range`, `layers`, `event_types` and `session_id` filter as in
-    `Hindsight.recall`; with `reinforce` (default) each retrieval counts as a recall.
+    to the LLM. The options are `MemoryAPI.recall`'s (`RecallOptions`: `k`, `time_range`,
+    `layers`, `event_types`, `session_id`, `agent_id`, `reinforce`), checked as recall
+    checks them when the retriever is made; with `reinforce` (default) each retrieval
+    counts as a recall.
     """
 
-    def __init__(self, memory: MemoryAPI, *, user_id: str, k: int = 5, time_range: TimeRangeLike = None,
-                 layers: Optional[Iterable[Layer | str]] = None, event_types: Optional[Iterable[str]] = None,
-                 session_id: Optional[str] = None, reinforce: bool = True,
-                 callback_manager: Optional[CallbackManager] = None, verbose: bool = False) -> None:
+    def __init__(self, memory: MemoryAPI, *, user_id: str, callback_manager: Optional[CallbackManager] = None,
+                 verbose: bool = False, **options: Unpack[RecallKeywords]) -> None:
         self._memory = check_memory(memory)
-        check_k(memory, k)
         self._user_id = validate_id(user_id)
-        self._options = dict(k=k, time_range=time_range, layers=list(layers) if layers is not None else None,
-                             event_types=list(event_types) if event_types is not None else None,
-                             session_id=validate_id(session_id, what="session_id", required=False),
-                             reinforce=reinforce)
+        asked = RecallOptions.named(options)
+        asked.checked(memory.config)  # refused now rather than at the first retrieval
+        self._options = asked.keywords()
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @property
     def user_id(self) -> str:
-        return self._user_id  # type: ignore[return-value]
+        return self._user_id
 
     def _retrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
-        results = self._memory.recall(query_bundle.query_str, user_id=self._user_id, **self._options)
+        with asking_as(ASKER):
+            results = self._memory.recall(query_bundle.query_str, user_id=self._user_id, **self._options)
         return [node_from_result(r) for r in results]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
-        results = await self._memory.arecall(query_bundle.query_str, user_id=self._user_id, **self._options)
+        with asking_as(ASKER):
+            results = await self._memory.arecall(query_bundle.query_str, user_id=self._user_id, **self._options)
         return [node_from_result(r) for r in results]

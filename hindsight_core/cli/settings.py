@@ -155,13 +155,13 @@ class Settings:
         return read_record(self.store_path)
 
     def store_exists(self) -> bool:
-        """Whether the embedded store's folder holds a store (its FORMAT file or users; or a 0.1 store, which
-        opening explains), so a mistyped --store is told apart from an empty store."""
-        from ..store.edge_files import is_legacy_store
+        """Whether the embedded store's folder holds a store (its FORMAT file or users; or one of an earlier layout,
+        which opening explains), so a mistyped --store is told apart from an empty store."""
+        from ..store.edge_files import earlier_layout
 
         folder = self.store_path
         return folder.is_dir() and ((folder / "FORMAT").is_file() or (folder / "users").is_dir()
-                                    or is_legacy_store(folder))
+                                    or earlier_layout(folder))
 
     def require_store(self) -> None:
         """Refuse a read-only command on a folder that holds no store (it would answer as if the store were empty)."""
@@ -202,7 +202,7 @@ class Settings:
     def _held(self, exc: Exception, purpose: str | None) -> Exception:
         """The error for a store another process holds: which process, and what to run instead."""
         from ..errors import StoreInUseError
-        from ..remote.discovery import holder
+        from ..store.holder import holder
 
         running = self.server()
         if running is not None:
@@ -221,7 +221,7 @@ class Settings:
             return self.embedding_model
         from ..embed.embedder import DEFAULT_MODEL
 
-        if store is not None and hasattr(store, "registered_embedding"):
+        if store is not None:
             for user in store.users()[:20]:
                 found = store.registered_embedding(user)
                 if found:
@@ -274,7 +274,7 @@ def _replay_journal(memory: Any) -> None:
 
 def _registered_dimension(store: Any) -> Callable[[str], int | None] | None:
     """Looks up the dimension the store recorded for a model, from any of its users."""
-    if store is None or not hasattr(store, "registered_embedding"):
+    if store is None:
         return None
 
     def lookup(model: str) -> int | None:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import click
 
-from .edge import check_not_terminal, not_utf8
+from .edge import check_not_terminal, not_utf8, stream
 from .options import counted, pass_settings, users_option
 from .settings import Settings
 
@@ -19,7 +19,7 @@ from .settings import Settings
 @contextlib.contextmanager
 def progress(length: int, label: str) -> Iterator[Callable[[int], None]]:
     """A progress bar on stderr for long work, shown only on a terminal; yields its `update(n)`."""
-    err = click.get_text_stream("stderr")
+    err = stream("stderr")
     if not err.isatty() or length <= 0:
         yield lambda n: None
         return
@@ -112,7 +112,7 @@ def _destination(file: str, atomic: Callable[[str], Any]) -> Iterator[Any]:
         with atomic(file) as out:
             yield out
         return
-    out = click.get_text_stream("stdout")
+    out = stream("stdout")
     try:
         yield out
         out.flush()
@@ -173,22 +173,13 @@ def import_command(settings: Settings, file: Any) -> None:
 @click.option("--batch-size", default=64, show_default=True, type=click.IntRange(1, 4096),
               help="How many memories are re-embedded per call to the model.")
 @click.option("--abort", is_flag=True, help="Abandon an unfinished migration (its staged copies are dropped).")
-@click.option("--from-legacy", "legacy", type=click.Path(exists=True, file_okay=False),
-              help="Copy a store written by hindsight 0.1 (Qdrant local mode) from this folder into --store.")
 @pass_settings
-def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool, legacy: str | None) -> None:
+def migrate(settings: Settings, model: str | None, batch_size: int, abort: bool) -> None:
     from .. import maintenance
     from ..clock import system_clock
 
-    store = settings.open_store(purpose="migrate", create=legacy is not None)
+    store = settings.open_store(purpose="migrate", create=False)
     try:
-        if legacy is not None:
-            copied = maintenance.migrate_legacy(legacy, store)
-            models = sorted({m for m, _ in filter(None, (store.registered_embedding(u) for u in copied.users))})
-            click.echo(f"copied {copied.copied} memories of {len(copied.users)} users from {legacy} "
-                       f"({copied.skipped} already there); they keep their vectors ({', '.join(models) or 'none'}). "
-                       "Use that model, or run `hindsight migrate --to MODEL` to re-embed them.")
-            return
         if abort:
             dropped = maintenance.abort_migration(store)
             click.echo("unfinished migration abandoned" if dropped else "no migration in progress")

@@ -205,7 +205,7 @@ def qualifies(group: Group, cfg: SemanticConfig) -> bool:
 #: plus the words the two share, weighted by how rare each word is among the user's own statements (one rule for
 #: both scripts: English stems, CJK bigrams of content characters), above the `background` of the rest.
 #: With groups of three said on three days (`SemanticConfig.min_episodes`, `min_days`), measured on two sets by
-#: `python benchmarks/knowledge_steps.py [--stands-out LEVEL]`: madial's dialogues, a child's everyday talk over 76
+#: `python -m benchmarks.knowledge_steps [--stands-out LEVEL]`: madial's dialogues, a child's everyday talk over 76
 #: days (one dialogue a day, about 200 candidate statements a language), form 2 groups in English and 15 in Chinese
 #: at 7.0, none and 4 at 9.0, none and 3 at 11.0, while 67, 65 and 62 of the 109 labelled repetitions of our
 #: knowledge set form (most of its conversations are short, and the test applies only from `2 * min_episodes`
@@ -271,7 +271,7 @@ class Likeness:
 #: (the leader and four), whatever `min_episodes` is. A group larger than the least that qualifies is common (a
 #: preference said four times where three qualify), and members left in the background make its spread: leaving
 #: out only `min_episodes - 1` (2 for groups of three), 57 of the 109 labelled repetitions of our knowledge set form
-#: against 65 (`python benchmarks/knowledge_steps.py --room 2`)
+#: against 65 (`python -m benchmarks.knowledge_steps --room 2`)
 GROUP_ROOM = 4
 
 
@@ -346,7 +346,7 @@ def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
 
     Both stay among the user's statements a member must stand out from (`background`): they are what the
     user said, and a background without them would be a different one for every rule that reads it."""
-    speakers = {speaker(r.raw_content) for r in records} - {None}
+    speakers = {said for said in (speaker(r.raw_content) for r in records) if said is not None}
     return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)})
                        and not for_one_occasion(r.raw_content) and not tells_one_past_occasion(r.raw_content)
                        for r in records], dtype=bool)

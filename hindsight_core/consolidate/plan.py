@@ -18,18 +18,18 @@ leaves the state before or after.
 
 from __future__ import annotations
 
-import html
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from ..config import DecayConfig, SemanticConfig
 from ..store.base import Hit, MemoryStore, Scope
-from ..store.payload import record_to_dict
+from ..contract.records import record_to_dict
+from ..contract.results import ConsolidationReport
 from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.judge import KnowledgeJudge
@@ -347,40 +347,3 @@ def link_fields(record: MemoryRecord) -> dict:
     return {k: payload[k] for k in ("consolidated_into", "derived_from", "confirmations", "last_confirmed")}
 
 
-@dataclass
-class ConsolidationReport:
-    """What `consolidate` did (or, with dry_run, would do). Errors are never reported as success."""
-
-    user_id: str
-    dry_run: bool
-    created: list[MemoryRecord] = field(default_factory=list)
-    merged: list[str] = field(default_factory=list)
-    superseded: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    #: when nothing formed, why: no episodes, none that may become knowledge (and why), or no group big enough
-    why_nothing: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"user_id": self.user_id, "dry_run": self.dry_run, "ok": self.ok,
-                "created": [{"id": r.id, "summary": r.summary, "derived_from": r.derived_from} for r in self.created],
-                "merged": list(self.merged), "superseded": list(self.superseded), "errors": list(self.errors),
-                "why_nothing": self.why_nothing}
-
-    def _repr_html_(self) -> str:
-        head = "<tr><th>knowledge</th><th>type</th><th>episodes</th><th>id</th></tr>"
-        rows = "".join(f"<tr><td>{html.escape(r.summary)}</td><td>{html.escape(r.event_type)}</td>"
-                       f"<td>{len(r.derived_from)}</td><td>{html.escape(r.id)}</td></tr>" for r in self.created)
-        errors = "".join(f"<li>{html.escape(e)}</li>" for e in self.errors)
-        return (f"<p>{html.escape(str(self))}</p>" + (f"<table>{head}{rows}</table>" if self.created else "")
-                + (f"<ul>{errors}</ul>" if errors else ""))
-
-    def __str__(self) -> str:
-        verb = "would create" if self.dry_run else "created"
-        status = "ok" if self.ok else f"FAILED ({len(self.errors)} errors: {'; '.join(self.errors)})"
-        why = f" ({self.why_nothing})" if self.why_nothing and not self.created and not self.merged else ""
-        return f"{verb} {len(self.created)} semantic memories, merged {len(self.merged)}, " \
-               f"superseded {len(self.superseded)}{why}: {status}"

@@ -147,7 +147,7 @@ def _request_summary(texts: Sequence[str], shared: set[str]) -> tuple[str, list[
     surface: dict[str, Counter[str]] = {}
     position: dict[str, list[float]] = {}
     objects: list[str] = []
-    entity_keys = set()
+    entity_keys: set[str] = set()
     for text in texts:
         entity_keys.update(_key(e) for e in extract_entities(text) if " " not in e)
         words = _WORD.findall(text)

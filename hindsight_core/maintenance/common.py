@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 from ..errors import HindsightError
-from ..write.validation import check_users
-from ..store.base import MaintainableStore
+from ..contract.checks import check_users
+from ..store.base import MemoryStore
 
 if TYPE_CHECKING:
     pass
@@ -14,31 +14,29 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = "hindsight-export"
 EXPORT_VERSION = 1
 MIGRATION_KEY = "migration"
-#: upper edges of the retention histogram's bins; the first bin is "faded" (below the retention threshold)
-RETENTION_EDGES = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
 
 Progress = Callable[[int], None]
 
 
-def maintainable(store: object) -> MaintainableStore:
+def maintainable(store: object) -> MemoryStore:
     """The store, if it supports maintenance; a clear error if not."""
     needed = ("load_space", "put_space", "drop_space", "get_meta", "set_meta", "registered_embedding")
     missing = [name for name in needed if not callable(getattr(store, name, None))]
     if missing:
         raise HindsightError(f"{type(store).__name__} does not support maintenance (missing {', '.join(missing)}); "
                              "use an EdgeStore or a ServerStore")
-    return store  # type: ignore[return-value]
+    return cast(MemoryStore, store)
 
 
-def _users(store: MaintainableStore, users: Iterable[str] | None) -> list[str]:
+def recovered_users(store: MemoryStore, users: Iterable[str] | None) -> list[str]:
     """The users to work on, each with any change a crash left half-applied finished first."""
-    chosen = store.users() if users is None else check_users(users)
+    chosen = store.users() if users is None else check_users(users) or []
     for user in chosen:
         store.recover(user)
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
-def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     batch: list[Any] = []
     for item in items:
         batch.append(item)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,13 +11,13 @@ import numpy as np
 from ..clock import ensure_utc
 from ..embed.embedder import Embedder
 from ..errors import HindsightError, InvalidInputError
-from ..store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, MaintainableStore
+from ..store.base import ARCHIVE, MEMORIES, STAGING, STAGING_ARCHIVE, MemoryStore
 
 if TYPE_CHECKING:
     pass
 
 from ..embed.checked import embed_passages
-from .common import MIGRATION_KEY, Progress, _batches, _users, maintainable
+from .common import MIGRATION_KEY, Progress, batches, maintainable, recovered_users
 
 # -- migration --------------------------------------------------------------------------------------------------
 _PAIRS = ((MEMORIES, STAGING), (ARCHIVE, STAGING_ARCHIVE))
@@ -56,12 +55,12 @@ class MigrationReport:
     resumed_from: int
 
 
-def migration_in_progress(store: MaintainableStore) -> dict[str, Any] | None:
+def migration_in_progress(store: MemoryStore) -> dict[str, Any] | None:
     """The migration an earlier run left unfinished ({"model", "dimension", ...}), or None."""
     return maintainable(store).get_meta(MIGRATION_KEY)
 
 
-def plan_migration(store: MaintainableStore, embedder: Embedder) -> MigrationPlan:
+def plan_migration(store: MemoryStore, embedder: Embedder) -> MigrationPlan:
     """Work out what re-embedding the store with `embedder` involves, resuming an interrupted run."""
     store = maintainable(store)
     current = store.get_meta(MIGRATION_KEY)
@@ -70,7 +69,7 @@ def plan_migration(store: MaintainableStore, embedder: Embedder) -> MigrationPla
             f"a migration to {current.get('model')} is in progress; resume it with "
             f"`hindsight migrate --to {current.get('model')}` or abandon it with `hindsight migrate --abort`")
     swapping = tuple((current or {}).get("swapping", ()))
-    users = tuple(u for u in _users(store, None)
+    users = tuple(u for u in recovered_users(store, None)
                   if store.registered_embedding(u) != (embedder.name, embedder.dimension))
     pending: dict[tuple[str, str], frozenset[str]] = {}
     stale: dict[tuple[str, str], frozenset[str]] = {}
@@ -89,7 +88,7 @@ def plan_migration(store: MaintainableStore, embedder: Embedder) -> MigrationPla
                          resumed=current is not None, swapping=swapping)
 
 
-def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan | None = None,
+def migrate(store: MemoryStore, embedder: Embedder, *, plan: MigrationPlan | None = None,
             batch_size: int = 64, progress: Progress | None = None, now: datetime | None = None) -> MigrationReport:
     """Re-embed every memory with `embedder`, resumably; see the module docstring.
 
@@ -114,7 +113,7 @@ def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan
             if not todo:
                 continue
             rows = ((r, x) for r, _, x in store.load_space(user, source) if r.id in todo)
-            for batch in _batches(rows, batch_size):
+            for batch in batches(rows, batch_size):
                 records = [r.evolve(embedding_model=embedder.name) for r, _ in batch]
                 vectors = embed_passages(embedder, [r.raw_content for r in records])
                 store.put_space(user, staging, records, vectors, [x for _, x in batch])
@@ -137,7 +136,7 @@ def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan
             store.drop_space(user, target)
             if target == MEMORIES:
                 store.ensure_space(user, MEMORIES, embedder.dimension)
-            for batch in _batches(store.load_space(user, staging), 256):
+            for batch in batches(store.load_space(user, staging), 256):
                 store.put_space(user, target, [r for r, _, _ in batch], np.stack([v for _, v, _ in batch]),
                                 [x for _, _, x in batch])
         store.set_registered_embedding(user, embedder.name, embedder.dimension)
@@ -152,7 +151,7 @@ def migrate(store: MaintainableStore, embedder: Embedder, *, plan: MigrationPlan
     return MigrationReport(embedder.name, plan.users, embedded, plan.done)
 
 
-def abort_migration(store: MaintainableStore) -> bool:
+def abort_migration(store: MemoryStore) -> bool:
     """Abandon an unfinished migration: drop its staging copies. False if there was none.
 
     Refused while a user is half swapped, since that user's old collections are
@@ -171,46 +170,3 @@ def abort_migration(store: MaintainableStore) -> bool:
             store.drop_space(user, staging)
     store.set_meta(MIGRATION_KEY, None)
     return True
-
-
-@dataclass
-class LegacyReport:
-    users: list[str] = field(default_factory=list)
-    copied: int = 0
-    skipped: int = 0
-
-
-def migrate_legacy(source: str | Path, store: MaintainableStore, *, progress: Progress | None = None
-                   ) -> LegacyReport:
-    """Copy a hindsight 0.1 store (qdrant-client local mode) into `store`, resumably.
-
-    Records keep their ids, vectors and every field; what the destination already
-    holds is skipped, so an interrupted run continues where it stopped. The
-    source folder is only read.
-    """
-    from ..store.legacy import LegacyStore
-
-    store = maintainable(store)
-    legacy = LegacyStore(source)
-    report = LegacyReport()
-    try:
-        for entry in legacy.users():
-            user, model, dimension = entry["user_id"], entry["embedding_model"], int(entry["dimension"])
-            store.open_user(user, embedding_model=model, dimension=dimension, create=True)
-            report.users.append(user)
-            for space in (MEMORIES, ARCHIVE):
-                held = store.ids_in_space(user, space)
-                for batch in _batches((row for row in legacy.load(user, space) if row[0].id not in held), 256):
-                    records = [r for r, _, _ in batch]
-                    vectors = np.stack([v for _, v, _ in batch])
-                    if space == MEMORIES:
-                        store.commit(user, upserts=list(zip(records, vectors)))
-                    else:
-                        store.put_space(user, ARCHIVE, records, vectors, [x for _, _, x in batch])
-                    report.copied += len(batch)
-                    if progress is not None:
-                        progress(len(batch))
-                report.skipped += len(held)
-    finally:
-        legacy.close()
-    return report

@@ -3,58 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable
 
-import numpy as np
 
 from ..clock import ensure_utc
-from ..write.validation import check_users
+from ..contract.checks import check_users
+from ..contract.results import StoreStats
 from ..store.base import ARCHIVE
 from ..types import Layer, Status
 
 if TYPE_CHECKING:
     from ..memory import Hindsight
 
-from .common import RETENTION_EDGES, _users, maintainable
-
-
-# -- statistics -------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class StoreStats:
-    """Counts per layer and status, the retention of every memory, and the store's size."""
-
-    users: dict[str, int]
-    layers: dict[str, int]
-    statuses: dict[str, int]
-    archived: int
-    #: retention now of every memory in the hot store (for histograms and plots)
-    retention: tuple[float, ...]
-    threshold: float
-    store_bytes: int | None
-
-    @property
-    def memories(self) -> int:
-        return sum(self.users.values())
-
-    def retention_histogram(self, edges: Sequence[float] = RETENTION_EDGES) -> list[tuple[str, int]]:
-        """(label, count) per retention bin, the first bin being below the retention threshold (faded)."""
-        values = np.asarray(self.retention, dtype=np.float64)
-        bounds = [0.0, *edges]
-        out = []
-        for i, (low, high) in enumerate(zip(bounds, bounds[1:])):
-            last = i == len(bounds) - 2
-            inside = (values >= low) & ((values <= high) if last else (values < high))
-            out.append((f"{low:.1f}-{high:.1f}", int(inside.sum())))
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"memories": self.memories, "users": dict(self.users), "layers": dict(self.layers),
-                "statuses": dict(self.statuses), "archived": self.archived, "store_bytes": self.store_bytes,
-                "retention_threshold": self.threshold,
-                "below_threshold": sum(r < self.threshold for r in self.retention),
-                "retention_histogram": dict(self.retention_histogram())}
+from .common import maintainable, recovered_users
 
 
 def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime | None = None,
@@ -72,7 +34,7 @@ def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime
     statuses: Counter[str] = Counter({status.value: 0 for status in Status})
     retention: list[float] = []
     archived = 0
-    for user in (_users(store, users) if store is not None else check_users(users) or []):
+    for user in (recovered_users(store, users) if store is not None else check_users(users) or []):
         records = memory.memories(user_id=user)
         per_user[user] = len(records)
         for record in records:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import json
 import math
 import os
 import stat
 import tempfile
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
@@ -22,32 +20,22 @@ from ..clock import ensure_utc
 from ..embed.embedder import Embedder
 from ..errors import ExportError, InvalidInputError
 from ..language.text import validate_id
-from ..store.base import ARCHIVE, MEMORIES, MaintainableStore
-from ..store.payload import record_to_dict
+from ..store.base import ARCHIVE, MEMORIES, MemoryStore
+from ..contract.records import check_record, record_to_dict
+from ..contract.results import TransferSummary
 from ..types import MemoryRecord
-from ..write.validation import check_flag, check_record
+from ..contract.checks import check_flag, check_text_output, check_timestamp
 
 if TYPE_CHECKING:
     pass
 
 from ..embed.checked import embed_passages
-from .common import EXPORT_FORMAT, EXPORT_VERSION, _users, maintainable
+from .common import EXPORT_FORMAT, EXPORT_VERSION, maintainable, recovered_users
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-# -- export and import ------------------------------------------------------------------------------------------
-@dataclass
-class TransferSummary:
-    """What an export or import moved."""
-
-    users: set[str] = field(default_factory=set)
-    memories: int = 0
-    archived: int = 0
-    reembedded: int = 0
-
-
-def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] | None = None,
+def export_jsonl(store: MemoryStore, out: TextIO, *, users: Iterable[str] | None = None,
                  vectors: bool = True, include_archive: bool = True, now: datetime | None = None) -> TransferSummary:
     """Write every memory of the store (or of `users`) to `out` as JSON Lines; see the module docstring.
 
@@ -58,9 +46,10 @@ def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] 
     vectors, include_archive = check_flag(vectors, "vectors"), check_flag(include_archive, "include_archive")
     check_text_output(out)
     header: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "vectors": vectors}
-    if now is not None:
-        header["exported_at"] = ensure_utc(now).isoformat()
-    chosen = _users(store, users)
+    moment = check_timestamp(now, "now")
+    if moment is not None:
+        header["exported_at"] = moment.isoformat()
+    chosen = recovered_users(store, users)
     try:
         return _export(store, out, chosen, header, vectors=vectors, include_archive=include_archive)
     except OSError as exc:
@@ -68,18 +57,6 @@ def export_jsonl(store: MaintainableStore, out: TextIO, *, users: Iterable[str] 
                           "some space or choose another destination, then export again") from None
     except ValueError as exc:  # a file closed under us
         raise ExportError(f"cannot write the export ({exc}); pass an open text file") from None
-
-
-def check_text_output(out: object) -> None:
-    """`out` must be an open text file (or any object with a `write(str)` method)."""
-    if isinstance(out, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(out, "mode", "")):
-        raise ExportError("the export is text: open the file in text mode, e.g. open(path, 'w', encoding='utf-8')")
-    if not callable(getattr(out, "write", None)):
-        hint = " (a path: open it first, e.g. with open(path, 'w', encoding='utf-8') as out)" \
-            if isinstance(out, (str, os.PathLike)) else ""
-        raise ExportError(f"out must be a text file open for writing{hint}, got {type(out).__name__}")
-    if getattr(out, "closed", False):
-        raise ExportError("out is closed; pass a text file open for writing")
 
 
 @contextlib.contextmanager
@@ -126,7 +103,7 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
                 os.unlink(temporary)
 
 
-def _export(store: MaintainableStore, out: TextIO, users: list[str], header: dict[str, Any], *, vectors: bool,
+def _export(store: MemoryStore, out: TextIO, users: list[str], header: dict[str, Any], *, vectors: bool,
             include_archive: bool) -> TransferSummary:
     out.write(json.dumps(header) + "\n")
     summary = TransferSummary()
@@ -196,7 +173,7 @@ def _read_export(lines: Iterable[str]) -> Iterator[tuple[int, MemoryRecord, list
         raise InvalidInputError("the file is empty: not a hindsight export")
 
 
-def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[str], *,
+def import_jsonl(store: MemoryStore, embedder: Embedder, lines: Iterable[str], *,
                  batch_size: int = 256) -> TransferSummary:
     """Load an export into the store; see the module docstring for when vectors are reused.
 
@@ -225,7 +202,7 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
                 "first")
     staged = [(key, _vectors_for(items, embedder)) for key, items in pending.items()]
     summary = TransferSummary()
-    for (user, space), (records, vectors, archived, reembedded) in staged:
+    for (user, space), (records, vectors, archive_notes, reembedded) in staged:
         store.open_user(user, embedding_model=embedder.name, dimension=embedder.dimension, create=True)
         store.ensure_space(user, MEMORIES, embedder.dimension)
         for start in range(0, len(records), batch_size):
@@ -234,7 +211,7 @@ def import_jsonl(store: MaintainableStore, embedder: Embedder, lines: Iterable[s
                 store.commit(user, upserts=list(zip(records[part], vectors[part])))
             else:
                 store.put_space(user, ARCHIVE, records[part], vectors[part],
-                                [{"archived": a or {}} for a in archived[part]])
+                                [{"archived": a or {}} for a in archive_notes[part]])
         summary.memories += len(records) if space == MEMORIES else 0
         summary.archived += len(records) if space == ARCHIVE else 0
         summary.reembedded += reembedded

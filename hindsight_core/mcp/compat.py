@@ -9,28 +9,27 @@ is the only place that knows; the rest of `hindsight_core.mcp` imports from here
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+import importlib.util
+from typing import Any, Awaitable, Callable, Literal
 
 from ..errors import StoreUnavailableError
 
-try:
+#: the SDK line installed (mypy reads the 2.x line, `always_false` in pyproject.toml; tests/mcp runs 1.x too)
+MCP_1 = importlib.util.find_spec("mcp.server.mcpserver") is None
+if MCP_1:
+    from mcp.server.fastmcp import Context, FastMCP as _Server
+    from mcp.server.fastmcp.exceptions import ToolError
+else:
     from mcp.server.mcpserver import Context, MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
-
-    MCP_1 = False
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import Context, FastMCP as _Server  # type: ignore[no-redef,assignment]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
-
-    MCP_1 = True
 
 __all__ = ["MCP_1", "Context", "MCPServer", "ToolError", "check_tool_calls", "new_server", "tool_arguments"]
 
 if MCP_1:
-    class MCPServer(_Server):  # type: ignore[valid-type,misc]
+    class MCPServer(_Server):
         """mcp 1.x's FastMCP, answering the 2.x calls hindsight makes (`streamable_http_app(path, host)`)."""
 
-        def streamable_http_app(self, *, streamable_http_path: str = "/mcp",  # type: ignore[override]
+        def streamable_http_app(self, *, streamable_http_path: str = "/mcp",
                                 host: str | None = None, max_sessions: int | None = None,
                                 session_idle_timeout: float | None = None) -> Any:
             self._check_host(host)
@@ -46,7 +45,7 @@ if MCP_1:
                 setattr(self.settings, name, value)
             return super().streamable_http_app()
 
-        def sse_app(self, *, host: str | None = None) -> Any:  # type: ignore[override]
+        def sse_app(self, *, host: str | None = None) -> Any:
             self._check_host(host)
             return super().sse_app()
 
@@ -55,10 +54,13 @@ if MCP_1:
             if host is not None and host != self.settings.host:
                 raise ValueError(f"this server was built for host {self.settings.host!r}, not {host!r}")
 else:
-    MCPServer = _Server  # type: ignore[misc]
+    MCPServer = _Server
 
 
-def new_server(name: str, *, version: str, instructions: str, log_level: str, host: str, port: int,
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+
+def new_server(name: str, *, version: str, instructions: str, log_level: LogLevel, host: str, port: int,
                **auth: Any) -> Any:
     """An MCP server of the installed SDK line, with the same name, version, instructions and auth."""
     if not MCP_1:

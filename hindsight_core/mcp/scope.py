@@ -41,7 +41,7 @@ def user_tokens(tokens: Mapping[str, str]) -> dict[str, str]:
         if spelled.setdefault(key, user) != user:
             raise InvalidInputError(f"user ids {spelled[key]!r} and {user!r} are one user to the store (they "
                                     f"normalise alike, to {key!r}); give each user one id")
-        keyed[token] = key  # type: ignore[assignment]
+        keyed[token] = key
     return keyed
 
 

@@ -13,10 +13,10 @@ from starlette.responses import JSONResponse
 from .. import __version__
 from ..api import MemoryAPI
 from ..types import Source
-from .compat import MCPServer, new_server
+from .compat import LogLevel, MCPServer, new_server
 from .scope import UserScope
 from .sessions import SessionLimits, SessionQuota
-from .tools import register_tools
+from .tools import Recalled, register_tools
 
 Transport = Literal["stdio", "streamable-http", "sse"]
 
@@ -43,7 +43,8 @@ class ScopeTokenVerifier:
 
 
 def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1", port: int = 8080,
-                 log_level: str = "WARNING", write_source: Source | str = Source.AGENT) -> MCPServer:
+                 log_level: LogLevel = "WARNING", write_source: Source | str = Source.AGENT,
+                 on_recall: Recalled | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 
     `write_source` is who the server's writes are recorded as coming from:
@@ -51,7 +52,8 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
     client really is the user's own hand (a notes app, a "remember this"
     button), never chosen by the model. With a token scope, HTTP requests without a valid `Authorization: Bearer`
     header are refused (401) before any tool runs. `GET /healthz` answers
-    without authentication, for container health checks.
+    without authentication, for container health checks. `on_recall` hears what each search gave whom
+    (`hindsight serve` enters it in its recall log).
     """
     auth: dict[str, Any] = {}
     if scope.authenticated:
@@ -59,7 +61,7 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
                 "auth": AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)}
     server: MCPServer = new_server("hindsight", version=__version__, instructions=INSTRUCTIONS,
                                    log_level=log_level, host=host, port=port, **auth)
-    register_tools(server, memory, scope, source=write_source)
+    register_tools(server, memory, scope, source=write_source, on_recall=on_recall)
 
     @server.custom_route("/healthz", methods=["GET"], include_in_schema=False)
     async def healthz(request: Request) -> JSONResponse:

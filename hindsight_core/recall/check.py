@@ -11,7 +11,7 @@ mind (`recall.plan.weights_for`): asked about the past ("What was my locker code
 "What did you suggest?"), it is what was true or said then, and keeps its place
 (its verdict is still noted). On the knowledge set and its four held-out slices this
 raised recall@5 by -0.7 to +4.4 points and left the new value first unchanged
-(`python benchmarks/knowledge.py`). Nothing is withheld silently: what
+(`python -m benchmarks.knowledge`). Nothing is withheld silently: what
 is held back is returned beside the results (`RecallResults.held_back`), each
 with the check's verdict and reason in its explanation's notes. The rules
 themselves are in `hindsight_core.recall.consensus`.
@@ -33,17 +33,10 @@ from typing import Callable
 
 import numpy as np
 
+from ..contract.results import FLAGGED, ConsensusCheck, ConsensusReport, Verdict
 from ..store.base import Hit, LiveStore, Scope
 from ..types import ScoredMemory, Source
-from .consensus import (
-    FLAGGED,
-    ConsensusCheck,
-    ConsensusConfig,
-    ConsensusPool,
-    ConsensusReport,
-    Verdict,
-    apply_consensus,
-)
+from .consensus import ConsensusConfig, ConsensusPool, apply_consensus
 from .plan import final_order
 
 _ACTIVE = Scope()
@@ -106,7 +99,7 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
     pool = ConsensusPool(results, vectors, [h.record for h in related.values()],
                          np.asarray([h.vector for h in related.values()], dtype=np.float32) if related else None,
                          config=config, judge=judge)
-    downweight = _DOWNWEIGHT if superseded_steps_back else \
+    downweight: dict[Verdict, float] = _DOWNWEIGHT if superseded_steps_back else \
         {verdict: factor for verdict, factor in _DOWNWEIGHT.items() if verdict is not Verdict.SUPERSEDED}
     checks = _shown_checked(results, k, pool, downweight)
 

@@ -38,7 +38,6 @@ All functions here are pure: the caller gathers the vectors and neighbours
 
 from __future__ import annotations
 
-import enum
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -47,6 +46,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..contract.results import ConsensusCheck, ConsensusReport, Verdict
 from ..errors import InvalidInputError
 from ..language.cues import exclusive_clash, polarity, value_slots
 from ..language.text import keyword_tokens
@@ -55,17 +55,6 @@ from ..types import MemoryRecord, RecallResults, ScoredMemory, Source, Status
 from ..write.gate import SOURCE_TRUST
 from ..write.rules import asks, is_question
 from .formatting import neutralise
-
-
-class Verdict(str, enum.Enum):
-    CONSISTENT = "consistent"
-    CONTRADICTS = "contradicts"
-    TIE = "tie"
-    SUPERSEDED = "superseded"
-    UNCHECKED = "unchecked"
-
-
-FLAGGED = frozenset({Verdict.CONTRADICTS, Verdict.TIE, Verdict.SUPERSEDED})
 
 
 @dataclass(frozen=True)
@@ -84,51 +73,6 @@ class ConsensusConfig:
             raise InvalidInputError("ConsensusConfig needs -1 <= relate_at <= support_at <= 1")
         if self.tie_margin < 0:
             raise InvalidInputError("ConsensusConfig.tie_margin must be >= 0")
-
-
-@dataclass(frozen=True)
-class ConsensusCheck:
-    """The verdict on one recalled memory, with the weights and memories behind it."""
-
-    memory_id: str
-    verdict: Verdict
-    support: float
-    conflict: float
-    supporting_ids: tuple[str, ...] = ()
-    conflicting_ids: tuple[str, ...] = ()
-    superseded_by: tuple[str, ...] = ()
-    reasons: tuple[str, ...] = ()
-
-    @property
-    def flagged(self) -> bool:
-        return self.verdict in FLAGGED
-
-    def __str__(self) -> str:
-        return f"{self.memory_id}: {self.verdict.value} (for {self.support:g}, against {self.conflict:g}); " + \
-            "; ".join(self.reasons)
-
-
-@dataclass(frozen=True)
-class ConsensusReport:
-    """One check per recalled memory, in the order they were given."""
-
-    checks: tuple[ConsensusCheck, ...]
-
-    @property
-    def flagged(self) -> tuple[ConsensusCheck, ...]:
-        return tuple(c for c in self.checks if c.flagged)
-
-    def verdict_of(self, memory_id: str) -> Verdict:
-        for check in self.checks:
-            if check.memory_id == memory_id:
-                return check.verdict
-        raise KeyError(memory_id)
-
-    def to_dict(self) -> dict:
-        return {"checks": [{"memory_id": c.memory_id, "verdict": c.verdict.value, "support": c.support,
-                            "conflict": c.conflict, "conflicting_ids": list(c.conflicting_ids),
-                            "superseded_by": list(c.superseded_by), "reasons": list(c.reasons)}
-                           for c in self.checks]}
 
 
 # -- conflict cues live in `cues`; this module weighs them ----------------------------------------
@@ -401,7 +345,7 @@ def _with_judge(check: ConsensusCheck, record: MemoryRecord, pool: list[MemoryRe
 
 
 def _evolve(check: ConsensusCheck, **changes: object) -> ConsensusCheck:
-    return replace(check, **changes)  # type: ignore[arg-type]
+    return replace(check, **changes)  # type: ignore[arg-type]  # the named fields of a ConsensusCheck
 
 
 # -- using the report -------------------------------------------------------------------------------

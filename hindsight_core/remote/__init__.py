@@ -15,15 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ServerAuthError
+
 if TYPE_CHECKING:
-    from .client import HindsightClient, ServerAuthError
+    from .client import HindsightClient
 
 __all__ = ["HindsightClient", "ServerAuthError"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from . import client
+    if name == "HindsightClient":
+        from .client import HindsightClient
 
-        return getattr(client, name)
+        return HindsightClient
     raise AttributeError(name)

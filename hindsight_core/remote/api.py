@@ -1,13 +1,15 @@
-"""The HTTP API's operations: each takes the JSON arguments of one `Hindsight` call and returns its JSON result.
+"""The HTTP API's operations: each takes the JSON arguments of one `MemoryAPI` call and returns its JSON result.
 
-Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `OPERATIONS[name]`.
+Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `Operations.table[name]`.
 What each call accepts by name is read from the contract (`api.keywords`: the fields of the
 frozen option values, or the call's signature), so a new argument needs no change here;
-any other name is refused.
+any other name is refused. Every call goes through the contract, export and import too.
 `who` is the caller as its token says: `EVERYONE` (the server's own token, or
 no token on loopback) or one user id (a per-user token), whose calls are
 confined to that user: their user_id is filled in or checked, and operations
-over the whole store are refused.
+over the whole store are refused. Who may make a call is settled before its
+arguments are read: a per-user token learns nothing of another user's data, nor
+of what the server would make of the arguments, from the answer.
 """
 
 from __future__ import annotations
@@ -16,20 +18,16 @@ import io
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .. import maintenance
-from ..api import keywords
-from ..errors import InvalidInputError
+from ..api import MemoryAPI, keywords
+from ..contract.checks import check_names, check_users
+from ..contract.results import TransferSummary
+from ..errors import ForbiddenError, InvalidInputError
 from ..language.text import validate_id
-from ..write.validation import check_names, check_users
 from . import wire
 from .local_forgets import ForgetCounter
 from .recall_log import RecallLog
 
 EVERYONE = "*"
-
-
-class ForbiddenError(InvalidInputError):
-    """A per-user token asked for another user's memories, or for the whole store."""
 
 
 @dataclass(frozen=True)
@@ -43,26 +41,25 @@ class Call:
     operation: str = "this call"
 
     def user(self) -> str:
-        """The user this call acts for: the argument, checked against a per-user token."""
+        """The user this call acts for: a per-user token's own (another user named is forbidden), or the argument."""
         named = self.args.get("user_id")
-        if named is not None:
-            named = validate_id(named)  # checked here: some operations (the recall log) never reach the facade
-        if self.who == EVERYONE:
-            if named is None:
-                raise InvalidInputError("user_id is required")
-            return named
-        if named is not None and named != self.who:
-            raise ForbiddenError(f"this token is {self.who!r}'s; it cannot reach the memories of {named!r}")
-        return self.who
+        if self.who != EVERYONE:
+            if named is not None and named != self.who:
+                raise ForbiddenError(f"this token is {self.who!r}'s; it cannot reach the memories of {named!r}")
+            return self.who
+        if named is None:
+            raise InvalidInputError("user_id is required")
+        return validate_id(named)  # checked here: some operations (the recall log) never reach the memory
 
     def kwargs(self, *names: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
         """The named arguments that were given, with user_id resolved; any other argument is refused.
 
         `also`: arguments the operation reads itself (the text, the query).
         """
+        user = self.user()  # who may make the call first, then what it says
         check_names(self.args, (*also, "user_id", *names), self.operation)  # the words the client's own check says
         out = {k: self.args[k] for k in names if k in self.args}
-        out["user_id"] = self.user()
+        out["user_id"] = user
         return out
 
     def whole_store(self) -> None:
@@ -79,14 +76,14 @@ def _text(call: Call, name: str) -> Any:
 class Operations:
     """The operations over one `Hindsight` (and its recall log)."""
 
-    def __init__(self, memory: Any, log: RecallLog) -> None:
+    def __init__(self, memory: MemoryAPI, log: RecallLog) -> None:
         self.memory = memory
         self.log = log
         self.forgets = ForgetCounter().listen(memory)  # every forget made here, whoever asked, for the clients
         self.table: dict[str, Callable[[Call], Any]] = {
             name: getattr(self, name) for name in (
                 "write", "write_many", "recall", "forget", "get", "memories", "find", "release", "unreadable",
-                "users", "consolidate", "consolidate_all", "compact", "optimize", "stats", "export", "import_jsonl",
+                "users", "consolidate", "consolidate_all", "compact", "optimize", "stats", "export_jsonl", "import_jsonl",
                 "config", "recall_log", "recall_log_consent", "forget_count")}
 
     def write(self, call: Call) -> Any:
@@ -135,43 +132,49 @@ class Operations:
 
     def consolidate_all(self, call: Call) -> Any:
         call.whole_store()
-        return [wire.consolidation_out(r) for r in self.memory.consolidate_all(dry_run=call.args.get("dry_run", False))]
+        check_names(call.args, keywords("consolidate_all"), "consolidate_all")
+        return [wire.consolidation_out(r) for r in self.memory.consolidate_all(**call.args)]
 
     def compact(self, call: Call) -> Any:
         call.whole_store()  # rewrites every user's files: upkeep for whoever holds the server's own token
+        check_names(call.args, (), "compact")
         return self.memory.compact()
 
     def optimize(self, call: Call) -> Any:
-        return self.memory.optimize(user_id=call.user())
+        return self.memory.optimize(**call.kwargs(*keywords("optimize")))
 
     def _users(self, call: Call) -> list[str] | None:
-        users = check_users(call.args.get("users"))
-        if call.who == EVERYONE:
-            return users or None
-        if users and set(users) != {call.who}:
-            raise ForbiddenError(f"this token is {call.who!r}'s; it cannot reach other users' memories")
-        return [call.who]
+        """The users a call over the store names: any with the server's token; a per-user token's own only."""
+        users = call.args.get("users")
+        if call.who != EVERYONE:
+            if users is not None and users != [call.who]:
+                raise ForbiddenError(f"this token is {call.who!r}'s; it cannot reach other users' memories")
+            return [call.who]
+        return check_users(users)
 
     def stats(self, call: Call) -> Any:
-        return wire.stats_out(maintenance.stats(self.memory, users=self._users(call)))
+        users = self._users(call)
+        check_names(call.args, keywords("stats"), "stats")
+        return wire.stats_out(self.memory.stats(users=users))
 
-    def export(self, call: Call) -> Any:
+    def export_jsonl(self, call: Call) -> Any:
+        users = self._users(call)
+        check_names(call.args, keywords("export_jsonl"), "export_jsonl")
+        options = {name: call.args[name] for name in ("vectors", "include_archive") if name in call.args}
         out = io.StringIO()
-        summary = maintenance.export_jsonl(self.memory.store, out, users=self._users(call),
-                                           vectors=call.args.get("vectors", True),
-                                           include_archive=call.args.get("include_archive", True),
-                                           now=self.memory.now())
+        summary = self.memory.export_jsonl(out, users=users, **options)
         return {"jsonl": out.getvalue(), "summary": _summary(summary)}
 
     def import_jsonl(self, call: Call) -> Any:
         call.whole_store()
+        check_names(call.args, ("lines",), "import_jsonl")
         lines = _text(call, "lines")
         if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
             raise InvalidInputError("lines must be a list of JSON Lines strings")
-        return _summary(maintenance.import_jsonl(self.memory.store, self.memory.embedder, lines))
+        return _summary(self.memory.import_jsonl(lines))
 
     def config(self, call: Call) -> Any:
-        return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedder.name,
+        return {"config": wire.config_out(self.memory.config), "embedding_model": self.memory.embedding_model,
                 "recall_log": self.log.enabled, "reaches": call.who}  # whose writes a client's journal may send
 
     def recall_log_consent(self, call: Call) -> Any:
@@ -189,6 +192,6 @@ class Operations:
                  "withdrawn": e.withdrawn} for e in entries]
 
 
-def _summary(summary: Any) -> Mapping[str, Any]:
+def _summary(summary: TransferSummary) -> Mapping[str, Any]:
     return {"memories": summary.memories, "archived": summary.archived, "users": sorted(summary.users),
-            "reembedded": getattr(summary, "reembedded", 0)}
+            "reembedded": summary.reembedded}

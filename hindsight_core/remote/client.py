@@ -20,25 +20,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import socket
-import sys
 import weakref
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TextIO
 
 import httpx
+from typing_extensions import Unpack
 
 from ..api import refuses_unknown
 from ..clock import ensure_utc, read_clock, system_clock
 from ..config import HindsightConfig
+from ..contract.checks import check_batch, check_metadata, check_predicate, check_text_output, check_users
+from ..contract.options import RecallKeywords, RecallOptions, WriteKeywords, WriteManyKeywords, per_text
+from ..contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
 from ..decay import retention_of
-from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
+from ..errors import InvalidInputError, ServerAuthError, ServerError, StoreUnavailableError
+from ..events import ForgetListener, Forgetting
 from ..language.text import validate_id
 from ..recall.formatting import format_for_prompt
-from ..maintenance.transfer import TransferSummary
-from ..types import MemoryRecord, RecallResults, ScoredMemory
+from ..session.asking import asker
+from ..types import ForgetReceipt, MemoryRecord, RecallResults
 from . import wire
 from .local_forgets import LocalForgets
 from .local_journal import ClientJournal, default_folder
@@ -46,29 +51,6 @@ from .local_journal import ClientJournal, default_folder
 #: headers and body go out as two writes: without TCP_NODELAY the body waits for the server's delayed ACK of the
 #: headers (about 40 ms on Linux) on every call
 _NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-
-#: adapters' packages, named in the recall log as the caller when one of them asks
-_CALLERS = ("hindsight_langchain", "hindsight_llamaindex")
-
-
-class ServerAuthError(HindsightError):
-    """The server refused the token (or asked for one and none was given)."""
-
-
-class ServerError(HindsightError):
-    """The server answered with something other than a result or one of hindsight's errors."""
-
-
-def _caller(default: str) -> str:
-    """Which adapter is calling, read from the stack (for the server's recall log), else `default`."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module.split(".")[0] in _CALLERS:
-            return module.split(".")[0]
-        frame = frame.f_back  # type: ignore[assignment]
-    return default
-
 
 class HindsightClient:
     """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
@@ -78,7 +60,8 @@ class HindsightClient:
     locks) exists in a client, so `holds_store` is False.
 
     `token`: the server's token or a user's own (per-user tokens reach that user
-    only). `caller` names this process in the server's recall log; `session`
+    only). `caller` names this process in the server's recall log (an adapter's calls are named by the
+    adapter, `session.asking`); `session`
     groups its recalls there. `timeout` is in seconds. `queue_journal`: where a
     write queue over this client (the adapters') journals what it acknowledged,
     so a killed process loses none of it: True (default) a private folder under
@@ -104,7 +87,7 @@ class HindsightClient:
         self.caller = caller
         self.session = session
         self.clock = clock
-        self._config: Any = None
+        self._config: HindsightConfig | None = None
         self._model: str | None = None
         self._close_hooks: list[Callable[[], None]] = []
         self._forgets = LocalForgets()
@@ -114,11 +97,13 @@ class HindsightClient:
     # -- transport -----------------------------------------------------------------------------
     def _request(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """The keyword arguments of the POST that calls `name` (refuses what cannot be sent as JSON)."""
-        headers = {"X-Hindsight-Caller": _caller(self.caller), "Content-Type": "application/json"}
+        if self._http.is_closed:  # not the input's fault: a write queue keeps what it holds journaled
+            raise StoreUnavailableError(f"this client of {self.url} is closed")
+        headers = {"X-Hindsight-Caller": asker() or self.caller, "Content-Type": "application/json"}
         if self.session:
             headers["X-Hindsight-Session"] = self.session
         try:
-            body = json.dumps(wire.value_out({k: v for k, v in args.items() if v is not None}), allow_nan=False)
+            body = json.dumps(wire.value_out(args), allow_nan=False)
         except (TypeError, ValueError) as exc:  # NaN, a function, an object: the facade refuses these too
             raise InvalidInputError(f"an argument of {name} cannot be sent as JSON: {exc}") from None
         return {"url": f"{wire.PREFIX}/{name}", "content": body.encode(), "headers": headers}
@@ -197,7 +182,7 @@ class HindsightClient:
         if self._queue_journal is False:
             return None
         if self._journal_slot is None:
-            folder = default_folder() if self._queue_journal is True else Path(self._queue_journal)  # type: ignore[arg-type]
+            folder = default_folder() if self._queue_journal is True else Path(self._queue_journal)
             self._journal_slot = ClientJournal(self.url, self._token, folder, reaches=self._token_reaches)
         return self._journal_slot.path
 
@@ -216,12 +201,13 @@ class HindsightClient:
 
     def health(self) -> dict[str, Any]:
         try:
-            return self._http.get("/healthz").json()
+            answer: dict[str, Any] = self._http.get("/healthz").json()
+            return answer
         except (httpx.HTTPError, ValueError) as exc:
             raise StoreUnavailableError(f"no hindsight server answers at {self.url} ({exc})") from None
 
     @property
-    def config(self) -> Any:
+    def config(self) -> HindsightConfig:
         """The server's `HindsightConfig` (limits, decay, ...), fetched once. While no server answers, the defaults
         (not kept): an adapter started during an outage still journals its turns, which the server checks again."""
         if self._config is None:
@@ -234,27 +220,42 @@ class HindsightClient:
 
     @property
     def embedding_model(self) -> str:
-        self.config
-        return self._model or ""
+        """The server's embedding model, fetched once with its config."""
+        return self._model if self.config is not None and self._model else ""
 
     # -- writing --------------------------------------------------------------------------------
     @refuses_unknown("write")
-    def write(self, text: str, *, user_id: str, **options: Any) -> Any:
+    def write(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
+        self._check_write(options, 1)
         return wire.write_result_in(self._call("write", text=text, user_id=user_id, **options))
 
     @refuses_unknown("write_many")
-    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Any) -> list[Any]:
+    def write_many(self, texts: Sequence[str], *, user_id: str, **options: Unpack[WriteManyKeywords]
+                   ) -> list[WriteResult]:
+        self._check_write(options, len(check_batch(texts, self.config.limits.max_batch)))
         return [wire.write_result_in(r) for r in self._call("write_many", texts=texts, user_id=user_id, **options)]
 
+    def _check_write(self, options: Mapping[str, Any], count: int) -> None:
+        """The options checked here as the server's facade checks them (`WriteOptions.checked`), so a value JSON
+        would change on the way (a number as a metadata key, a set) is refused as it would be embedded."""
+        for one in per_text(options, count):
+            one.checked(self.config)
+
+    def _check_recall(self, options: Mapping[str, Any], where: object) -> None:
+        check_predicate(where)
+        RecallOptions.named(options).checked(self.config)
+
     @refuses_unknown("remember")
-    def remember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
+    def remember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None:
         return self.write(text, user_id=user_id, **options).record
 
     # -- reading --------------------------------------------------------------------------------
     @refuses_unknown("recall")
-    def recall(self, query: str, *, user_id: str, k: int = 5, where: Callable[[MemoryRecord], bool] | None = None,
-               **options: Any) -> RecallResults:
-        found = self._call("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
+    def recall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+               **options: Unpack[RecallKeywords]) -> RecallResults:
+        self._check_recall(options, where)
+        k = options.get("k", 5)
+        found = self._call("recall", query=query, user_id=user_id, **{**options, "k": _asked(k, where)})
         return _kept(wire.results_in(found), k, where)
 
     def retention_of(self, record: MemoryRecord, at: datetime | None = None) -> float:
@@ -263,32 +264,35 @@ class HindsightClient:
         return retention_of(record, moment, self.config.decay.reinforcement)
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
-        return wire.record_in(self._call("get", memory_id=memory_id, user_id=user_id))  # type: ignore[return-value]
+        return wire.record_in(self._call("get", memory_id=memory_id, user_id=user_id))
 
     def memories(self, *, user_id: str, include_inactive: bool = True, agent_id: str | None = None
                  ) -> list[MemoryRecord]:
-        return [wire.record_in(r) for r in self._call("memories", user_id=user_id,  # type: ignore[misc]
-                                                      include_inactive=include_inactive, agent_id=agent_id)]
+        found = self._call("memories", user_id=user_id, include_inactive=include_inactive, agent_id=agent_id)
+        return [wire.record_in(r) for r in found]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
-        return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]  # type: ignore[misc]
+        if metadata is not None:  # None is the server's to refuse, in its words
+            limits = self.config.limits
+            metadata = check_metadata(metadata, max_depth=limits.max_metadata_depth, max_bytes=limits.max_metadata_bytes)
+        return [wire.record_in(r) for r in self._call("find", user_id=user_id, metadata=metadata)]
 
     def release(self, *, user_id: str, memory_id: str) -> MemoryRecord:
-        return wire.record_in(self._call("release", user_id=user_id, memory_id=memory_id))  # type: ignore[return-value]
+        return wire.record_in(self._call("release", user_id=user_id, memory_id=memory_id))
 
     def unreadable(self, *, user_id: str) -> list[tuple[str, str]]:
-        return [tuple(pair) for pair in self._call("unreadable", user_id=user_id)]  # type: ignore[misc]
+        return [(str(memory_id), str(why)) for memory_id, why in self._call("unreadable", user_id=user_id)]
 
     def users(self) -> list[str]:
         return list(self._call("users"))
 
     # -- forgetting and upkeep ------------------------------------------------------------------
     def forget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
-               everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
+               everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt:
         """The server's forget, announced to this process's listeners first and after (a write queue settles)."""
         started = self._forgets.starting(user_id, memory_id, about, everything, dry_run)
-        receipt = wire.receipt_in(self._call("forget", **_forget_args(user_id, memory_id, about, everything, dry_run,
-                                                                      for_good)))
+        receipt = wire.receipt_in(self._call("forget", user_id=user_id, memory_id=memory_id, about=about,
+                                             everything=everything, dry_run=dry_run, for_good=for_good))
         return self._forgets.done(started, receipt, about)
 
     def forgets_made_elsewhere(self, user_id: str) -> bool:
@@ -301,12 +305,12 @@ class HindsightClient:
         """Call `hook` first when this client closes (a write queue over it sends what it holds)."""
         self._close_hooks.append(hook)
 
-    def on_forget(self, listener: Any) -> None:
+    def on_forget(self, listener: ForgetListener) -> None:
         """Call `listener` after each forget made through this client, and of one made by another process when
         `forgets_made_elsewhere` finds it."""
         self._forgets.on_forget(listener)
 
-    def before_forget(self, listener: Callable[..., object]) -> None:
+    def before_forget(self, listener: Callable[[Forgetting], None]) -> None:
         """Call `listener` when a forget through this client starts, before the request leaves."""
         self._forgets.before_forget(listener)
 
@@ -316,20 +320,21 @@ class HindsightClient:
     def optimize(self, *, user_id: str) -> bool:
         return bool(self._call("optimize", user_id=user_id))
 
-    def consolidate(self, *, user_id: str, dry_run: bool = False) -> Any:
+    def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
         return wire.consolidation_in(self._call("consolidate", user_id=user_id, dry_run=dry_run))
 
-    def consolidate_all(self, *, dry_run: bool = False) -> list[Any]:
+    def consolidate_all(self, *, dry_run: bool = False) -> list[ConsolidationReport]:
         return [wire.consolidation_in(r) for r in self._call("consolidate_all", dry_run=dry_run)]
 
-    def stats(self, *, users: Iterable[str] | None = None) -> Any:
+    def stats(self, *, users: Iterable[str] | None = None) -> StoreStats:
         """What `hindsight_core.maintenance.stats` reports, for the store the server holds."""
-        return wire.stats_in(self._call("stats", users=list(users) if users else None))
+        return wire.stats_in(self._call("stats", users=check_users(users)))
 
-    def export_jsonl(self, out: Any, *, users: Iterable[str] | None = None, vectors: bool = True,
+    def export_jsonl(self, out: TextIO, *, users: Iterable[str] | None = None, vectors: bool = True,
                      include_archive: bool = True) -> TransferSummary:
         """Write the export (JSON Lines) to the file `out`; returns the counts."""
-        answer = self._call("export", users=list(users) if users else None, vectors=vectors,
+        check_text_output(out)
+        answer = self._call("export_jsonl", users=check_users(users), vectors=vectors,
                             include_archive=include_archive)
         out.write(answer["jsonl"])
         return _summary_in(answer["summary"])
@@ -341,9 +346,9 @@ class HindsightClient:
         part again)."""
         from ..maintenance.transfer import check_export
 
-        if isinstance(lines, (str, bytes)):
-            raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), "
-                                    "not one string: open the file first")
+        if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+            raise InvalidInputError("lines must be the export's lines (an open text file or a list of strings), got "
+                                    f"{type(lines).__name__}" + (": open the file first" if isinstance(lines, str) else ""))
         lines = list(lines)
         check_export(lines)
         total: dict[str, Any] = {"memories": 0, "archived": 0, "users": set(), "reembedded": 0}
@@ -366,7 +371,7 @@ class HindsightClient:
 
     def recall_log(self, *, user_id: str, session: str | None = None) -> list[dict[str, Any]]:
         """The server's log of what recall gave this user (newest first), if it keeps one."""
-        entries = self._call("recall_log", user_id=user_id, session=session)
+        entries: list[dict[str, Any]] = self._call("recall_log", user_id=user_id, session=session)
         for entry in entries:
             entry["results"] = [wire.scored_in(r) for r in entry["results"]]
         return entries
@@ -376,47 +381,41 @@ class HindsightClient:
         return bool(self._call("recall_log_consent", user_id=user_id, given=given))
 
     # -- prompt ---------------------------------------------------------------------------------
-    @staticmethod
-    def format_for_prompt(results: Iterable[ScoredMemory], **options: Any) -> str:
-        return format_for_prompt(results, **options)
+    format_for_prompt = staticmethod(format_for_prompt)
 
     # -- async twins: the same calls, awaited on the event loop ---------------------------------
     @refuses_unknown("awrite")
-    async def awrite(self, text: str, *, user_id: str, **options: Any) -> Any:
+    async def awrite(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
+        self._check_write(options, 1)
         return wire.write_result_in(await self._acall("write", text=text, user_id=user_id, **options))
 
     @refuses_unknown("aremember")
-    async def aremember(self, text: str, *, user_id: str, **options: Any) -> MemoryRecord | None:
+    async def aremember(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> MemoryRecord | None:
         return (await self.awrite(text, user_id=user_id, **options)).record
 
     @refuses_unknown("arecall")
-    async def arecall(self, query: str, *, user_id: str, k: int = 5,
-                      where: Callable[[MemoryRecord], bool] | None = None, **options: Any) -> RecallResults:
-        found = await self._acall("recall", query=query, user_id=user_id, k=_asked(k, where), **options)
+    async def arecall(self, query: str, *, user_id: str, where: Callable[[MemoryRecord], bool] | None = None,
+                      **options: Unpack[RecallKeywords]) -> RecallResults:
+        self._check_recall(options, where)
+        k = options.get("k", 5)
+        found = await self._acall("recall", query=query, user_id=user_id, **{**options, "k": _asked(k, where)})
         return _kept(wire.results_in(found), k, where)
 
     async def aforget(self, *, user_id: str, memory_id: str | None = None, about: str | None = None,
-                      everything: bool = False, dry_run: bool = False, for_good: bool = True) -> Any:
+                      everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt:
         # listeners may wait for a write queue's writer thread: they run off the event loop (none: nothing waits)
-        async def announced(step: Callable[..., Any], *args: Any) -> Any:
-            return await asyncio.to_thread(step, *args) if self._forgets.heard else step(*args)
-
-        started = await announced(self._forgets.starting, user_id, memory_id, about, everything, dry_run)
-        receipt = wire.receipt_in(await self._acall("forget", **_forget_args(user_id, memory_id, about, everything,
-                                                                             dry_run, for_good)))
-        return await announced(self._forgets.done, started, receipt, about)
+        heard = self._forgets.heard
+        starting = functools.partial(self._forgets.starting, user_id, memory_id, about, everything, dry_run)
+        started = await asyncio.to_thread(starting) if heard else starting()
+        receipt = wire.receipt_in(await self._acall("forget", user_id=user_id, memory_id=memory_id, about=about,
+                                                    everything=everything, dry_run=dry_run, for_good=for_good))
+        done = functools.partial(self._forgets.done, started, receipt, about)
+        return await asyncio.to_thread(done) if heard else done()
 
 
 def _summary_in(counts: Mapping[str, Any]) -> TransferSummary:
     return TransferSummary(set(counts["users"]), int(counts["memories"]), int(counts["archived"]),
                            int(counts.get("reembedded", 0)))
-
-
-def _forget_args(user_id: str, memory_id: str | None, about: str | None, everything: bool, dry_run: bool,
-                 for_good: bool) -> dict[str, Any]:
-    later = {} if for_good is True else {"for_good": for_good}  # a server before for_good= still answers
-    return {"user_id": user_id, "memory_id": memory_id, "about": about, "everything": everything,
-            "dry_run": dry_run, **later}
 
 
 def _asked(k: Any, where: Callable[[MemoryRecord], bool] | None) -> Any:

@@ -26,12 +26,11 @@ import uuid
 from collections import OrderedDict
 from typing import Any, Callable
 
+from ..contract.checks import check_flag, check_one_target
 from ..errors import HindsightError
 from ..events import ForgetListener, ForgetListeners, Forgetting, Forgotten
-from ..forget.plan import check_one_target
 from ..language.text import validate_id
 from ..types import ForgetReceipt
-from ..write.validation import check_flag
 
 
 #: users whose forget count a client remembers, the most recently asked last (more than `TurnLog` keeps)
@@ -42,8 +41,8 @@ class LocalForgets:
     """The listeners a client announces its own forgets to: `before` (a `Forgetting`) and `after` (a `Forgotten`)."""
 
     def __init__(self) -> None:
-        self.before = ForgetListeners()
-        self.after = ForgetListeners()
+        self.before: ForgetListeners[Forgetting] = ForgetListeners()
+        self.after: ForgetListeners[Forgotten] = ForgetListeners()
         #: the server's forget count of each user, as last asked (`elsewhere`)
         self._counts: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
@@ -56,8 +55,8 @@ class LocalForgets:
     def on_forget(self, listener: ForgetListener) -> None:
         self.after.add(listener)
 
-    def before_forget(self, listener: Callable[[Forgetting], object]) -> None:
-        self.before.add(listener)  # type: ignore[arg-type]
+    def before_forget(self, listener: Callable[[Forgetting], None]) -> None:
+        self.before.add(listener)
 
     def starting(self, user_id: Any, memory_id: Any, about: Any, everything: Any, dry_run: Any) -> Forgetting | None:
         """Announce a forget about to be sent; None (nothing announced) for a request the server will refuse as input.
@@ -65,8 +64,7 @@ class LocalForgets:
         A malformed request is left to the server, which refuses it with its own error: holders are not
         disturbed for a forget that cannot happen."""
         try:
-            user = validate_id(user_id)
-            event = Forgetting(user, check_flag(everything, "everything"), check_flag(dry_run, "dry_run"))  # type: ignore[arg-type]
+            event = Forgetting(validate_id(user_id), check_flag(everything, "everything"), check_flag(dry_run, "dry_run"))
             check_one_target(memory_id, about, event.everything)
         except HindsightError:
             return None

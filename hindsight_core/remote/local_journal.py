@@ -30,7 +30,7 @@ import logging
 import os
 import stat
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Any, Callable
 from urllib.parse import urlsplit
 
 from ..errors import HindsightError, StoreUnavailableError
@@ -139,7 +139,7 @@ class ClientJournal:
                  if folder != self.path.parent and (folder / JOURNAL_NAME).exists()]
         return [j for j in slots if _waiting(j)] if peek else slots
 
-    def _move(self, journals: list[Path], wanted: Callable[[dict], bool]) -> int:
+    def _move(self, journals: list[Path], wanted: Callable[[dict[str, Any]], bool]) -> int:
         """Move the `wanted` writes of the journals no live process holds into this slot; returns how many stay."""
         mine = QueueJournal(self.path)
         stayed = 0

@@ -65,7 +65,7 @@ class RecallLog:
     max_total: int = DEFAULT_MAX_TOTAL
     _entries: dict[str, deque[RecallEntry]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _numbers: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     #: users who withdrew their consent: nothing of theirs is kept
     _refused: set[str] = field(default_factory=set)
     #: (entry number, user) in the order entries came, for `max_total`
@@ -147,11 +147,11 @@ class RecallLog:
                 ring = self._entries.pop(user, None)
                 return len(ring) if ring else 0
             ring = self._entries.get(user)
-            named = event.texts | ({event.about} if event.about else set())
+            texts = event.texts or frozenset()
+            named = texts | ({event.about} if event.about else set())
             if not ring or not named:
                 return 0
-            texts = event.texts
-            changed, left = 0, deque(maxlen=ring.maxlen)
+            changed, left = 0, deque[RecallEntry](maxlen=ring.maxlen)
             for entry in ring:
                 kept = tuple(r for r in entry.results if r.memory.raw_content not in texts)
                 if _names(entry.query, named) or (event.about is not None and len(kept) != len(entry.results)):

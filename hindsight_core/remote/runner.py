@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 from dataclasses import dataclass
@@ -14,25 +13,6 @@ from ..ui.security import is_loopback
 from .discovery import ServerRecord, remove_record, write_record
 from .recall_log import DEFAULT_MAX_TOTAL, RecallLog
 from .service import REQUEST_TIMEOUT, Access, build_app
-
-
-class LoggedRecalls:
-    """A `Hindsight` whose recalls are entered in the recall log (what the MCP tools are given)."""
-
-    def __init__(self, memory: Any, log: RecallLog, caller: str) -> None:
-        self._memory, self._log, self._caller = memory, log, caller
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._memory, name)
-
-    def recall(self, query: str, **kwargs: Any) -> Any:
-        results = self._memory.recall(query, **kwargs)
-        self._log.add(str(kwargs.get("user_id")), query, results, caller=self._caller,
-                      session=kwargs.get("session_id"))
-        return results
-
-    async def arecall(self, query: str, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(self.recall, query, **kwargs)
 
 
 @dataclass
@@ -92,8 +72,8 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
         UserScope(user_id=options.mcp_user) if options.mcp_user else None)
     mcp_app = None
     if scope is not None:
-        server = build_server(LoggedRecalls(memory, log, "mcp"), scope, host=options.host, port=port,
-                              write_source=options.write_source)
+        server = build_server(memory, scope, host=options.host, port=port, write_source=options.write_source,
+                              on_recall=lambda user, query, results: log.add(user, query, results, caller="mcp"))
         mcp_app = http_app(server, host=options.host, limits=options.mcp_sessions)
     # the inspector shows every user: it needs the server's own token, or none at all (loopback)
     inspector = None
@@ -109,10 +89,10 @@ def _timed_h11(head_timeout: float) -> type:
     answer. The body's own deadline is `service.Checks`'."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class TimedH11(H11Protocol):  # type: ignore[misc]
+    class TimedH11(H11Protocol):
         _head_timer: Any = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
 
@@ -184,8 +164,7 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
                 remove_record(store_folder, os.getpid())
             memory.close()
 
-        server.startup = startup  # type: ignore[method-assign]
-        server.shutdown = shutdown  # type: ignore[method-assign]
+        vars(server).update(startup=startup, shutdown=shutdown)  # the instance's own, around uvicorn's
         try:
             server.run(sockets=[sock])
         finally:

@@ -23,7 +23,7 @@ import io
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 import anyio
 import anyio.to_thread
@@ -33,11 +33,22 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..errors import HindsightError, InvalidInputError, MemoryNotFoundError, StoreInUseError, StoreUnavailableError
-from ..ui.security import _host_name, is_loopback
+from ..errors import (
+    ForbiddenError,
+    HindsightError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    StoreInUseError,
+    StoreUnavailableError,
+)
+from ..ui.security import host_name, is_loopback
 from . import wire
-from .api import EVERYONE, Call, ForbiddenError, Operations
+from .api import EVERYONE, Call, Operations
 from .recall_log import RecallLog
+
+#: an ASGI message, and a callable that receives one
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
 
 #: the largest request body: a batch of writes or a slice of an import
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -132,9 +143,10 @@ class Checks:
         self.app, self.port, self.guarded, self.max_body = app, port, guarded, max_body
         self.request_timeout = request_timeout
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Any) -> None:
         if scope["type"] != "http":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
         refusal = self.refusal(scope, headers)
         if refusal is not None:
@@ -145,7 +157,7 @@ class Checks:
         deadline = anyio.current_time() + self.request_timeout
         complete = False  # the whole body arrived: from then on `receive` waits for a disconnect, unbounded
 
-        async def bounded() -> dict[str, Any]:
+        async def bounded() -> Message:
             nonlocal seen, refused, complete
             if refused:
                 return {"type": "http.disconnect"}
@@ -166,7 +178,7 @@ class Checks:
                     return {"type": "http.disconnect"}
             return message
 
-        async def unless_refused(message: dict[str, Any]) -> None:
+        async def unless_refused(message: Message) -> None:
             if not refused:
                 await send(message)
 
@@ -186,7 +198,7 @@ class Checks:
             if int(length) > self.max_body:
                 return 413, f"the request body is larger than {self.max_body:,} bytes"
         if not self.guarded:
-            name, port = _host_name(headers.get("host", ""))
+            name, port = host_name(headers.get("host", ""))
             if not (is_loopback(name) and port == str(self.port)):
                 return 403, f"this server answers only at 127.0.0.1:{self.port}"
         origin = headers.get("origin")

@@ -16,21 +16,29 @@ from typing import Any, Mapping
 from .. import errors
 from ..clock import ensure_utc
 from ..config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
-from ..consolidate.plan import ConsolidationReport
+from ..contract.records import record_from_payload, record_to_dict
+from ..contract.results import (
+    ConsensusCheck,
+    ConsensusReport,
+    ConsolidationReport,
+    StoreStats,
+    Verdict,
+    WriteResult,
+)
 from ..language.timerange import TimeRange
-from ..maintenance.stats import StoreStats
-from ..recall.consensus import ConsensusCheck, ConsensusReport, Verdict
-from ..safety.audit import AuditVerdict
-from ..safety.verdict import Action, Category, Finding
-from ..store.payload import record_from_payload, record_to_dict
+
+from ..safety.verdict import Action, AuditVerdict, Category, Finding
 from ..types import Explanation, ForgetReceipt, GateDecision, MemoryRecord, RecallResults, ScoredMemory, Source
-from ..write.preparing import WriteResult
 
 #: the API's version, in every path: /api/v1/<operation>
 PREFIX = "/api/v1"
 
 
 # -- values inside arguments ------------------------------------------------------------------
+#: the keys that tag a value; a mapping of the caller's own with one of them as its only key goes as {"$dict": ...}
+_TAGS = frozenset({"$datetime", "$date", "$timerange", "$dict"})
+
+
 def value_out(value: Any) -> Any:
     """An argument as JSON: datetimes as tagged ISO strings, enums as their values, tuples as lists."""
     if isinstance(value, datetime):
@@ -42,7 +50,8 @@ def value_out(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {str(k): value_out(v) for k, v in value.items()}
+        plain = {str(k): value_out(v) for k, v in value.items()}
+        return {"$dict": plain} if len(plain) == 1 and next(iter(plain)) in _TAGS else plain  # data, not a tag
     if isinstance(value, (list, tuple, set, frozenset)):
         return [value_out(v) for v in value]
     return value
@@ -57,6 +66,8 @@ def value_in(value: Any) -> Any:
                     return kind.fromisoformat(value[tag])
                 except (TypeError, ValueError):
                     raise errors.InvalidInputError(f"not an ISO date: {value[tag]!r}") from None
+        if set(value) == {"$dict"} and isinstance(value["$dict"], dict):
+            return {k: value_in(v) for k, v in value["$dict"].items()}
         if set(value) == {"$timerange"}:
             ends = value["$timerange"]
             ends = [value_in(v) for v in ends] if isinstance(ends, list) and len(ends) == 2 else None
@@ -76,13 +87,15 @@ def record_out(record: MemoryRecord | None) -> dict[str, Any] | None:
     return record_to_dict(record) if record is not None else None
 
 
-def record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
-    if data is None:
-        return None
+def record_in(data: Mapping[str, Any]) -> MemoryRecord:
     record, problem = record_from_payload(data)
     if record is None:
         raise errors.InvalidInputError(f"not a memory record: {problem}")
     return record
+
+
+def maybe_record_in(data: Mapping[str, Any] | None) -> MemoryRecord | None:
+    return record_in(data) if data is not None else None
 
 
 def scored_out(item: ScoredMemory) -> dict[str, Any]:
@@ -94,7 +107,7 @@ def scored_out(item: ScoredMemory) -> dict[str, Any]:
 def scored_in(data: Mapping[str, Any]) -> ScoredMemory:
     explanation = dict(data["explanation"])
     explanation["notes"] = tuple(explanation.get("notes") or ())
-    return ScoredMemory(record_in(data["memory"]), float(data["score"]), float(data["retention"]),  # type: ignore[arg-type]
+    return ScoredMemory(record_in(data["memory"]), float(data["score"]), float(data["retention"]),
                         Explanation(**explanation), tuple(scored_in(e) for e in data.get("episodes") or ()))
 
 
@@ -109,7 +122,7 @@ def consensus_in(data: Mapping[str, Any] | None) -> ConsensusReport | None:
         return None
     checks = []
     for raw in data["checks"]:
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
         fields["verdict"] = Verdict(fields["verdict"])
         checks.append(ConsensusCheck(**fields))
     return ConsensusReport(tuple(checks))
@@ -155,7 +168,7 @@ def write_result_out(result: WriteResult) -> dict[str, Any]:
 
 
 def write_result_in(data: Mapping[str, Any]) -> WriteResult:
-    return WriteResult(record_in(data["record"]), decision_in(data["decision"]), bool(data["merged"]),
+    return WriteResult(maybe_record_in(data["record"]), decision_in(data["decision"]), bool(data["merged"]),
                        verdict_in(data.get("audit")))
 
 
@@ -165,7 +178,7 @@ def receipt_out(receipt: ForgetReceipt) -> dict[str, Any]:
 
 
 def receipt_in(data: Mapping[str, Any]) -> ForgetReceipt:
-    return ForgetReceipt(data["user_id"], bool(data["dry_run"]), tuple(record_in(r) for r in data["removed"]),  # type: ignore[misc]
+    return ForgetReceipt(data["user_id"], bool(data["dry_run"]), tuple(record_in(r) for r in data["removed"]),
                          tuple(data["rederived"]), int(data["working_messages"]))
 
 
@@ -175,7 +188,7 @@ def consolidation_out(report: ConsolidationReport) -> dict[str, Any]:
 
 
 def consolidation_in(data: Mapping[str, Any]) -> ConsolidationReport:
-    return ConsolidationReport(data["user_id"], bool(data["dry_run"]), [record_in(r) for r in data["created"]],  # type: ignore[misc]
+    return ConsolidationReport(data["user_id"], bool(data["dry_run"]), [record_in(r) for r in data["created"]],
                                list(data["merged"]), list(data["superseded"]), list(data["errors"]))
 
 
@@ -198,7 +211,8 @@ def config_out(config: HindsightConfig) -> dict[str, Any]:
             return {str(k): plain(v) for k, v in value.items()}
         return value
 
-    return plain(config)
+    answer: dict[str, Any] = plain(config)
+    return answer
 
 
 def config_in(data: Mapping[str, Any]) -> HindsightConfig:
@@ -217,8 +231,4 @@ def error_class(name: str) -> type[errors.HindsightError]:
     found = getattr(errors, name, None)
     if isinstance(found, type) and issubclass(found, errors.HindsightError):
         return found
-    if name == "LegacyStoreError":
-        from ..store import LegacyStoreError
-
-        return LegacyStoreError
     return errors.HindsightError

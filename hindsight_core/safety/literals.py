@@ -18,14 +18,15 @@ caseless characters (CJK, digits, punctuation) match only themselves.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Sequence
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     from re import _constants as _c
     from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import sre_constants as _c
+    import sre_parse as _sre_parse
 
 #: text characters that case-insensitive matching takes for an ASCII letter, mapped to that letter
 _FOLD = {**{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
@@ -129,9 +130,8 @@ def _item(op: Any, av: Any) -> Literals | None:
         return _sequence(av[-1])
     if op is _c.BRANCH:
         options = [_sequence(branch) for branch in av[1]]
-        if any(option is None for option in options):
-            return None
-        return frozenset().union(*options)  # type: ignore[arg-type]
+        known = [option for option in options if option is not None]
+        return frozenset[str]().union(*known) if len(known) == len(options) else None
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         low, _high, body = av
         return _sequence(body) if low >= 1 else None

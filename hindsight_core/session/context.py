@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import ContextBudgetError, InvalidInputError, StoreUnavailableError
 from ..language.tokens import Tokenizer, default_tokenizer
-from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, format_for_prompt, prompt_order
+from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, format_for_prompt
 from ..types import ScoredMemory
 from ..working.window import ContextBudget, Window, WorkingMemory
 from ..write.gate import asks_for_nothing
@@ -86,12 +86,6 @@ class Context:
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
-
-
-def semantic_first(results: Iterable[ScoredMemory]) -> list[ScoredMemory]:
-    """The block's order as one list (the user's, then everyone else's; knowledge first): `prompt_order`."""
-    mine, others = prompt_order(results)
-    return [*mine, *others]
 
 
 def fit(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory]], int], cap: int) -> list[ScoredMemory]:

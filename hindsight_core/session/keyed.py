@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..errors import InvalidInputError, MemoryNotFoundError
 from ..types import MemoryRecord, Source, Status
-from ..write.request import WriteOptions
+from ..contract.options import WriteOptions
 from .outcome import WriteOutcome, outcome_of
 
 if TYPE_CHECKING:
     from ..api import MemoryAPI
-    from ..memory import WriteResult
+    from ..contract.results import WriteResult
 
 #: metadata field holding an item's key, encoded (the one field looked up)
 KEY_FIELD = "hindsight_key"
@@ -203,7 +203,8 @@ class KeyedMemory:
                 return PutResult(labels, outcome, previous, result)
             for old in held:  # a replaced revision: unreadable at once, its vector left to the next compaction
                 self.memory.forget(user_id=user_id, memory_id=old.record.id, for_good=False)
-            return PutResult(labels, outcome, item_of(result.record), result,  # type: ignore[arg-type]
+            assert result.record is not None  # stored
+            return PutResult(labels, outcome, item_of(result.record), result,
                              tuple(old.record.id for old in held))
 
     def delete(self, key: KeyLike, *, user_id: str, agent_id: str | None = None) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from ..safety.audit import Action
 from ..types import Status
 
 if TYPE_CHECKING:
-    from ..memory import WriteResult
+    from ..contract.results import WriteResult
 
 
 class WriteOutcome(str, enum.Enum):

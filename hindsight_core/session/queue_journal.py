@@ -14,37 +14,22 @@ by a forget, no file of the journal holds its text, user id or session id. The
 entries still waiting are in the clear, in a file only its owner can open
 (`store.private`); sealing them with a key kept beside them would not change
 who can read them, and a forget removes them as it removes the stored ones.
-
-An entry outlives the version that wrote it: a process of a later version
-replays it (`as_read_now`). An option renamed since is read under its new name
-(`RENAMED`); one this version does not take is left out, and the texts are
-stored all the same. The caller logs and counts what was changed.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..clock import ensure_utc
 from ..errors import InvalidInputError
-from ..store.private import private_file
-from ..write.request import PER_TEXT, WRITE_OPTIONS
-
-if TYPE_CHECKING:
-    from ..memory import Hindsight
 
 JOURNAL_NAME = "write-queue.sqlite"
-
-#: write options renamed since an earlier version journaled them: old name -> the name this version reads (a rename
-#: of a `WriteOptions` field adds its row here, so an entry waiting in a journal across the upgrade keeps its option)
-RENAMED: Mapping[str, str] = {}
-
 
 def _encode(value: Any) -> Any:
     if isinstance(value, datetime):
@@ -54,45 +39,10 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be journaled")
 
 
-def _decode(value: dict) -> Any:
+def _decode(value: dict[str, Any]) -> Any:
     if set(value) == {"$datetime"}:
         return datetime.fromisoformat(value["$datetime"])
     return value
-
-
-def as_read_now(entry: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str | None]]]:
-    """`entry` with the options this version takes, and what was changed to get there (for a log and a count).
-
-    A renamed option (`RENAMED`) is read under its new name: (old, new); a name this version does not take is
-    left out: (name, None), and so is an old name whose new one the entry also holds. The texts, the user and
-    every other field are kept as they are: the write is stored, without what this version cannot read.
-    """
-    takes = set(WRITE_OPTIONS) | set(PER_TEXT)
-    if entry.get("kind") == "turns":  # each turn sets its own source, time, metadata and context
-        takes -= {*PER_TEXT, *PER_TEXT.values()}
-    options: dict[str, Any] = {}
-    changed: list[tuple[str, str | None]] = []
-    given = entry.get("options") or {}
-    for name, value in given.items():
-        current = RENAMED.get(name, name)
-        if current not in takes or (current != name and current in given):
-            changed.append((name, None))
-            continue
-        if current != name:
-            changed.append((name, current))
-        options[current] = value
-    return {**entry, "options": options}, changed
-
-
-def journal_path(memory: Hindsight) -> Path | None:
-    """Beside an embedded store; None (a journal in memory) for a client of `hindsight serve`, whose server holds
-    the store and writes what it acknowledges at once, and for `location=":memory:"`, whose store goes with the
-    process anyway (a journal in its temporary folder would only leave the text there after a kill)."""
-    store = getattr(memory, "store", None)
-    root = getattr(store, "root", None)
-    if root is None or getattr(store, "description", None) == ":memory:":  # a store that dies with the process
-        return None
-    return Path(root) / JOURNAL_NAME
 
 
 class QueueJournal:
@@ -105,6 +55,8 @@ class QueueJournal:
         self.path = Path(path) if path is not None else None
         self.sync = sync
         if self.path is not None:
+            from ..store.private import private_file  # here, not above: importing a client loads no store module
+
             private_file(self.path)  # owner-only before a byte is written; its -wal and -shm take its mode
         self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
                                    isolation_level=None)
@@ -129,7 +81,8 @@ class QueueJournal:
 
     def add(self, data: str) -> tuple[int, dict[str, Any]]:
         """Journal an encoded entry (committed on return); its place, and the entry as a replay would read it."""
-        seq = int(self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid)  # type: ignore[arg-type]
+        seq = self._db.execute("INSERT INTO pending (entry) VALUES (?)", (data,)).lastrowid
+        assert seq is not None  # an INSERT's row id
         return seq, json.loads(data, object_hook=_decode)
 
     def remove(self, seqs: Sequence[int], *, stored: bool = True) -> None:
@@ -148,16 +101,15 @@ class QueueJournal:
     def _cut_log(self) -> None:
         """Copy the log back into the (secure-deleted) database and cut it to nothing: old entries leave it.
 
-        With `sync="normal"` the copy is not fsynced (what waits survives a killed process, as promised; 2.3-4 ms
-        per removal on the writer's thread against 8-9 ms with the fsync, on a busy machine); with `sync="full"`
-        it is, as every hand-over is."""
+        With `sync="normal"` the copy is not fsynced (what waits survives a killed process, as promised, and the
+        writer's thread is spared an fsync per removal); with `sync="full"` it is, as every hand-over is."""
         if self.sync == "normal":
             self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
         # the first write to a cut log starts it anew, with a sync of its header: done here, on the writer's
-        # thread, by a write that holds no entry, so the next hand-over is a plain append (measured: 1-15 ms
-        # of the agent's turn on a busy disk otherwise)
+        # thread, by a write that holds no entry, so the next hand-over is a plain append (the sync would
+        # otherwise be paid in the agent's turn)
         self._db.execute("INSERT OR REPLACE INTO log_start (one) VALUES (1)")
 
     def close(self) -> None:

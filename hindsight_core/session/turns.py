@@ -64,7 +64,6 @@ The rules:
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import threading
 from collections import OrderedDict
@@ -72,14 +71,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from ..errors import HindsightError, InvalidInputError
+from ..errors import InvalidInputError
 from ..events import ForgetsElsewhere, Forgotten, WeakListener
 from ..language.text import validate_id
 from ..types import ANSWERS_KEY, CONTEXT_CHARS, Source
-from ..write.request import PER_TEXT, WriteOptions
+from ..contract.options import PER_TEXT, WriteOptions
 
 if TYPE_CHECKING:
-    from ..memory import Hindsight, WriteResult
+    from ..contract.results import WriteResult
+    from ..api import MemoryAPI
 
 #: metadata field holding the digest of the turn a memory was stored from
 TURN_FIELD = "hindsight_turn"
@@ -142,7 +142,7 @@ class TurnLog:
     an interface that recorded digests under another name before keeps using it.
     """
 
-    def __init__(self, memory: "Hindsight", *, metadata_field: str = TURN_FIELD) -> None:
+    def __init__(self, memory: MemoryAPI, *, metadata_field: str = TURN_FIELD) -> None:
         if not isinstance(metadata_field, str) or not metadata_field:
             raise InvalidInputError("metadata_field must be a non-empty string")
         self.memory = memory
@@ -155,10 +155,7 @@ class TurnLog:
         #: offer's first turn
         self._last: dict[tuple[str, str | None], tuple[str, str, Source]] = {}
         self._lock = threading.Lock()
-        try:
-            memory.on_forget(WeakListener(self._forgotten))
-        except HindsightError:  # a memory that announces no forgets
-            pass
+        memory.on_forget(WeakListener(self._forgotten))
 
     def _forgotten(self, event: Forgotten) -> int:
         """Any forget of a user: every turn offered so far is fenced (see the module rules)."""
@@ -277,7 +274,7 @@ class TurnLog:
             self._release(fresh, user_id, session_id)  # not written: offer again next time
             raise
 
-    def _write_one(self, turn: Turn, answered: tuple[str, Source] | None, common: dict) -> Offered:
+    def _write_one(self, turn: Turn, answered: tuple[str, Source] | None, common: dict[str, Any]) -> Offered:
         try:
             return Offered(turn, self.memory.write(turn.text, source=turn.source, timestamp=turn.timestamp,
                                                    context=answered[0] if answered else None,
@@ -285,9 +282,6 @@ class TurnLog:
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
 
-    async def aoffer(self, turns: Sequence[Turn], **options: str | None) -> list[Offered]:
-        """Async twin of `offer`."""
-        return await asyncio.to_thread(self.offer, list(turns), **options)  # type: ignore[arg-type]
 
 
 class AwaitingAnswer:

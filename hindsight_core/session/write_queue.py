@@ -13,8 +13,8 @@ The rules:
   option as the write will check it, `WriteOptions.checked`, and that they can be
   journaled), appends the write to the journal and commits it
   (SQLite, `sync="normal"` by default: it survives a killed process, which is what
-  an acknowledgement promises; `sync="full"` adds an fsync per hand-over, 5.7 ms on
-  a busy machine here, so that it survives a power cut too) before it returns. A bad text is an
+  an acknowledgement promises; `sync="full"` adds an fsync per hand-over, so that
+  it survives a power cut too) before it returns. A bad text is an
   `InvalidInputError` at once, and nothing of that call is queued.
 * One writer thread per queue runs each write in the order handed over, a
   moment (`linger`, 20 ms) after the hand-over unless someone waits for it: the
@@ -58,17 +58,12 @@ A journal entry names each option by its field (`WriteOptions`, and `write_many`
 per-text lists): a write is {"kind": "write", "user_id", "texts", "options"}, turns
 are {"kind": "turns", "user_id", "texts", "sources", "times", "field", "options"}.
 Nothing here lists the options, so a new one needs no change in this module, and
-an entry journaled before an option existed replays with its default. An entry
-journaled by an earlier version with an option since renamed or removed replays
-too (`queue_journal.as_read_now`): the option is read under its new name, or left
-out, the texts are stored, and the queue logs it and counts it (`options_renamed`,
-`options_left_out`).
+an entry journaled before an option existed replays with its default.
 
-The journal lives beside an embedded store (`<store>/write-queue.sqlite`); over
-a memory whose store is elsewhere, where it names (`api.JournalsLocally`: a
-`HindsightClient`'s private folder of this machine, its `queue_journal`,
-`remote/local_journal.py`), replayed when a queue is next made for
-the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
+The journal is where the memory names (`MemoryAPI.local_journal`): beside an
+embedded store (`<store>/write-queue.sqlite`), or a `HindsightClient`'s private
+folder of this machine (its `queue_journal`, `remote/local_journal.py`), replayed
+when a queue is next made for the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
 to keep the queue in memory only (then a crash loses what was not yet written).
 Over a client, the forget rules hold for forgets made through that client (it
 announces them, `remote/local_forgets.py`); one made by another process reaches the
@@ -83,23 +78,20 @@ import functools
 import logging
 import threading
 import weakref
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
-from ..api import JournalsLocally
+from ..api import MemoryAPI
 from ..errors import HindsightError, InvalidInputError, StoreUnavailableError
 from ..events import Forgetting, Forgotten
 from ..language.text import validate_id, validate_text
 from ..types import Source
-from .queue_journal import JOURNAL_NAME, QueueJournal, as_read_now, journal_path
-from ..write.request import PER_TEXT, per_text
+from ..contract.checks import check_batch
+from ..contract.options import PER_TEXT, per_text
+from .queue_journal import JOURNAL_NAME, QueueJournal
 from .turns import TURN_FIELD, Turn, TurnLog, shared_options
-
-if TYPE_CHECKING:
-    from ..memory import Hindsight
 
 logger = logging.getLogger("hindsight_core.session.write_queue")
 
@@ -125,10 +117,12 @@ class WriteQueue:
     which gives every caller of one `Hindsight` the same queue.
     """
 
-    def __init__(self, memory: "Hindsight", *, journal: str | Path | None | object = _DEFAULT,
+    def __init__(self, memory: MemoryAPI, *, journal: str | Path | None | object = _DEFAULT,
                  sync: str = "normal", linger: float = 0.02) -> None:
-        path = _default_journal(memory) if journal is _DEFAULT else journal
-        self._journal = QueueJournal(path, sync=sync)  # type: ignore[arg-type]
+        path = memory.local_journal() if journal is _DEFAULT else journal
+        if path is not None and not isinstance(path, (str, Path)):
+            raise InvalidInputError(f"journal must be a file path or None, got {type(path).__name__}")
+        self._journal = QueueJournal(path, sync=sync)
         self.memory = memory
         self.sync = sync
         #: seconds the writer waits after a hand-over before it starts: the caller's thread finishes its turn
@@ -136,17 +130,11 @@ class WriteQueue:
         self.linger = float(linger)
         self._waiting = 0  # callers in flush/settle: the writer does not linger for them
         self.journal: Path | None = self._journal.path
-        #: whether a later process finds what this queue journaled (not so in memory, nor beside a `":memory:"` store)
-        self.durable = self.journal is not None and getattr(getattr(memory, "store", None), "description",
-                                                            None) != ":memory:"
+        #: whether a later process finds what this queue journaled (not so with a journal in memory)
+        self.durable = self.journal is not None
         self.failures: list[WriteFailure] = []
-        #: options of entries an earlier version journaled that this version reads under a new name, or leaves out
-        #: (their writes are stored without them), by the option's old name: how many entries held each
-        self.options_renamed: Counter[str] = Counter()
-        self.options_left_out: Counter[str] = Counter()
         self._cond = threading.Condition()
-        self._queue: list[tuple[int, dict[str, Any]]] = [(seq, self._read_now(entry))
-                                                         for seq, entry in self._journal.pending()]
+        self._queue: list[tuple[int, dict[str, Any]]] = self._journal.pending()
         self._busy = False
         self._stopped: BaseException | None = None
         self._closing = False
@@ -154,23 +142,8 @@ class WriteQueue:
         self._inflight = 0  # entries at the front of the queue the writer is storing now
         self._start()
         atexit.register(_flush_at_exit, weakref.ref(self))
-        try:
-            memory.on_forget(self._forgotten)
-            memory.before_forget(self._forgetting)
-        except HindsightError:  # a memory that announces no forgets
-            pass
-
-    def _read_now(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """A journaled entry as this version reads it (`as_read_now`); what was changed is logged and counted."""
-        entry, changed = as_read_now(entry)
-        for old, new in changed:
-            (self.options_renamed if new else self.options_left_out)[old] += 1
-        if changed:  # the options' names only: never the user's words
-            logger.warning("hindsight: a write journaled by an earlier version is stored with its options as this "
-                           "version reads them: %s", "; ".join(f"{old} read as {new}" if new else
-                                                              f"{old} left out (not an option now)"
-                                                              for old, new in changed))
-        return entry
+        memory.on_forget(self._forgotten)
+        memory.before_forget(self._forgetting)
 
     def _start(self) -> None:
         self._stopped = None
@@ -190,11 +163,8 @@ class WriteQueue:
         Arguments are those of `Hindsight.write_many`; the write happens behind the
         caller (see the module rules), so the results are not returned.
         """
-        if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise InvalidInputError("texts must be a list of strings")
         config = self.memory.config
-        if len(texts) > config.limits.max_batch:
-            raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+        texts = check_batch(texts, config.limits.max_batch)
         for one in per_text(options, len(texts)):  # every option checked as the write will, before it is journaled
             one.checked(config)
         entry = {"kind": "write", "user_id": self._user(user_id), "texts": self._texts(texts),
@@ -234,7 +204,7 @@ class WriteQueue:
         return self._append(entry), refused
 
     def _user(self, user_id: object) -> str:
-        return validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)  # type: ignore[return-value]
+        return validate_id(user_id, max_chars=self.memory.config.limits.max_id_chars)
 
     def _texts(self, texts: Sequence[str]) -> list[str]:
         max_bytes = self.memory.config.limits.max_text_bytes
@@ -396,14 +366,12 @@ class WriteQueue:
         return batch
 
     def _write(self, batch: list[tuple[int, dict[str, Any]]]) -> None:
-        if getattr(self.memory, "_closed", False):  # not the input's fault: keep it journaled
-            raise StoreUnavailableError("the Hindsight instance was closed before its queue")
         first = batch[0][1]
         if first["kind"] == "turns":
             self._offer(first)
             return
         texts = [t for _, e in batch for t in e["texts"]]
-        options = dict(first["options"])
+        options: dict[str, Any] = dict(first["options"])
         for name in PER_TEXT:
             if options.get(name) is not None:
                 options[name] = [v for _, e in batch for v in e["options"][name]]
@@ -411,7 +379,8 @@ class WriteQueue:
             self.memory.write_many(texts, user_id=first["user_id"], **options)
         except InvalidInputError:  # one bad text fails the call: write them one by one to keep the rest
             for i, text in enumerate(texts):
-                one = {k: ([v[i]] if k in PER_TEXT and v is not None else v) for k, v in options.items()}
+                one: dict[str, Any] = {k: ([v[i]] if k in PER_TEXT and v is not None else v)
+                                       for k, v in options.items()}
                 try:
                     self.memory.write_many([text], user_id=first["user_id"], **one)
                 except InvalidInputError as exc:
@@ -437,11 +406,6 @@ class WriteQueue:
             self.failures.append(WriteFailure(user, text, str(error)))
 
 
-def _default_journal(memory: "Hindsight") -> Path | None:
-    """Beside an embedded store; for a client of `hindsight serve`, the private local folder it names."""
-    return memory.local_journal() if isinstance(memory, JournalsLocally) else journal_path(memory)
-
-
 def _joinable(first: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     """Whether `entry` can join `first`'s call: same user, same options, per-text lists present in both or neither."""
     if entry["kind"] != "write" or entry["user_id"] != first["user_id"]:
@@ -458,12 +422,12 @@ def _flush_at_exit(ref: "weakref.ref[WriteQueue]") -> None:
         queue.close()
 
 
-_QUEUES: "weakref.WeakKeyDictionary[Hindsight, WriteQueue]" = weakref.WeakKeyDictionary()
+_QUEUES: "weakref.WeakKeyDictionary[MemoryAPI, WriteQueue]" = weakref.WeakKeyDictionary()
 _QUEUES_LOCK = threading.Lock()
-_HOOKED: "weakref.WeakSet[Hindsight]" = weakref.WeakSet()
+_HOOKED: "weakref.WeakSet[MemoryAPI]" = weakref.WeakSet()
 
 
-def write_queue(memory: "Hindsight") -> WriteQueue:
+def write_queue(memory: MemoryAPI) -> WriteQueue:
     """The write queue of `memory` (made on first use, which writes what a crash left in its journal)."""
     with _QUEUES_LOCK:
         queue = _QUEUES.get(memory)
@@ -475,7 +439,7 @@ def write_queue(memory: "Hindsight") -> WriteQueue:
         return queue
 
 
-def replay_journal(memory: "Hindsight") -> int:
+def replay_journal(memory: MemoryAPI) -> int:
     """Store what an earlier process journaled and did not store (it was killed, or its writer had stopped).
 
     Returns how many writes it found (0 without a journal: nothing is created).
@@ -483,7 +447,7 @@ def replay_journal(memory: "Hindsight") -> int:
     so what an adapter acknowledged is seen there even if no adapter runs again.
     `StoreUnavailableError` if they could not be stored now (they stay journaled).
     """
-    path = journal_path(memory)
+    path = memory.local_journal() if memory.holds_store else None  # a client's journal is its adapters' to replay
     if path is None or not path.exists():
         return 0
     journal = QueueJournal(path)
@@ -498,13 +462,13 @@ def replay_journal(memory: "Hindsight") -> int:
     return found
 
 
-def _close_by_ref(ref: "weakref.ref[Hindsight]") -> None:
+def _close_by_ref(ref: "weakref.ref[MemoryAPI]") -> None:
     memory = ref()
     if memory is not None:
         close_write_queue(memory)
 
 
-def close_write_queue(memory: "Hindsight") -> None:
+def close_write_queue(memory: MemoryAPI) -> None:
     """Flush and stop `memory`'s queue, if it has one (`Hindsight.close` runs this first, through `on_close`)."""
     with _QUEUES_LOCK:
         queue = _QUEUES.pop(memory, None)

@@ -19,16 +19,14 @@ from .base import (
     STAGING,
     STAGING_ARCHIVE,
     LiveStore,
-    MaintainableStore,
     MaintenanceStore,
     MemoryStore,
     Scope,
 )
-from .edge import EdgeStore, LegacyStoreError
+from .edge import EdgeStore
 from .server import ServerStore
 
-__all__ = ["ALL", "ARCHIVE", "EdgeStore", "LegacyStoreError", "LiveStore", "MEMORIES", "MaintainableStore",
-           "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "ServerStore",
+__all__ = ["ALL", "ARCHIVE", "EdgeStore", "LiveStore", "MEMORIES", "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "ServerStore",
            "open_store"]
 
 

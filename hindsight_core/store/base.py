@@ -42,8 +42,7 @@ from .values import (
     conditions,
 )
 
-__all__ = ["ALL", "ARCHIVE", "Channel", "Hit", "LiveStore", "LoadReport", "MEMORIES", "MaintainableStore",
-           "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "SearchRequest",
+__all__ = ["ALL", "ARCHIVE", "Channel", "Hit", "LiveStore", "LoadReport", "MEMORIES", "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "SearchRequest",
            "SearchResult", "check_registered", "conditions"]
 
 
@@ -145,7 +144,3 @@ class MaintenanceStore(Protocol):
 
 class MemoryStore(LiveStore, MaintenanceStore, Protocol):
     """A backend: the hot path and maintenance together (`EdgeStore`, `ServerStore`)."""
-
-
-#: kept for maintenance code typed against the older name
-MaintainableStore = MemoryStore

@@ -20,8 +20,8 @@ holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
-A store written with one shard per user (format 2), or with a key file per user
-(format 3), moves to this layout when it is opened (`edge_layout`).
+A store written in an earlier layout is refused, untouched, with how to move its
+memories (`edge_files.open_root`).
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `edge_upkeep` (`MaintenanceStore`).
@@ -47,14 +47,11 @@ from . import points as pts
 from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
     TEMPORARY_PREFIX,
-    FORMAT,
     KEY_FILE,
     MAKING,
-    LegacyStoreError,
     bucket_of,
     ensure_indexes,
     from_journal,
-    is_legacy_store,
     journaled,
     open_root,
     remove_abandoned_temporaries,
@@ -62,11 +59,9 @@ from .edge_files import (
     shard_exists,
     shard_dimension,
     shard_name,
-    store_format,
     user_dir_name,
     write_json_atomic,
 )
-from .edge_layout import SHARED_SHARDS, migrate_to_shared, move_key_files
 from .edge_query import edge_filter, engine_batch
 from .edge_upkeep import EdgeUpkeep
 from .fields import is_uuid
@@ -90,7 +85,7 @@ from .values import (
 #: changes a shard takes before its log's and payload indexes' written pages are given back (a few MiB a shard)
 LOG_CHANGES_KEPT = 2048
 
-__all__ = ["EdgeStore", "LegacyStoreError", "apply_change", "is_legacy_store", "user_dir_name"]
+__all__ = ["EdgeStore", "apply_change", "user_dir_name"]
 
 
 class EdgeStore(EdgeUpkeep):
@@ -112,7 +107,7 @@ class EdgeStore(EdgeUpkeep):
         self._temporary = location == ":memory:"
         if self._temporary:  # a folder of its own, 0700, its keys in memory (see `_keystore`)
             remove_abandoned_temporaries(Path(tempfile.gettempdir()))
-        root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary else Path(path)
+        root = Path(tempfile.mkdtemp(prefix=TEMPORARY_PREFIX)) if self._temporary or path is None else Path(path)
         self.description = ":memory:" if self._temporary else str(root)
         self.root = root
         self.sync, self.max_open, self.seal = sync, max(1, int(max_open)), seal
@@ -136,14 +131,6 @@ class EdgeStore(EdgeUpkeep):
         # the shared shard's vector index is built in a child process once this many of its points are unindexed
         self._indexer = IndexBuilder(auto_index, self._lock, self._close_shard,
                                      lambda name: self._open_shard(name, create=False)) if auto_index else None
-        if store_format(root) < FORMAT:
-            try:
-                if store_format(root) < SHARED_SHARDS:
-                    migrate_to_shared(self)
-                move_key_files(self)
-            except BaseException:
-                self.close()
-                raise
 
     # -- folders and shards -------------------------------------------------------------------
     def _user_path(self, user_id: str) -> Path:
@@ -384,9 +371,10 @@ class EdgeStore(EdgeUpkeep):
                      len(entry["upserts"]) + len(entry["updates"]) + len(entry["deletes"]))
         if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
             name = self._memories_shard(user_id)
-            self._indexer.record(name, "entry", entry)
-            if entry["upserts"]:
-                self._indexer.maybe_start(name, shard, self._shard_path(name))
+            if name is not None:
+                self._indexer.record(name, "entry", entry)
+                if entry["upserts"]:
+                    self._indexer.maybe_start(name, shard, self._shard_path(name))
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:

@@ -1,7 +1,7 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root (format 4; stores of format 2, one shard per user, and 3, a key file per user,
-move to it when opened: `edge_layout`):
+Layout under the store's root (format 4; a store of an earlier layout is refused with how to move its
+memories, `check_format`):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
@@ -36,31 +36,37 @@ import numpy as np
 
 from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from .fields import DENSE, FLOAT_INDEXED, KEYWORD_INDEXED, SPARSE
+from .holder import holder
 from .private import open_private, private_folder
 from .values import SPACES
 
-#: 1 was qdrant-client's local mode (hindsight 0.1); 2 had one Edge shard per user and space; 3 a key file per user
+#: the layout this version reads (1 was qdrant-client's local mode, 2 one Edge shard per user, 3 a key file per user)
 FORMAT = 4
 KEY_FILE = "keys.sqlite"
 
 
-class LegacyStoreError(HindsightError):
-    """The folder holds a store written by hindsight 0.1 (qdrant-client local mode)."""
-
-
-def is_legacy_store(root: Path) -> bool:
-    """Whether `root` holds hindsight 0.1's layout (qdrant-client local mode: collection/ + meta.json)."""
-    return (root / "collection").is_dir() and (root / "meta.json").is_file()
+def earlier_layout(root: Path) -> bool:
+    """Whether `root` holds a store written in an earlier layout (Qdrant local mode, or an Edge format below 4)."""
+    if (root / "collection").is_dir() and (root / "meta.json").is_file():
+        return True
+    try:
+        return int((root / "FORMAT").read_text().strip()) < FORMAT
+    except (OSError, ValueError):  # no FORMAT file: a new store, or users written before it existed
+        return (root / "users").is_dir() and any((root / "users").iterdir())
 
 
 def open_root(root: Path) -> IO[str]:
-    """Make the store's folders and take its lock; returns the locked file (kept open while the store is)."""
+    """Make the store's folders and take its lock; returns the locked file (kept open while the store is).
+
+    Nothing is released yet, so a store of an earlier layout is not moved: it is refused, untouched, with how
+    to move its memories (an export by the version that wrote it, an import into a new store)."""
     if root.exists() and not root.is_dir():
         raise StoreUnavailableError(f"{root} is a file, not a folder; give the folder for the store")
-    if is_legacy_store(root):
-        raise LegacyStoreError(
-            f"{root} holds a store written by hindsight 0.1 (Qdrant local mode). Move it to the new engine "
-            f"with `hindsight --store NEW_FOLDER migrate --from-legacy {root}`; nothing has been changed.")
+    if earlier_layout(root):
+        raise StoreUnavailableError(
+            f"{root} holds a store written by an earlier hindsight, in a layout this version does not read; "
+            f"nothing has been changed. Export it with the version that wrote it (`hindsight --store {root} "
+            "export memories.jsonl`), then import that here (`hindsight --store NEW_FOLDER import memories.jsonl`)")
     try:
         fresh = not root.exists() or not any(root.iterdir())
         if fresh or (root / "FORMAT").exists():  # a folder of the store's own (never a folder it was put in)
@@ -75,23 +81,15 @@ def open_root(root: Path) -> IO[str]:
         fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         lock_file.close()
+        found = holder(root)
         raise StoreInUseError(
-            f"the embedded store at {root} is in use by another process. One process at a time can open an "
-            "embedded store; for several processes run a Qdrant server and pass url=...") from None
-    format_file = root / "FORMAT"
-    if not format_file.exists():
-        # a folder that already holds users without a FORMAT file predates it: format 2
-        old = any((root / "users").iterdir())
-        with open_private(format_file) as out:
-            out.write(f"{2 if old else FORMAT}\n")
+            f"the embedded store at {root} is held by {found or 'another process'}. One process at a time opens an "
+            "embedded store: stop that process, or run `hindsight serve` on the store in its place and reach it "
+            "from each process with HindsightClient") from None
+    if not (root / "FORMAT").exists():
+        with open_private(root / "FORMAT") as out:
+            out.write(f"{FORMAT}\n")
     return lock_file
-
-
-def store_format(root: Path) -> int:
-    try:
-        return int((root / "FORMAT").read_text().strip())
-    except (OSError, ValueError):
-        return FORMAT
 
 
 #: every user's points are spread over this many shards per space (by a hash of the user id): a compaction,

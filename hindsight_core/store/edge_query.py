@@ -60,8 +60,9 @@ def engine_batch(request: SearchRequest, flt: Any) -> Any:
 
     channels = [Prefetch(limit=c.limit, query=channel_query(c), filter=flt, score_threshold=c.score_threshold)
                 for c in request.channels]
+    # qdrant-edge-py 0.9's type stub leaves `Fusion.Rrf` out of what `Prefetch.query` takes; the engine takes it
     fused = Prefetch(limit=max(c.limit for c in request.channels), prefetches=channels,
-                     query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))
+                     query=Fusion.Rrf(k=request.rrf_k, weights=list(request.weights)))  # type: ignore[arg-type]
     main = QueryRequest(limit=request.limit, prefetches=[fused], query=Formula(compile_formula(request.formula)),
                         with_payload=True, with_vector=[pts.DENSE, pts.SPARSE])
     return QueryBatchRequest([main])

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import ctypes
 from pathlib import Path
+from typing import Any
 
 #: the parts of a shard's folder the engine reads only when it loads the shard (whole, then): the log, and the
 #: storage of the payload indexes (which it holds in memory as it builds them from it)
 READ_AT_LOAD = ("/wal/", "/payload_index/")
 _MADV_PAGEOUT = 21
 
-_madvise = None
+_madvise: Any = None  # the C function once looked up, False where there is none
 
 
 def _libc_madvise():

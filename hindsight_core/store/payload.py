@@ -17,27 +17,22 @@ When the backend seals payloads and gives a `digest`, `session_id` and
 digest of them instead (`KeyStore.id_digest`): filters by session or agent
 still use the index, and the engine's log never holds the ids themselves.
 
-A record's JSON form (`record_to_dict`: enums as values, datetimes as ISO
-strings) is the one codec: the payload, the wire of `hindsight serve`, exports
-and `--json` output all use it, and `record_from_payload` reads it back.
-Reading is strict: a payload whose fields do not have the types a later stage
-relies on is set aside with the reason, never served.
+The record's fields are in its JSON form, the one codec (`contract.records`). Reading
+is strict: a payload whose fields do not have the types a later stage relies on is
+set aside with the reason, never served.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
-import math
-import numbers
 from collections.abc import Collection, Mapping
-from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..types import Layer, MemoryRecord, Source, Status
+from ..contract.records import record_from_payload, record_to_dict
+from ..types import MemoryRecord
 from .fields import (
     DENSE,
     ID_FIELDS,
@@ -57,43 +52,6 @@ Unseal = Callable[[str, str], dict[str, Any]]
 
 #: payload keys that are not record fields
 _NOT_RECORD = frozenset(RANKING_FIELDS) | {"text", "sealed", "extra"}
-
-
-#: a record's field names, in order (every point read is turned into one)
-_FIELD_ORDER = tuple(f.name for f in dataclasses.fields(MemoryRecord))
-_RECORD_FIELDS = frozenset(_FIELD_ORDER)
-
-
-def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
-    """A record as a JSON-safe dict (enums as values, datetimes as ISO strings); `record_from_payload` reverses it.
-
-    As `dataclasses.asdict` gives it, without its per-value deep copies: the record's other fields are immutable,
-    so only its lists and its metadata are copied (a batch turns thousands of records into payloads)."""
-    payload = {name: getattr(record, name) for name in _FIELD_ORDER}
-    for name in ("entities", "derived_from"):
-        payload[name] = type(payload[name])(payload[name])
-    payload["metadata"] = copy.deepcopy(record.metadata) if record.metadata else type(record.metadata)()
-    for name in ("layer", "source", "status"):
-        payload[name] = getattr(record, name).value
-    for name in ("timestamp", "last_accessed", "last_confirmed"):
-        moment = getattr(record, name)
-        payload[name] = moment.isoformat() if moment is not None else None
-    return payload
-
-
-def _record_from_dict(payload: Mapping[str, Any]) -> MemoryRecord:
-    data = {k: v for k, v in payload.items() if k in _RECORD_FIELDS}
-    data["layer"] = Layer(data.get("layer", Layer.EPISODIC.value))
-    data["source"] = Source(data.get("source", Source.USER.value))
-    data["status"] = Status(data.get("status", Status.ACTIVE.value))
-    data["timestamp"] = datetime.fromisoformat(data["timestamp"])
-    for moment in ("last_accessed", "last_confirmed"):
-        if data.get(moment):
-            data[moment] = datetime.fromisoformat(data[moment])
-    data["entities"] = list(data.get("entities") or [])
-    data["metadata"] = dict(data.get("metadata") or {})
-    data["derived_from"] = list(data.get("derived_from") or [])
-    return MemoryRecord(**data)
 
 
 def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None,
@@ -139,65 +97,6 @@ class UnreadableRecord(ValueError):
     """A stored point that cannot be turned back into a record (reported, set aside)."""
 
 
-def _is_number(value: object) -> bool:
-    if type(value) is float or type(value) is int:  # what JSON gives: no abstract check needed
-        return math.isfinite(value)
-    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
-
-
-def _problem(payload: Mapping[str, Any]) -> str | None:
-    """Why a stored payload cannot be a record, or None if its fields have the right types."""
-    for name in ("id", "user_id", "summary"):
-        if not isinstance(payload.get(name), str):
-            return f"{name} is {payload.get(name)!r}, not a string"
-    if not isinstance(payload.get("raw_content"), str) or not payload["raw_content"].strip():
-        return "raw_content is not non-empty text"
-    for name in ("entities", "derived_from"):
-        value = payload.get(name)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(x, str) for x in value)):
-            return f"{name} is {value!r}, not a list of strings"
-    metadata = payload.get("metadata")
-    if metadata is not None and (not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata)):
-        return "metadata is not a mapping with string keys"
-    for name in ("confidence", "decay_rate"):
-        value = payload.get(name, 0.0)
-        if not _is_number(value):
-            return f"{name} is {value!r}, not a number"
-    for name in ("access_count", "spaced_recalls", "confirmations"):
-        value = payload.get(name, 0)
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"{name} is {value!r}, not an integer"
-    for name in ("event_type", "session_id", "agent_id", "consolidated_into", "superseded_by", "embedding_model"):
-        if payload.get(name) is not None and not isinstance(payload[name], str):
-            return f"{name} is {payload[name]!r}, not a string"
-    return None
-
-
-def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
-    """(record, None) for a readable record dict (`record_to_dict`'s form), or (None, why not) for one that is not.
-
-    Every field a later stage relies on (entities joined as text, confidence in
-    arithmetic, timestamps compared) is checked, so a record that passes cannot
-    break the index.
-    """
-    if type(payload) is not dict and not isinstance(payload, Mapping):
-        return None, f"the payload is a {type(payload).__name__}, not a mapping"
-    problem = _problem(payload)
-    if problem is not None:
-        return None, problem
-    try:
-        record = _record_from_dict(payload)
-        for moment in (record.timestamp, record.last_accessed, record.last_confirmed):
-            if moment is not None and (not isinstance(moment, datetime) or moment.utcoffset() is None):
-                return None, f"timestamp {moment!r} has no timezone"
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    if not isinstance(record.layer, Layer) or not isinstance(record.source, Source) or \
-            not isinstance(record.status, Status):
-        return None, "layer, source or status is not one hindsight knows"
-    return record, None
-
-
 def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
                  ) -> tuple[MemoryRecord, dict[str, Any]]:
     """(record, extra payload) from a point's payload; raises UnreadableRecord."""
@@ -234,7 +133,7 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport |
             logging.getLogger("hindsight").warning("memory %s of a user cannot be read and is set aside: %s",
                                                    point.id, exc)
         return None
-    vector, terms = None, frozenset()
+    vector, terms = None, frozenset[int]()
     if with_vectors:
         vectors = getattr(point, "vector", None)
         if isinstance(vectors, dict):

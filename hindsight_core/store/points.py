@@ -52,7 +52,7 @@ __all__ = ["BM25_SETTINGS", "DENSE", "Digest", "FLOAT_INDEXED", "ID_FIELDS", "KE
 _BM25_LOCK = threading.Lock()
 _BM25: Any = None
 #: portable to a Qdrant server's own BM25 inference (same JSON shape)
-BM25_SETTINGS = {"tokenizer": "multilingual", "language": "english", "avg_len": 24.0,
+BM25_SETTINGS: dict[str, Any] = {"tokenizer": "multilingual", "language": "english", "avg_len": 24.0,
                  "stopwords": ["english", "chinese"]}
 
 

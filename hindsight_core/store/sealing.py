@@ -179,6 +179,7 @@ class KeyFile:
         """Everything written so far into the database file, synced (before the files it came from are removed)."""
         with self.lock:
             db = self._opened(create=True)
+            assert db is not None  # made on demand with create=True
             db.execute("PRAGMA wal_checkpoint(FULL)")
             if str(self.path) != ":memory:":
                 _sync(Path(self.path))
@@ -248,6 +249,7 @@ class KeyStore:
     def seal(self, memory_id: str, text: dict[str, Any]) -> str:
         with self.file.lock:
             key = self._key(memory_id, create=True)
+        assert key is not None  # made when missing (create=True)
         nonce = os.urandom(12)
         data = json.dumps(text, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         box = self.file.aesgcm(key).encrypt(nonce, data, memory_id.encode("utf-8"))
@@ -265,6 +267,7 @@ class KeyStore:
         """A keyed digest of a session or agent id: what filters match, in place of the id itself."""
         with self.file.lock:
             key = self._key(ID_ROW, create=True)
+        assert key is not None  # made when missing (create=True)
         return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
 
     def destroy(self, memory_ids: Iterable[str]) -> None:

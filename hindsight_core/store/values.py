@@ -14,6 +14,7 @@ from typing import Any, Callable, Generic, Mapping, TypeVar
 
 import numpy as np
 
+from ..contract.options import RecallOptions
 from ..types import Layer, MemoryRecord, Status
 from .fields import epoch_days, metadata_digests
 
@@ -40,6 +41,15 @@ class Scope:
     metadata: Mapping[str, Any] | None = None
     #: only knowledge drawn from at least one of these memory ids
     derived_from: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, options: RecallOptions) -> Scope:
+        """The filters of a recall's `checked` options."""
+        window = options.time_range
+        return cls(layers=frozenset(Layer(x) for x in options.layers) if options.layers is not None else None,
+                   event_types=frozenset(options.event_types) if options.event_types is not None else None,
+                   session_id=options.session_id, agent_id=options.agent_id,
+                   start=getattr(window, "start", None), end=getattr(window, "end", None))
 
 
 ALL = Scope(statuses=None)

@@ -32,17 +32,15 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..api import PER_TEXT, MemoryAPI, RecallOptions, WriteOptions
-from ..consolidate.plan import ConsolidationReport
+from ..api import MemoryAPI
+from ..contract.options import PER_TEXT, RecallOptions, WriteOptions
+from ..contract.results import ConsolidationReport, StoreStats, TransferSummary, WriteResult
 from ..decay import retention_of
 from ..errors import EmptyTextError, InvalidInputError, InvalidUserIdError, MemoryNotFoundError
 from ..language.timerange import TimeRange
-from ..maintenance.stats import StoreStats
-from ..maintenance.transfer import TransferSummary
 from ..memory import Hindsight
 from ..recall.formatting import format_for_prompt
 from ..types import ForgetReceipt, MemoryRecord, RecallResults, ScoredMemory, Status
-from ..write.preparing import WriteResult
 from . import FakeEmbedder
 
 __all__ = ["MemoryAPIConformance"]
@@ -57,6 +55,12 @@ SHARED_MEMORIES = ("I prefer green tea over coffee in the morning.", "My sister 
                    "The staging server restart took 14 minutes.")
 SHARED_QUERIES = ("what tea do I like?", "where does Anna live?", "how should I print the report?",
                   "我的猫叫什么名字？", "who approves the budget?")
+
+
+def _stored(result: WriteResult) -> MemoryRecord:
+    """The record a write stored (the suite writes what it means to keep)."""
+    assert result.record is not None, result.decision
+    return result.record
 
 
 class MemoryAPIConformance:
@@ -95,17 +99,18 @@ class MemoryAPIConformance:
     def test_every_write_option_is_taken_by_name(self, memory: MemoryAPI, user: str) -> None:
         """Each field of `WriteOptions` reaches the write by its name (a relay listing them would miss a new one)."""
         for option in dataclasses.fields(WriteOptions):
-            given = {"force": True, option.name: option.default}
+            given: dict[str, Any] = {"force": True, option.name: option.default}
             assert isinstance(memory.write(f"My {option.name} option is set.", user_id=user, **given), WriteResult)
         defaults = WriteOptions()
-        names = {**{name: [getattr(defaults, one)] for name, one in PER_TEXT.items()}, **dataclasses.asdict(defaults)}
+        names: dict[str, Any] = {**{name: [getattr(defaults, one)] for name, one in PER_TEXT.items()},
+                                 **dataclasses.asdict(defaults)}
         assert len(memory.write_many(["Every option at once."], user_id=user, **names)) == 1
 
     def test_memories_of_one_agent(self, memory: MemoryAPI, user: str) -> None:
         planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner",
                                force=True)
         memory.write("I prefer aisle seats on long flights.", user_id=user, force=True)
-        assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [planner.record.id]
+        assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [_stored(planner).id]
         assert memory.memories(user_id=user, agent_id="nobody") == []
         assert len(memory.memories(user_id=user)) == 2
         with pytest.raises(InvalidInputError):
@@ -134,7 +139,7 @@ class MemoryAPIConformance:
                                      "I prefer aisle seats on long flights."], user_id=user, timestamps=moments,
                                     metadatas=[{"k": "a"}, {"k": "b"}, None], force=True)
         assert [r.stored for r in results] == [True, True, True]
-        assert [r.record.timestamp for r in results] == moments
+        assert [_stored(r).timestamp for r in results] == moments
         assert [m.raw_content[:8] for m in memory.memories(user_id=user)] == ["I live i", "I prefer", "My passp"]
         assert [m.raw_content for m in memory.find(user_id=user, metadata={"k": "b"})] == \
             ["I live in Porto, near the river."]
@@ -163,8 +168,8 @@ class MemoryAPIConformance:
 
     # -- forgetting -------------------------------------------------------------------------------
     def test_forget_by_id_returns_a_receipt_and_the_memory_is_gone(self, memory: MemoryAPI, user: str) -> None:
-        kept = memory.write("I prefer window seats on trains.", user_id=user).record
-        gone = memory.write("My locker code is 3141.", user_id=user, force=True).record
+        kept = _stored(memory.write("I prefer window seats on trains.", user_id=user))
+        gone = _stored(memory.write("My locker code is 3141.", user_id=user, force=True))
         preview = memory.forget(user_id=user, memory_id=gone.id, dry_run=True)
         assert isinstance(preview, ForgetReceipt) and preview.dry_run and preview.ids == [gone.id]
         receipt = memory.forget(user_id=user, memory_id=gone.id)
@@ -172,7 +177,7 @@ class MemoryAPIConformance:
         with pytest.raises(MemoryNotFoundError):
             memory.get(gone.id, user_id=user)
         assert [m.id for m in memory.memories(user_id=user)] == [kept.id]
-        later = memory.write("My bike lock code is 2718.", user_id=user, force=True).record
+        later = _stored(memory.write("My bike lock code is 2718.", user_id=user, force=True))
         assert memory.forget(user_id=user, memory_id=later.id, for_good=False).ids == [later.id]
         assert memory.forget(user_id=user, everything=True).count == 1
         assert memory.memories(user_id=user) == []
@@ -189,12 +194,35 @@ class MemoryAPIConformance:
         (lambda m, u: m.release(user_id=u, memory_id="nope"), MemoryNotFoundError),
         (lambda m, u: m.write_many(["I like tea"], user_id=u, colour="green"), InvalidInputError),
         (lambda m, u: m.write("I like tea", user_id=u, agent_id="bot\x00"), InvalidInputError),
+        # what a relay could turn into something else on the way: None for a default, a set into a list, a
+        # number key into a string, one user's name into its letters
+        (lambda m, u: m.forget(user_id=u, about="tea", dry_run=None), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, source=None), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, force=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, k=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, reinforce=None), InvalidInputError),
+        (lambda m, u: m.recall("tea", user_id=u, where="metadata.x == 1"), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, metadata={1: "x"}), InvalidInputError),
+        (lambda m, u: m.write("I like tea", user_id=u, entities={"tea"}), InvalidInputError),
+        (lambda m, u: m.write_many({"I like tea"}, user_id=u), InvalidInputError),
+        (lambda m, u: m.find(user_id=u, metadata={"a": {2: "x"}}), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=""), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=0), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=False), InvalidInputError),
+        (lambda m, u: m.export_jsonl(io.StringIO(), users=u), InvalidInputError),
+        (lambda m, u: m.stats(users=u), InvalidInputError),
+        (lambda m, u: m.import_jsonl(None), InvalidInputError),
     ])
-    def test_bad_input_raises_the_same_error_class(self, memory: MemoryAPI, user: str, call: Any,
-                                                   error: type) -> None:
+    def test_bad_input_raises_the_same_error_class(self, memory: MemoryAPI, reference: Hindsight, user: str,
+                                                   call: Any, error: type) -> None:
+        """The same bad input is refused with the same `HindsightError` subclass as the embedded memory's, before
+        anything is stored (red team finding 7: the client once forgot for real on `dry_run=None`)."""
         memory.write("I prefer green tea over coffee in the morning.", user_id=user)
-        with pytest.raises(error):
+        with pytest.raises(error) as refused:
             call(memory, user)
+        with pytest.raises(error) as expected:
+            call(reference, user)
+        assert type(refused.value) is type(expected.value)
         assert len(memory.memories(user_id=user)) == 1  # nothing lost, nothing added
 
     @pytest.mark.parametrize("call, bad", [
@@ -212,7 +240,7 @@ class MemoryAPIConformance:
                                                                       user: str, call: Any, bad: str) -> None:
         """A misspelt or invented option (a careless caller, a model filling a tool call) is an InvalidInputError
         naming it, in the reference's words, never a TypeError; nothing is written and what was stays."""
-        kept = memory.write("I prefer green tea over coffee in the morning.", user_id=user).record
+        kept = _stored(memory.write("I prefer green tea over coffee in the morning.", user_id=user))
         with pytest.raises(InvalidInputError) as refused:
             call(memory, user)
         with pytest.raises(InvalidInputError) as expected:
@@ -268,7 +296,7 @@ class MemoryAPIConformance:
         assert report.threshold == memory.config.decay.retention_threshold
 
     def test_export_and_import_give_back_the_same_memories(self, memory: MemoryAPI, user: str) -> None:
-        written = [r.record for r in memory.write_many(["I prefer green tea over coffee in the morning.",
+        written = [_stored(r) for r in memory.write_many(["I prefer green tea over coffee in the morning.",
                                                         "My sister Anna lives in Lisbon."], user_id=user, force=True)]
         out = io.StringIO()
         summary = memory.export_jsonl(out, users=[user])
@@ -292,7 +320,7 @@ class MemoryAPIConformance:
         assert receipt.dry_run and receipt.count == 1
 
     def test_config_and_retention_follow_the_decay_rules(self, memory: MemoryAPI, user: str) -> None:
-        record = memory.write("I prefer green tea over coffee in the morning.", user_id=user).record
+        record = _stored(memory.write("I prefer green tea over coffee in the morning.", user_id=user))
         assert memory.config.limits.max_k == 1000
         later = record.timestamp + timedelta(days=10)
         expected = retention_of(record, later, memory.config.decay.reinforcement)

@@ -48,7 +48,7 @@ def check_exposure(host: str, token: str | None) -> None:
                                   "who can reach it; set --token (HINDSIGHT_UI_TOKEN) or serve on 127.0.0.1")
 
 
-def _host_name(host_header: str) -> tuple[str, str]:
+def host_name(host_header: str) -> tuple[str, str]:
     """'127.0.0.1:8765' -> ('127.0.0.1', '8765'); '[::1]:80' -> ('::1', '80')."""
     if host_header.startswith("["):
         name, _, rest = host_header[1:].partition("]")
@@ -76,7 +76,7 @@ class Guard:
             return True
         if not host_header:
             return False
-        name, port = _host_name(host_header)
+        name, port = host_name(host_header)
         return is_loopback(name) and port == str(self.port)
 
     def authenticated(self, cookie_header: str | None, authorization: str | None) -> bool:

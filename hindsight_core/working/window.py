@@ -38,7 +38,8 @@ from .forgetting import ForgetPurge, session_key
 from .message import MESSAGE_OVERHEAD, Message, make_message
 
 if TYPE_CHECKING:
-    from ..memory import Hindsight, WriteResult
+    from ..contract.results import WriteResult
+    from ..api import MemoryAPI
 
 #: who wrote what, as told to the write gate when a session is handed to long-term memory
 ROLE_SOURCES = {"user": Source.USER, "assistant": Source.AGENT, "tool": Source.TOOL, "system": Source.SYSTEM}
@@ -137,21 +138,22 @@ class WorkingMemory:
     `context_limit` and `reserve_ratio` set the default budget (see `ContextBudget`).
     """
 
-    def __init__(self, session_id: str, *, user_id: str | None = None, memory: "Hindsight | None" = None,
+    def __init__(self, session_id: str, *, user_id: str | None = None, memory: MemoryAPI | None = None,
                  backend: WorkingBackend | None = None, embedder: Embedder | None = None,
                  tokenizer: Tokenizer | None = None, clock: Clock | None = None,
                  priority: prio.PriorityConfig | None = None, context_limit: int = 8192,
                  reserve_ratio: float = 0.2, message_overhead: int = MESSAGE_OVERHEAD,
                  max_message_bytes: int = 32 * 1024) -> None:
-        self.session_id: str = validate_id(session_id, what="session_id")  # type: ignore[assignment]
+        self.session_id = validate_id(session_id, what="session_id")
         self.user_id = validate_id(user_id, what="user_id", required=False)
         self.memory = memory
         self.backend: WorkingBackend = backend if backend is not None else InProcessBackend()
         if memory is not None:  # so that forgetting in long-term memory reaches this session's copies too
             memory.on_forget(ForgetPurge(self.backend))
-        self._embedder = embedder if embedder is not None else (memory.embedder if memory is not None else None)
+        # relevance on the embedded memory's own model when it runs in this process (a client has none here)
+        self._embedder = embedder if embedder is not None else getattr(memory, "embedder", None)
         self.tokenizer: Tokenizer = tokenizer if tokenizer is not None else default_tokenizer()
-        self.clock: Clock = clock or (memory.clock if memory is not None else system_clock)
+        self.clock: Clock = clock or (memory.now if memory is not None else system_clock)
         self.priority = priority or prio.PriorityConfig()
         self.budget = ContextBudget(context_limit, reserve_ratio)
         if isinstance(message_overhead, bool) or not isinstance(message_overhead, int) or message_overhead < 0:
@@ -279,7 +281,7 @@ class WorkingMemory:
         return Window(tuple(messages[i] for i in keep), sum(costs[i] for i in keep), limit, query, scoring)
 
     # -- the end of a session ---------------------------------------------------------------
-    def end_session(self, *, memory: "Hindsight | None" = None, hand_off: bool = True,
+    def end_session(self, *, memory: MemoryAPI | None = None, hand_off: bool = True,
                     roles: Sequence[str] = ("user", "assistant", "tool")) -> list["WriteResult"]:
         """Offer the session's messages (of `roles`) to long-term memory through its write gate, then drop them.
 

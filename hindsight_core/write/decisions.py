@@ -35,7 +35,7 @@ def judged_on_text(record: MemoryRecord) -> bool:
     return bool(record.context) and record.source is Source.USER and asserted(record.raw_content)
 
 
-def decision_vectors(records: Sequence[MemoryRecord], stored_vectors: np.ndarray | Sequence[np.ndarray],
+def decision_vectors(records: Sequence[MemoryRecord], stored_vectors: np.ndarray | Sequence[np.ndarray | None],
                      embed: EmbedTexts | None) -> np.ndarray:
     """One row per record: its text alone (`judged_on_text`, embedded in one call) or the vector it is stored with.
 
@@ -46,7 +46,7 @@ def decision_vectors(records: Sequence[MemoryRecord], stored_vectors: np.ndarray
     if out.ndim != 2 or len(out) != len(records):
         raise ValueError(f"{len(records)} records but stored vectors of shape {out.shape}")
     todo = [i for i, record in enumerate(records) if judged_on_text(record)] if embed is not None else []
-    if todo:
+    if todo and embed is not None:
         fresh = np.asarray(embed([records[i].raw_content for i in todo]), dtype=np.float32)
         if fresh.shape != (len(todo), out.shape[1]):
             raise ValueError(f"the embedder returned {fresh.shape} for {len(todo)} texts of dimension {out.shape[1]}")

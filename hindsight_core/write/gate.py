@@ -310,7 +310,7 @@ class RuleBasedGate:
         if (FACT.search(body) or sets_attribute(body) or states_about_speaker(body)) and not asks:
             signals.append((EventType.FACT, "a personal fact or commitment"))
         entities = extract_entities(body)
-        named = (f"entities: {', '.join(entities[:5])}",) if entities else ()
+        named: tuple[str, ...] = (f"entities: {', '.join(entities[:5])}",) if entities else ()
         if signals and source is not Source.USER:
             said = [(k, r) for k, r in signals if k.value not in USER_ONLY_KINDS]
             if len(said) < len(signals):

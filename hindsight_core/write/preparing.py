@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from ..config import HindsightConfig
-from ..errors import InvalidInputError
+from ..contract.checks import check_batch, check_visible
+from ..contract.options import WriteOptions, per_text
 from ..language.entities import extract_entities
 from ..language.text import summarize_line, validate_text
 from ..safety.audit import Action, AuditVerdict
@@ -29,24 +29,6 @@ from ..safety.held import AuditMemory
 from ..safety.session_window import SessionWindow
 from ..types import ANSWERS_KEY, GateDecision, Layer, MemoryRecord, Source, Status
 from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
-from .request import WriteOptions, per_text
-from .validation import check_visible
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What `write` did: the stored record (None if the gate declined) and the gate's verdict."""
-
-    record: MemoryRecord | None
-    decision: GateDecision
-    #: True when the text repeated a memory already held: that memory was confirmed instead
-    merged: bool = False
-    #: the write audit's verdict (None if the text never reached it)
-    audit: AuditVerdict | None = None
-
-    @property
-    def stored(self) -> bool:
-        return self.record is not None
 
 
 #: the record fields worked out below from an option (a default, the gate's kind and confidence, the audit's note)
@@ -125,10 +107,7 @@ def prepare_batch(texts: Sequence[str], options: Mapping[str, Any], *, user_id: 
 
     `options`: `write_many`'s keyword arguments, the per-text lists (`request.PER_TEXT`) among them.
     """
-    if isinstance(texts, str) or not isinstance(texts, Sequence):
-        raise InvalidInputError("texts must be a list of strings")
-    if len(texts) > config.limits.max_batch:
-        raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {config.limits.max_batch:,}")
+    texts = check_batch(texts, config.limits.max_batch)
     each = per_text(options, len(texts))
     return [prepare(text, one, user_id=user_id, config=config, audit=audit, gate=gate, now=now(),
                     embedding_model=embedding_model, window=window)

@@ -28,8 +28,8 @@ to what it is about:
 A note in square brackets ("[shared a photo: a bookcase]", "[laughs]") is a transcript's record of
 what was done or attached, not words said: the shape is read without it.
 
-Measured by `python benchmarks/decisions.py` (LoCoMo's groups, each labelled by reading) and
-`python benchmarks/knowledge.py` (our knowledge set's labelled repetitions): see `LISTENER_WORDS`.
+Measured by `python -m benchmarks.decisions` (LoCoMo's groups, each labelled by reading) and
+`python -m benchmarks.knowledge` (our knowledge set's labelled repetitions): see `LISTENER_WORDS`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
 #: aisle, aisle, aisle.": one word said over and over). With consolidation after each write on, all of LoCoMo
 #: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong (2 once a
 #: promise of the moment reads as a plan: `mood.supposes`), and none once the speaker as the object of an opening
-#: verb and a transcript's note in brackets read as such (`python benchmarks/decisions.py`, labelled by reading)
+#: verb and a transcript's note in brackets read as such (`python -m benchmarks.decisions`, labelled by reading)
 LISTENER_WORDS = 2
 
 #: the listener in the second person: you, your, yourself, ya; 你, 您

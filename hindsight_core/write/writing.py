@@ -24,10 +24,10 @@ from ..safety.audit import AuditVerdict
 import dataclasses
 
 from ..store.base import Hit, MemoryStore, Scope
-from ..store.payload import record_to_dict
+from ..contract.records import record_to_dict
+from ..contract.results import WriteResult
 from ..types import GateDecision, Layer, MemoryRecord, Source, Status
 from .decisions import EmbedTexts, decision_vectors, judged_on_text
-from .preparing import WriteResult
 from .judge import KnowledgeJudge, Question, RuleJudge
 from .rules import (NEIGHBOURS, attributes_of, consolidation_candidates, is_duplicate, is_question,
                     normalise_for_duplicates, says_change)
@@ -260,10 +260,10 @@ def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord]
     # every neighbour rescored on the decision vectors: its text alone where a rule judges it so
     every = {hit.record.id: hit for f in found for hit in f.values()}
     hits = list(every.values())
-    rows = decision_vectors([h.record for h in hits], [h.vector for h in hits], embed) if hits else None
+    texts_alone = decision_vectors([h.record for h in hits], [h.vector for h in hits], embed) if hits else decide[:0]
     row_of = {h.record.id: n for n, h in enumerate(hits)}
     for i, f in enumerate(found):
-        scored = [dataclasses.replace(hit, score=float(rows[row_of[hit.record.id]] @ decide[i]))
+        scored = [dataclasses.replace(hit, score=float(texts_alone[row_of[hit.record.id]] @ decide[i]))
                   for hit in f.values()]
         scored = [hit for hit in scored if hit.score >= floors[i]]
         stored[i] = sorted(scored, key=lambda h: (-h.score, h.seq))[:NEIGHBOURS]

@@ -1,16 +1,13 @@
-"""Fixtures for the benchmark smoke tests: the benchmarks folder on sys.path and a tiny LoCoMo-shaped file."""
+"""Fixtures for the benchmark smoke tests: a tiny LoCoMo-shaped file (the scripts are the `benchmarks` package's)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
 
 
 def tiny_sample(sample_id: str, a: str, b: str) -> dict:

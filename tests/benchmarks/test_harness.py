@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import harness
-import render_readme
+from benchmarks import harness
+from benchmarks import render_readme
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
@@ -24,11 +24,11 @@ def test_a_result_file_says_when_where_and_how_it_was_made(tmp_path):
     out = tmp_path / "deep" / "r.json"
     report = harness.write_results(out, {"figure": 1.5, "text": "中文"}, "/somewhere/speed.py", ["--sizes", "200"])
     assert json.loads(out.read_text(encoding="utf-8")) == report
-    assert report["command"] == "python benchmarks/speed.py --sizes 200" and report["figure"] == 1.5
+    assert report["command"] == "python -m benchmarks.speed --sizes 200" and report["figure"] == 1.5
     assert report["date"].endswith("+00:00") and "cores" in report["machine"]
     assert "中文" in out.read_text(encoding="utf-8")  # written as text, not escaped
-    kept = harness.write_results(out, {"command": "python benchmarks/x.py --a", "date": "2026-01-01"}, "y.py", [])
-    assert kept["command"] == "python benchmarks/x.py --a" and kept["date"] == "2026-01-01"
+    kept = harness.write_results(out, {"command": "python -m benchmarks.x --a", "date": "2026-01-01"}, "y.py", [])
+    assert kept["command"] == "python -m benchmarks.x --a" and kept["date"] == "2026-01-01"
 
 
 def test_a_labelled_run_joins_the_file_and_keeps_the_others(tmp_path):
@@ -37,7 +37,7 @@ def test_a_labelled_run_joins_the_file_and_keeps_the_others(tmp_path):
     report = harness.write_entry(out, "layout-b", {"rows": [2]}, "tenants.py", ["--label", "layout-b"])
     assert json.loads(out.read_text(encoding="utf-8")) == report
     assert list(report) == ["layout-a", "layout-b"] and report["layout-a"]["rows"] == [1]
-    assert report["layout-b"]["command"] == "python benchmarks/tenants.py --label layout-b"
+    assert report["layout-b"]["command"] == "python -m benchmarks.tenants --label layout-b"
     again = harness.write_entry(out, "layout-a", {"rows": [3]}, "tenants.py", [])
     assert again["layout-a"]["rows"] == [3] and again["layout-b"] == report["layout-b"]
 
@@ -50,7 +50,7 @@ def test_a_main_run_keeps_the_entries_another_run_wrote(tmp_path):
                                   keep=("turn_cost",))
     assert json.loads(out.read_text(encoding="utf-8")) == again
     assert again["arms"] == {"quiet": 3} and again["turn_cost"]["remember"] == 2
-    assert again["turn_cost"]["command"] == "python benchmarks/adapter_overhead.py --turn-cost"
+    assert again["turn_cost"]["command"] == "python -m benchmarks.adapter_overhead --turn-cost"
     plain = harness.write_results(out, {"arms": {}}, "adapter_overhead.py", [])
     assert "turn_cost" not in plain  # only what is named is kept
 
@@ -60,7 +60,7 @@ def test_the_adapter_benchmarks_main_run_keeps_turn_cost(tmp_path, monkeypatch):
     The arms are replaced by constants here: what is checked is the file, not a timing."""
     import contextlib
 
-    import adapter_overhead
+    from benchmarks import adapter_overhead
     from hindsight_core.testing import FakeEmbedder
 
     stat = {"p50_ms": 1.0, "p95_ms": 2.0}
@@ -103,7 +103,7 @@ def test_list_names_every_script_with_its_first_line():
 def _read_by_the_pages(monkeypatch) -> set[str]:
     """The result files the README, docs/benchmarks.md and the plots are made from, as the renderer reads them
     (every name it asks `_load` for, whether the file is there or not) and as `plots.PLOTS` names them."""
-    import plots
+    from benchmarks import plots
 
     read: set[str] = set()
     load = render_readme._load
@@ -127,7 +127,8 @@ def _recorded_commands(report: dict) -> list[str]:
 
 
 def _script(command: str) -> str:
-    return command.split()[1]
+    """The module a command runs (`python -m benchmarks.NAME ...`)."""
+    return command.split()[2]
 
 
 def test_every_figure_on_the_pages_comes_from_a_file_a_step_of_benchmarks_all_writes(monkeypatch):
@@ -138,7 +139,8 @@ def test_every_figure_on_the_pages_comes_from_a_file_a_step_of_benchmarks_all_wr
     steps: dict[str, set[str]] = {}
     for name, argv in entry.FIGURES:
         assert (BENCHMARKS / argv[0]).exists(), argv
-        steps.setdefault(name, set()).add(" ".join(["python", f"benchmarks/{argv[0]}", *argv[1:]]))
+        steps.setdefault(name, set()).add(" ".join(["python", "-m", f"benchmarks.{argv[0].removesuffix('.py')}",
+                                                    *argv[1:]]))
     read = _read_by_the_pages(monkeypatch)
     assert read and sorted(read - set(steps)) == []
     not_from_a_step = {}
@@ -185,3 +187,14 @@ def test_one_entry_point_runs_a_script_as_its_own_command_would(tmp_path):
     unknown = subprocess.run([sys.executable, "-m", "benchmarks", "no_such_script"], cwd=ROOT,
                              capture_output=True, text=True, timeout=120)
     assert unknown.returncode != 0 and "python -m benchmarks list" in unknown.stderr
+
+
+def test_the_benchmarks_are_a_package_that_edits_no_import_path():
+    """Every script imports its siblings as `benchmarks.NAME` and runs as `python -m benchmarks.NAME`: no script
+    puts a folder on sys.path, and none imports a sibling by its bare name."""
+    siblings = {p.stem for p in BENCHMARKS.glob("*.py") if not p.stem.startswith("__")}
+    bare = re.compile(rf"^\s*(?:from ({'|'.join(siblings)}) import|import ({'|'.join(siblings)})\b)", re.M)
+    offenders = {p.name: m.group(0).strip() for p in [*BENCHMARKS.rglob("*.py"), *Path(__file__).parent.glob("*.py")]
+                 for m in [bare.search(p.read_text(encoding="utf-8"))] if m}
+    assert offenders == {}
+    assert [p.name for p in BENCHMARKS.rglob("*.py") if "sys.path" in p.read_text(encoding="utf-8")] == []

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
-import knowledge
+from benchmarks import knowledge
 import pytest
 
-sys.path.insert(0, str(knowledge.HERE / "data" / "knowledge"))
-import build  # noqa: E402
+from benchmarks.data.knowledge import build  # noqa: E402
 
 
 #: the main set and the held-out slices (written later, apart, to measure rules tuned on the main set)
@@ -61,7 +59,7 @@ def test_a_malformed_case_is_refused_with_its_line():
 
 @pytest.mark.model
 def test_a_slice_end_to_end(tmp_path, real_embedder):
-    from recipes import E5Vectors
+    from benchmarks.recipes import E5Vectors
 
     out = tmp_path / "knowledge.json"
     consolidation = next(name for name in knowledge.VARIANTS if "consolidation" in name)
@@ -94,8 +92,8 @@ def test_a_slice_end_to_end(tmp_path, real_embedder):
 
 @pytest.mark.model
 def test_the_ablations_ask_the_set_through_the_same_runner(tmp_path, real_embedder):
-    import ablations
-    from recipes import E5Vectors, Recipe
+    from benchmarks import ablations
+    from benchmarks.recipes import E5Vectors, Recipe
 
     data = tmp_path / "two.jsonl"
     data.write_text("".join(knowledge.DEFAULT_DATA.read_text(encoding="utf-8").splitlines(keepends=True)[:2]))
@@ -110,8 +108,8 @@ def test_the_ablations_ask_the_set_through_the_same_runner(tmp_path, real_embedd
 
 @pytest.mark.model
 def test_the_steps_a_group_fails_at_are_tallied_on_a_slice(tmp_path, real_embedder):
-    import knowledge_steps
-    from recipes import E5Vectors
+    from benchmarks import knowledge_steps
+    from benchmarks.recipes import E5Vectors
 
     out = tmp_path / "steps.json"
     report = knowledge_steps.run(knowledge_steps.parse_args(["--cases", "2", "--no-madial", "--out", str(out)]),

@@ -6,8 +6,8 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from locomo import LocomoFormatError, load_locomo, normalise_evidence, parse_session_date, turn_text
-from metrics import any_hit_at_k, recall_at_k, summarise
+from benchmarks.locomo import LocomoFormatError, load_locomo, normalise_evidence, parse_session_date, turn_text
+from benchmarks.metrics import any_hit_at_k, recall_at_k, summarise
 
 
 def test_session_dates_parse_to_utc():

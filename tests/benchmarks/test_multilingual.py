@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import multilingual
+from benchmarks import multilingual
 import pytest
 
 from hindsight_core.testing import FakeEmbedder

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-import locomo_bench
-import peers
-import plots
+from benchmarks import locomo_bench
+from benchmarks import peers
+from benchmarks import plots
 import pytest
-import render_readme
-import speed
+from benchmarks import render_readme
+from benchmarks import speed
 
 pytestmark = pytest.mark.model
 LOCAL = ["hindsight", "hindsight-force", "bm25", "dense", "rrf", "langchain", "llamaindex"]
@@ -98,7 +98,7 @@ def test_readme_and_docs_sections_are_rendered_between_the_markers(results, tmp_
     assert summary.startswith("# title\n\nintro\n\n<!-- bench:start -->\n## Benchmarks")
     assert summary.endswith("## After\n") and "old table" not in summary
     # the README's summary: a headline figure with its command and a link to its table on the docs page
-    assert "(docs/benchmarks.md#speed-and-scale)" in summary and "`python benchmarks/speed.py" in summary
+    assert "(docs/benchmarks.md#speed-and-scale)" in summary and "`python -m benchmarks.speed" in summary
     assert tables.startswith("# Benchmarks\n\n<!-- bench:start -->\n") and tables.endswith("## Reading\n")
     assert "old tables" not in tables and "### Speed and scale" in tables
     for name in results["locomo"]["systems"]:
@@ -112,7 +112,7 @@ def test_every_target_in_the_readme_has_its_command_and_a_missed_one_says_what_l
     rows = render_readme.target_rows(render_readme.HERE / "results")
     assert len(rows) >= 8
     for target, figure, met, command, limit in rows:
-        assert figure and command.startswith("python benchmarks/"), target
+        assert figure and command.startswith("python -m benchmarks."), target
         assert met or limit, target
 
 
@@ -157,11 +157,11 @@ def test_a_separate_peer_run_merges_into_the_report(results, tmp_path):
 
 # -- madial.py, locomo_adapters.py (locomo_bench.py --protocol adapters), ablations.py: e5, the shipped default --
 
-import ablations  # noqa: E402
-import locomo_adapters  # noqa: E402
-import madial  # noqa: E402
-from plain import BASELINES, tokens  # noqa: E402
-from recipes import E5Vectors, Recipe, tweak  # noqa: E402
+from benchmarks import ablations  # noqa: E402
+from benchmarks import locomo_adapters  # noqa: E402
+from benchmarks import madial  # noqa: E402
+from benchmarks.plain import BASELINES, tokens  # noqa: E402
+from benchmarks.recipes import E5Vectors, Recipe, tweak  # noqa: E402
 
 SHARED_MADIAL = madial.DEFAULT_DATA
 
@@ -274,7 +274,7 @@ def test_locomo_through_the_adapters_protocol(tiny_locomo, e5_vectors, tmp_path)
 
 
 def test_an_exchange_covers_both_of_its_turns(tiny_locomo):
-    from locomo import load_locomo, turn_text
+    from benchmarks.locomo import load_locomo, turn_text
 
     conv = load_locomo(tiny_locomo, 1)[0]
     units = locomo_adapters.exchange_units(conv, [turn_text(t) for t in conv.turns])
@@ -313,7 +313,7 @@ def test_ablations_turn_one_mechanism_off_at_a_time(tiny_locomo, tiny_madial, e5
 def test_questions_are_classed_by_what_they_ask_about_in_time():
     from datetime import datetime, timezone
 
-    from query_classes import query_class
+    from benchmarks.query_classes import query_class
 
     now = datetime(2026, 3, 1, tzinfo=timezone.utc)
     cases = {"What do I drink?": "present", "我现在用什么数据库？": "present", "我对什么过敏？": "present",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-import render_readme
-from load import cpu_hogs
+from benchmarks import render_readme
+from benchmarks.load import cpu_hogs
 
 
 def test_cpu_hogs_run_for_the_block_and_are_gone_after():
@@ -37,13 +37,13 @@ def test_the_adapter_and_smaller_figures_render_from_their_json(tmp_path):
 
 
 def test_the_tenants_benchmark_measures_one_small_size_and_renders(tmp_path):
-    import tenants
+    from benchmarks import tenants
 
     row = tenants.one_size(4, 3, 2, 1, "fake")
     assert row["users"] == 4 and row["first_write_ms"]["n"] == 4 and row["cold_recall_ms"]["n"] == 2
     assert row["forget_everything_ms"] and row["forget_one_ms"] and row["threads"] > 0 and row["files"] > 0
     assert row["user_key_files"] == 0  # every user's keys in the store's one key file
-    report = {"shared-shards": {"command": "python benchmarks/tenants.py --users 4", "date": "2026-12-02 01:00 UTC",
+    report = {"shared-shards": {"command": "python -m benchmarks.tenants --users 4", "date": "2026-12-02 01:00 UTC",
                                 "machine": "x86_64", "store": "this tree", "rows": [row, {"users": 9, "error": ["x"]}]}}
     (tmp_path / "tenants.json").write_text(json.dumps(report))
     text = render_readme.render(tmp_path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from timeaware import fuse_rankings, query_window
+from benchmarks.timeaware import fuse_rankings, query_window
 
 NOW = datetime(2024, 1, 4, 12, 0, tzinfo=timezone.utc)
 

@@ -6,7 +6,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from hindsight_core import Hindsight
-from hindsight_core.forget.plan import ONE_TARGET
+from hindsight_core.contract.checks import ONE_TARGET
 from hindsight_core.testing import FakeEmbedder
 
 from ..files import files_containing

@@ -1,7 +1,7 @@
 import pytest
 
 from hindsight_core import InvalidInputError, MemoryNotFoundError
-from hindsight_core.forget.plan import ONE_TARGET
+from hindsight_core.contract.checks import ONE_TARGET
 
 
 def test_forget_by_id_removes_it_from_every_index(fake_memory):

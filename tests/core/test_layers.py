@@ -4,10 +4,11 @@ The layers, lowest first (ARCHITECTURE.md draws them):
 
     0 foundation   errors · types · clock · config · events · decay
     1 reading      language/ · embed/
-    2 engines      safety/ · store/
-    3 write/       4 consolidate/       5 recall/ · forget/ · working/
-    6 the facade   facade/ (its plumbing) · api (the contract) · then maintenance/ · then memory.py (Hindsight)
-    7 the faces    session/ · remote/ · cli/ · mcp/ · ui/ · demo · plots · testing
+    2 the contract api (MemoryAPI) · contract/ (its option values, their checks, its results, a record's JSON)
+    3 engines      safety/ · store/
+    4 write/       5 consolidate/       6 recall/ · forget/ · working/
+    7 the facade   facade/ (its plumbing) · then maintenance/ · then memory.py (Hindsight)
+    8 the faces    session/ · remote/ · cli/ · mcp/ · ui/ · demo · plots · testing
 
 A unit may import its own folder and any lower layer. Within the foundation and the faces, units may also import
 each other; within any other layer they may not (recall/ does not import forget/).
@@ -21,11 +22,12 @@ from pathlib import Path
 import hindsight_core
 
 ROOT = Path(hindsight_core.__file__).parent
-LAYERS = [{"errors", "types", "clock", "config", "events", "decay"}, {"language", "embed"}, {"safety", "store"},
-          {"write"}, {"consolidate"}, {"recall", "forget", "working"}, {"facade", "api"}, {"maintenance"}, {"memory"},
+LAYERS = [{"errors", "types", "clock", "config", "events", "decay"}, {"language", "embed"}, {"api", "contract"},
+          {"safety", "store"}, {"write"}, {"consolidate"}, {"recall", "forget", "working"}, {"facade"}, {"maintenance"},
+          {"memory"},
           {"session", "remote", "cli", "mcp", "ui", "demo", "plots", "testing", "__init__"}]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
-OPEN_LAYERS = {0, len(LAYERS) - 1}
+OPEN_LAYERS = {0, 2, len(LAYERS) - 1}
 
 
 def _module(path: Path) -> str:
@@ -99,3 +101,18 @@ def test_no_import_cycle():
 
     for module in sorted(graph):
         visit(module, [])
+
+
+def test_the_contract_and_the_client_load_no_stage_and_no_store():
+    """Importing the contract (or `HindsightClient`) loads none of the stages, no store and no model: a program that
+    reaches a `hindsight serve` stays small."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, hindsight_core.api, hindsight_core.remote.client; "
+             "print(' '.join(sorted(m for m in sys.modules if m.startswith('hindsight_core'))))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=ROOT.parent).stdout.split()
+    assert len(loaded) <= 40
+    stages = ("store", "write", "consolidate", "forget", "working", "facade", "maintenance", "memory", "embed")
+    assert [m for m in loaded if m.split(".")[1:2] and m.split(".")[1] in stages] == []

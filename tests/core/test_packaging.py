@@ -23,8 +23,10 @@ def test_public_api_is_pinned():
         "TokenReport", "WorkingMemory", "memory_block",
         "DEFAULT_MODEL", "DecayConfig", "Embedder", "EmbedderMismatchError", "EmptyTextError", "EvaluatorError",
         "EventType", "Explanation", "ForgetReceipt", "FrozenClock", "GateDecision", "Hindsight", "HindsightConfig",
-        "HindsightError", "InvalidInputError", "InvalidUserIdError", "KnowledgeJudge", "LLMGate", "Layer", "Limits",
-        "MemoryAPI", "ModelJudge", "RuleJudge", "EdgeStore", "LegacyStoreError", "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig", "RecallResults",
+        "HindsightError", "InvalidInputError", "InvalidUserIdError", "LLMGate", "Layer", "Limits", "MemoryAPI",
+        "EdgeStore", "MemoryNotFoundError", "MemoryRecord", "MemoryStore", "ServerStore", "RecallConfig",
+        "RecallResults", "ForbiddenError", "ServerAuthError", "HindsightClient", "StoreStats", "TransferSummary",
+        "KnowledgeJudge", "ModelJudge", "RuleJudge",
         "RuleBasedGate", "ScoredMemory", "SentenceTransformerEmbedder", "Source", "Status", "StoreInUseError",
         "StoreUnavailableError", "TextTooLargeError", "TimeRange", "WriteGate", "WriteResult", "__version__",
         "count_tokens", "format_for_prompt", "system_clock",
@@ -140,3 +142,21 @@ def test_the_project_metadata_reads_without_deprecation_warnings():
         warnings.simplefilter("error")
         apply_configuration(Distribution(), root / "pyproject.toml")  # what a build does with it
     assert "/memories/" in (root / ".gitignore").read_text().splitlines()  # the README snippet's folder
+
+
+def test_the_type_checker_runs_in_make_test_and_is_a_dev_dependency():
+    """CI runs `make test` and nothing else: its test target runs mypy (configured in pyproject.toml) first, so a
+    type error fails CI."""
+    import re
+    import tomllib
+
+    root = Path(hindsight_core.__file__).parent.parent
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", (root / "Makefile").read_text(), re.M).group(1)
+    assert recipe.splitlines()[0].strip() == "$(PY) -m mypy"
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert any(d.startswith("mypy") for d in project["project"]["optional-dependencies"]["dev"])
+    mypy = project["tool"]["mypy"]
+    assert set(mypy["packages"]) == {"hindsight_core", "hindsight_langchain", "hindsight_llamaindex"}
+    strict = next(o for o in project["tool"]["mypy"]["overrides"] if o.get("disallow_untyped_defs"))
+    assert {"hindsight_core.api", "hindsight_core.remote.*", "hindsight_core.session.*", "hindsight_langchain.*",
+            "hindsight_llamaindex.*"} <= set(strict["module"])

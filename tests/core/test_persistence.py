@@ -45,7 +45,7 @@ def test_second_process_gets_a_clear_error(tmp_path):
                 f"try:\n    Hindsight(path={str(tmp_path)!r}, embedder=FakeEmbedder())\n"
                 f"except StoreInUseError as e:\n    print('in use:', e)\n")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        assert out.stdout.startswith("in use:") and "Qdrant server" in out.stdout, out.stderr
+        assert out.stdout.startswith("in use:") and "hindsight serve" in out.stdout and "held by process" in out.stdout, out.stderr
 
 
 def test_wrong_dimension_embedder_is_told_to_migrate(tmp_path):

@@ -36,3 +36,12 @@ def test_the_readme_is_short_and_opens_with_the_quick_starts():
     for heading in ("## Two commands", "## LangChain quick start", "## LlamaIndex quick start"):
         assert lines.index(heading) < 150, heading
     assert "make demo" in "\n".join(lines[:150]) and "make test" in "\n".join(lines[:150])
+
+
+def test_the_knowledge_switch_the_readme_shows_runs():
+    text = README.read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "knowledge_on()" in b]
+    namespace: dict = {}
+    exec(block, namespace)
+    semantic = namespace["memory"].config.semantic
+    assert semantic.auto_consolidate and semantic.detect_conflicts

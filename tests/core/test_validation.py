@@ -17,8 +17,8 @@ import pytest
 from hindsight_core import Hindsight, HindsightError, InvalidInputError, MemoryRecord
 from hindsight_core.maintenance import export_jsonl, import_jsonl
 from hindsight_core.testing import FakeEmbedder
-from hindsight_core.store.payload import record_to_dict
-from hindsight_core.write.validation import record_from_payload
+from hindsight_core.contract.records import record_to_dict
+from hindsight_core.contract.records import record_from_payload
 
 TEXT = "Project Orion uses the blue theme."
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, StoreUnavailableError, TextTooLargeError
-from hindsight_core.api import JournalsLocally
 from hindsight_core.session.turns import TURN_FIELD, Turn, TurnLog
 from hindsight_core.session.write_queue import JOURNAL_NAME, WriteQueue, write_queue
 from hindsight_core.testing import FakeEmbedder, RecordingGate
@@ -40,9 +39,8 @@ def texts_of(memory: Hindsight, user: str = "alice") -> list[str]:
 
 def test_an_embedded_memory_journals_beside_its_store(tmp_path):
     with Hindsight(path=tmp_path / "store", embedder=FakeEmbedder()) as memory:
-        assert not isinstance(memory, JournalsLocally)  # only a memory whose store is elsewhere names its own
-        queue = WriteQueue(memory)
-        assert queue.journal == tmp_path / "store" / JOURNAL_NAME and queue.durable
+        queue = WriteQueue(memory)  # where the memory says (`MemoryAPI.local_journal`)
+        assert queue.journal == memory.local_journal() == tmp_path / "store" / JOURNAL_NAME and queue.durable
         queue.close()
 
 
@@ -315,69 +313,11 @@ def test_a_journal_written_before_still_replays(tmp_path, clock):
         assert write_queue(memory).pending == 0  # replayed once, gone from the journal
 
 
-#: entries an older version journaled with options this version no longer takes (written by hand, as it would have)
-_JOURNALED_WITH_OLD_OPTIONS = [
-    '{"kind": "write", "user_id": "alice", "texts": ["My gym locker code is 4417."], '
-    '"options": {"session_id": "s-7", "importance": 0.9, "tags": ["gym"], "force": true, "timestamps": null}}',
-    '{"kind": "turns", "user_id": "alice", "texts": ["I prefer oat milk in my coffee."], "sources": ["user"], '
-    '"times": [null], "field": "hindsight_turn", "options": {"session_id": "s-8", "importance": 0.5}}',
-    '{"kind": "write", "user_id": "alice", "texts": ["我每周三晚上去游泳。"], "options": {"topic": "sport", "force": true}}',
-]
-
-
-def _journal_by_hand(folder: Path, entries: list[str]) -> None:
-    import sqlite3
-
-    db = sqlite3.connect(folder / JOURNAL_NAME)
-    db.execute("CREATE TABLE IF NOT EXISTS pending (seq INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT)")
-    db.executemany("INSERT INTO pending (entry) VALUES (?)", [(entry,) for entry in entries])
-    db.commit()
-    db.close()
-
-
-def test_an_option_since_removed_does_not_lose_the_text_on_replay(tmp_path, clock, caplog, monkeypatch):
-    """An entry journaled with an option this version does not take (removed, or renamed: `queue_journal.RENAMED`)
-    is stored with its text; the option is left out or read under its new name, logged and counted."""
-    from hindsight_core.session import queue_journal
-
-    monkeypatch.setattr(queue_journal, "RENAMED", {"tags": "entities"})  # as if `entities` had been called `tags`
-    folder = tmp_path / "store"
-    Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock).close()
-    _journal_by_hand(folder, _JOURNALED_WITH_OLD_OPTIONS)
-    with caplog.at_level("WARNING", logger="hindsight_core.session.write_queue"):
-        with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
-            queue = write_queue(memory)
-            queue.flush()
-            assert queue.failures == [] and queue.pending == 0
-            assert queue.options_left_out == {"importance": 2, "topic": 1}
-            assert queue.options_renamed == {"tags": 1}
-            stored = {r.raw_content: r for r in memory.memories(user_id="alice")}
-    assert set(stored) == {"My gym locker code is 4417.", "I prefer oat milk in my coffee.", "我每周三晚上去游泳。"}
-    locker = stored["My gym locker code is 4417."]
-    assert locker.session_id == "s-7" and locker.entities == ["gym"]  # the renamed option reached the write
-    assert stored["I prefer oat milk in my coffee."].session_id == "s-8"
-    said = " ".join(r.getMessage() for r in caplog.records)
-    assert "importance left out" in said and "topic left out" in said and "tags read as entities" in said
-    assert "4417" not in said  # the log names options, never the user's words
-    with Hindsight(path=folder, embedder=FakeEmbedder(), clock=clock) as memory:
-        assert write_queue(memory).pending == 0  # replayed once, gone from the journal
-
-
-def test_as_read_now_keeps_a_current_entry_as_it_is():
-    from hindsight_core.session.queue_journal import as_read_now
-
-    entry = {"kind": "write", "user_id": "u", "texts": ["a"], "options": {"agent_id": "x", "timestamps": None}}
-    assert as_read_now(entry) == (entry, [])
-    turns = {"kind": "turns", "user_id": "u", "texts": ["a"], "sources": ["user"], "times": [None],
-             "field": "f", "options": {"session_id": "s", "source": "agent"}}  # a turn sets its own source
-    assert as_read_now(turns) == ({**turns, "options": {"session_id": "s"}}, [("source", None)])
-
-
 def test_a_new_option_reaches_the_journal_without_naming_it(fake_memory):
     """Every write option goes through the queue by its field name: the queue lists none of them."""
     import dataclasses
 
-    from hindsight_core.api import WriteOptions
+    from hindsight_core.contract.options import WriteOptions
 
     queue = write_queue(fake_memory)
     for field in dataclasses.fields(WriteOptions):  # each accepted by name (a wrong value is refused, not unknown)

@@ -52,8 +52,8 @@ def answers_to(memory, text: str, users: tuple[str, str, str]) -> list[str]:
     """What each interface tells the model after writing `text` (one user per interface)."""
     _, langchain_write = memory_tools(memory, user_id=users[0])
     llamaindex = HindsightToolSpec(memory, user_id=users[1])
-    mcp = mcp_call(memory, users[2], "memory_write", {"text": text})
-    return [langchain_write.invoke({"what_to_remember": text}), llamaindex.save_memory(text),
+    mcp = mcp_call(memory, users[2], "memory_write", {"what_to_remember": text})
+    return [langchain_write.invoke({"what_to_remember": text}), llamaindex.memory_write(text),
             mcp.structured_content["message"]]
 
 
@@ -74,7 +74,7 @@ def test_every_interface_writes_as_the_agent_and_offers_no_source_argument(fake_
     assert {r.source for u in "abc" for r in fake_memory.memories(user_id=u)} == {Source.AGENT}
     _, langchain_write = memory_tools(fake_memory, user_id="a")
     llamaindex_save = next(t for t in HindsightToolSpec(fake_memory, user_id="b").to_tool_list()
-                           if t.metadata.name == "save_memory")
+                           if t.metadata.name == "memory_write")
     argument_names = [set(langchain_write.args), set(llamaindex_save.metadata.get_parameters_dict()["properties"]),
                       set(mcp_schemas(fake_memory)["memory_write"]["properties"])]
     assert not any("source" in names for names in argument_names), argument_names
@@ -83,7 +83,7 @@ def test_every_interface_writes_as_the_agent_and_offers_no_source_argument(fake_
 def test_the_time_range_choices_are_the_cores_in_every_interface(fake_memory):
     langchain_search, _ = memory_tools(fake_memory, user_id="a")
     llamaindex_search = next(t for t in HindsightToolSpec(fake_memory, user_id="b").to_tool_list()
-                             if t.metadata.name == "search_memory")
+                             if t.metadata.name == "memory_search")
     llamaindex_choices = llamaindex_search.metadata.get_parameters_dict()["properties"]["time_range"]
     mcp_choices = mcp_schemas(fake_memory)["memory_search"]["properties"]["time_range"]
 
@@ -93,6 +93,36 @@ def test_the_time_range_choices_are_the_cores_in_every_interface(fake_memory):
         return next(enum(option) for option in schema["anyOf"] if option.get("type") != "null")
 
     assert enum(langchain_search.args["time_range"]) == enum(llamaindex_choices) == enum(mcp_choices) == TIME_RANGES
+
+
+def test_the_memory_tools_have_one_name_and_argument_set_in_every_framework(fake_memory):
+    """`memory_search` and `memory_write`, with the same arguments and descriptions, in LangChain, LlamaIndex and
+    MCP (`hindsight_core.session.tools`): a model moved from one framework to another calls the same tools."""
+    from hindsight_core.session import tools as shape
+
+    langchain = {t.name: (list(t.args), t.description) for t in memory_tools(fake_memory, user_id="a")}
+    llamaindex = {t.metadata.name: (list(t.metadata.get_parameters_dict()["properties"]), t.metadata.description)
+                  for t in HindsightToolSpec(fake_memory, user_id="b").to_tool_list()}
+    served = mcp_schemas(fake_memory)
+    mcp = {name: (list(served[name]["properties"]), None) for name in (shape.SEARCH, shape.WRITE)}
+    expected = {shape.SEARCH: ["what_am_i_looking_for", "how_many_results", "time_range"],
+                shape.WRITE: ["what_to_remember", "kind_of_memory"]}
+    for face in (langchain, llamaindex, mcp):
+        assert {name: arguments for name, (arguments, _) in face.items()} == expected
+    assert langchain[shape.SEARCH][1] == llamaindex[shape.SEARCH][1] == shape.SEARCH_DESCRIPTION
+
+
+def test_too_many_results_is_refused_by_one_rule_in_every_framework(fake_memory):
+    """21 results is refused everywhere with the core's sentence (`check_k`), never clamped to 20 in one face."""
+    from hindsight_core import InvalidInputError
+
+    langchain_search, _ = memory_tools(fake_memory, user_id="a")
+    said = "how_many_results must be an integer within 1..20, got 21"
+    assert langchain_search.invoke({"what_am_i_looking_for": "tea", "how_many_results": 21}) == said
+    with pytest.raises(InvalidInputError, match=said):
+        HindsightToolSpec(fake_memory, user_id="b").memory_search("tea", how_many_results=21)
+    answer = mcp_call(fake_memory, "c", "memory_search", {"what_am_i_looking_for": "tea", "how_many_results": 21})
+    assert answer.is_error and said in answer.content[0].text
 
 
 class SilentLLM(CustomLLM):

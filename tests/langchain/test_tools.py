@@ -21,7 +21,7 @@ def test_the_schemas_use_natural_names_and_no_user_id(fake_memory):
     assert (search.name, write.name) == ("memory_search", "memory_write")
     assert set(search.args) == {"what_am_i_looking_for", "how_many_results", "time_range"}
     assert set(write.args) == {"what_to_remember", "kind_of_memory"}
-    assert search.args["how_many_results"]["maximum"] == 20
+    assert search.args_schema.model_json_schema()["properties"]["how_many_results"]["maximum"] == 20
     assert tuple(search.args["time_range"]["enum"]) == TIME_RANGES  # the core's vocabulary, as in every interface
     assert all(arg.get("description") for tool in (search, write) for arg in tool.args.values())
 
@@ -80,7 +80,7 @@ def test_search_returns_the_memory_block_and_respects_count_and_time(fake_memory
 def test_bad_arguments_come_back_to_the_model_as_text(fake_memory):
     search, write = memory_tools(fake_memory, user_id="alice")
     assert search.invoke({"what_am_i_looking_for": "x", "how_many_results": 50}) == (
-        "Invalid arguments: how_many_results: Input should be less than or equal to 20")
+        "how_many_results must be an integer within 1..20, got 50")  # the core's sentence, as every face says it
     assert "empty" in write.invoke({"what_to_remember": "   "})
     assert "Invalid arguments: time_range" in search.invoke({"what_am_i_looking_for": "x", "time_range": "forever"})
 

@@ -61,7 +61,7 @@ def test_the_search_tool_finds_only_its_own_users_memories(memory):
     memory.remember("I prefer quarterly reports as Excel workbooks.", user_id="bob")
 
     scripted = ScriptedLLM(reply="Here you go.", script=[
-        ("search_memory", {"what_am_i_looking_for": "which file format for the quarterly report",
+        ("memory_search", {"what_am_i_looking_for": "which file format for the quarterly report",
                            "how_many_results": 3})])
     agent = FunctionAgent(tools=HindsightToolSpec(memory, user_id="bob").to_tool_list(), llm=scripted.llm)
     run_agent(agent, "Send me the quarterly report.", Memory.from_defaults())
@@ -73,8 +73,8 @@ def test_the_search_tool_finds_only_its_own_users_memories(memory):
 
 def test_the_save_tool_goes_through_the_gate_for_its_user_only(fake_memory):
     scripted = ScriptedLLM(reply="Saved.", script=[
-        ("save_memory", {"what_to_remember": "I prefer vegetarian restaurants for team dinners."}),
-        ("save_memory", {"what_to_remember": "hi"})])
+        ("memory_write", {"what_to_remember": "I prefer vegetarian restaurants for team dinners."}),
+        ("memory_write", {"what_to_remember": "hi"})])
     tools = HindsightToolSpec(fake_memory, user_id="alice", session_id="s-9").to_tool_list()
     run_agent(FunctionAgent(tools=tools, llm=scripted.llm), "Remember I only eat vegetarian.", Memory.from_defaults())
 
@@ -88,35 +88,36 @@ def test_the_save_tool_goes_through_the_gate_for_its_user_only(fake_memory):
 
 def test_tool_schemas_have_natural_parameters_and_no_user_id(fake_memory):
     tools = {t.metadata.name: t for t in HindsightToolSpec(fake_memory, user_id="alice").to_tool_list()}
-    assert set(tools) == {"search_memory", "save_memory"}
+    assert set(tools) == {"memory_search", "memory_write"}  # the names every framework gives them
 
-    search = tools["search_memory"].metadata.get_parameters_dict()
+    search = tools["memory_search"].metadata.get_parameters_dict()
     assert list(search["properties"]) == ["what_am_i_looking_for", "how_many_results", "time_range"]
     assert search["required"] == ["what_am_i_looking_for"]
     assert all(p.get("description") for p in search["properties"].values())
-    save = tools["save_memory"].metadata.get_parameters_dict()
-    assert list(save["properties"]) == ["what_to_remember"]
+    save = tools["memory_write"].metadata.get_parameters_dict()
+    assert list(save["properties"]) == ["what_to_remember", "kind_of_memory"]
     assert all("user" not in name for t in (search, save) for name in t["properties"])
-    assert tools["search_memory"].metadata.description.startswith("Search what you remember about this user")
+    assert tools["memory_search"].metadata.description.startswith("Look up what you know about the user")
 
 
 def test_tools_called_directly(fake_memory, clock):
-    spec = HindsightToolSpec(fake_memory, user_id="alice", max_results=2)
-    assert spec.search_memory("anything at all") == NOTHING_FOUND
+    spec = HindsightToolSpec(fake_memory, user_id="alice")
+    assert spec.memory_search("anything at all") == NOTHING_FOUND
     for fact in ["I run the Berlin marathon in September.", "I run 40 km a week.", "I run in Asics shoes."]:
         fake_memory.remember(fact, user_id="alice")
     clock.advance(days=10)
     fake_memory.remember("I run with my friend Omar on Sundays.", user_id="alice")
 
-    capped = spec.search_memory("run", how_many_results=50)
-    assert capped.count("\n- [") == 2  # capped at max_results
-    recent = asyncio.run(spec.asearch_memory("run", time_range="last_7_days"))
+    assert spec.memory_search("run", how_many_results=2).count("\n- [") == 2
+    with pytest.raises(InvalidInputError, match="how_many_results must be an integer within 1..20, got 50"):
+        spec.memory_search("run", how_many_results=50)  # refused as every face refuses it, never clamped
+    recent = asyncio.run(spec.amemory_search("run", time_range="last_7_days"))
     assert "Omar" in recent and "marathon" not in recent
     with pytest.raises(InvalidInputError, match="how_many_results"):
-        spec.search_memory("run", how_many_results=0)
+        spec.memory_search("run", how_many_results=0)
     with pytest.raises(InvalidInputError, match="unknown time range"):
-        spec.search_memory("run", time_range="the nineties")
-    assert asyncio.run(spec.asave_memory("ok")).startswith("Not saved")
+        spec.memory_search("run", time_range="the nineties")
+    assert asyncio.run(spec.amemory_write("ok")).startswith("Not saved")
 
 
 def test_tool_spec_bad_arguments(fake_memory):
@@ -124,5 +125,5 @@ def test_tool_spec_bad_arguments(fake_memory):
         HindsightToolSpec(fake_memory, user_id="")
     with pytest.raises(InvalidInputError, match="Hindsight"):
         HindsightToolSpec(None, user_id="alice")  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match="max_results"):
-        HindsightToolSpec(fake_memory, user_id="alice", max_results=0)
+    with pytest.raises(InvalidInputError, match="agent_id"):
+        HindsightToolSpec(fake_memory, user_id="alice", agent_id="*")

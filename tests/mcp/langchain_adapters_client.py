@@ -37,7 +37,7 @@ async def over_stdio(env: dict[str, str]) -> dict:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {tool.name: tool for tool in await load_mcp_tools(session)}
-        written = await tools["memory_write"].ainvoke({"text": PREFERENCE})
+        written = await tools["memory_write"].ainvoke({"what_to_remember": PREFERENCE})
         found = await tools["memory_search"].ainvoke(QUESTION)
         # an argument the tool does not take is refused on mcp 1.x too, not ignored
         other_user = await session.call_tool("memory_search", {**QUESTION, "user_id": "bob"})

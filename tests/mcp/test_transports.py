@@ -33,7 +33,7 @@ def test_stdio_with_the_real_model(tmp_path):
         with anyio.fail_after(CALL_TIMEOUT):
             async with Client(params) as client:
                 tools = {t.name for t in (await client.list_tools()).tools}
-                written = await client.call_tool("memory_write", {"text": EDITOR})
+                written = await client.call_tool("memory_write", {"what_to_remember": EDITOR})
                 question = {"what_am_i_looking_for": "Which code editor do I use?"}
                 found = await client.call_tool("memory_search", question)
                 bad = await client.call_tool("memory_search", {**question, "time_range": "bogus"})
@@ -91,13 +91,13 @@ def test_streamable_http_with_a_token_per_user(tmp_path):
 
         async def scenario():
             with anyio.fail_after(CALL_TIMEOUT):
-                [written] = await _as(url, ALICE_TOKEN, ("memory_write", {"text": ALLERGY}))
+                [written] = await _as(url, ALICE_TOKEN, ("memory_write", {"what_to_remember": ALLERGY}))
                 memory_id = written.structured_content["id"]
                 bob = await _as(url, BOB_TOKEN,
                                 ("memory_search", {"what_am_i_looking_for": ALLERGY, "how_many_results": 20}),
                                 ("memory_forget", {"memory_id": memory_id}),
                                 ("memory_forget", {"topic": "peanuts"}),
-                                ("memory_write", {"text": EDITOR}))
+                                ("memory_write", {"what_to_remember": EDITOR}))
                 alice = await _as(url, ALICE_TOKEN,
                                   ("memory_search", {"what_am_i_looking_for": "peanuts dishes",
                                                      "how_many_results": 20}),
@@ -123,7 +123,7 @@ def test_sse_transport(tmp_path):
             with anyio.fail_after(CALL_TIMEOUT):
                 async with Client(sse_client(f"http://127.0.0.1:{port}/sse")) as client:
                     tools = {t.name for t in (await client.list_tools()).tools}
-                    written = await client.call_tool("memory_write", {"text": EDITOR})
+                    written = await client.call_tool("memory_write", {"what_to_remember": EDITOR})
                     found = await client.call_tool("memory_search", {"what_am_i_looking_for": "Neovim editor"})
                     return tools, written, found
 

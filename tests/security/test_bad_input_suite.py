@@ -401,13 +401,13 @@ MCP_CASES = {
     "forget-unknown-id": ("memory_forget", {"memory_id": str(uuid.uuid4())}),
     "summarize-dry_run-false-str": ("memory_summarize", {"dry_run": "false"}),
     "summarize-dry_run-1": ("memory_summarize", {"dry_run": 1}),
-    "write-empty": ("memory_write", {"text": ""}),
-    "write-invisible": ("memory_write", {"text": "\u200b\u2060"}),
-    "write-64kb": ("memory_write", {"text": "x" * 65_536}),
-    "write-int": ("memory_write", {"text": 5}),
-    "write-null": ("memory_write", {"text": None}),
-    "write-session-wildcard": ("memory_write", {"text": GOOD, "session_id": "*"}),
-    "write-session-int": ("memory_write", {"text": GOOD, "session_id": 5}),
+    "write-empty": ("memory_write", {"what_to_remember": ""}),
+    "write-invisible": ("memory_write", {"what_to_remember": "\u200b\u2060"}),
+    "write-64kb": ("memory_write", {"what_to_remember": "x" * 65_536}),
+    "write-int": ("memory_write", {"what_to_remember": 5}),
+    "write-null": ("memory_write", {"what_to_remember": None}),
+    "write-kind-wildcard": ("memory_write", {"what_to_remember": GOOD, "kind_of_memory": "*"}),
+    "write-kind-int": ("memory_write", {"what_to_remember": GOOD, "kind_of_memory": 5}),
     "search-k-str": ("memory_search", {"what_am_i_looking_for": "Orion", "how_many_results": "5"}),
     "search-k-0": ("memory_search", {"what_am_i_looking_for": "Orion", "how_many_results": 0}),
     "search-k-21": ("memory_search", {"what_am_i_looking_for": "Orion", "how_many_results": 21}),
@@ -443,3 +443,33 @@ def test_the_suite_holds_at_least_300_cases():
              + len(MCP_CASES) + 3)
     assert total >= 300, total
     assert not math.isnan(total)
+
+
+def test_a_text_limit_past_what_a_request_carries_is_refused_everywhere(tmp_path):
+    """Red team finding 13: `--max-text-bytes 1000000000000000000000000000000` was taken by the CLI and `serve`,
+    and `Limits` took any number; and `export_jsonl(now=...)` raised AttributeError for a value not a datetime."""
+    import io
+    import subprocess
+    import sys
+
+    from hindsight_core import InvalidInputError, Limits
+    from hindsight_core.config import TEXT_BYTES_CEILING
+    from hindsight_core.maintenance import export_jsonl
+    from hindsight_core.store import EdgeStore
+
+    for value in (10 ** 30, TEXT_BYTES_CEILING + 1, 0, True, 2.5):
+        with pytest.raises(InvalidInputError, match="max_text_bytes"):
+            Limits(max_text_bytes=value)
+    assert Limits(max_text_bytes=TEXT_BYTES_CEILING).max_text_bytes == TEXT_BYTES_CEILING
+    for command in ("stats", "serve"):
+        answer = subprocess.run([sys.executable, "-m", "hindsight_core.cli", "--store", str(tmp_path / "s"),
+                                 "--max-text-bytes", str(10 ** 30), command], capture_output=True, text=True,
+                                timeout=120)
+        assert answer.returncode == 2 and "--max-text-bytes" in answer.stderr and "Traceback" not in answer.stderr
+    store = EdgeStore(tmp_path / "store")
+    try:
+        for now in ("2026-03-01", 5, object()):
+            with pytest.raises(InvalidInputError, match="now"):
+                export_jsonl(store, io.StringIO(), now=now)
+    finally:
+        store.close()

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from hindsight_core import Hindsight, InvalidInputError, Source, Status
+from hindsight_core.contract.results import Verdict
 from hindsight_core.recall.consensus import (
     ConsensusConfig,
-    Verdict,
     apply_consensus,
     check_consensus,
     conflict_reason,

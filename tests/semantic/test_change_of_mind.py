@@ -15,7 +15,7 @@ from hindsight_core.safety.held import AuditMemory
 from hindsight_core.types import Source
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
-from hindsight_core.write.request import WriteOptions
+from hindsight_core.contract.options import WriteOptions
 from hindsight_core.write.rules import change_refused, shares_topic, subject_refused, topic_words
 
 from ..conftest import START

@@ -17,7 +17,7 @@ from hindsight_core.testing import FakeEmbedder
 from hindsight_core.types import Layer, MemoryRecord, Source, Status
 from hindsight_core.write.gate import RuleBasedGate
 from hindsight_core.write.preparing import prepare
-from hindsight_core.write.request import WriteOptions
+from hindsight_core.contract.options import WriteOptions
 from hindsight_core.write.rules import (consolidation_candidates, is_change_of, is_conflict, is_duplicate,
                                         is_question, lowest_subject_floor, same_subject_floor, shares_topic, subject_refused,
                                         text_script)

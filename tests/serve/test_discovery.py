@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-from hindsight_core.remote.discovery import ServerRecord, holder, read_record, record_path, remove_record, write_record
+from hindsight_core.remote.discovery import ServerRecord, read_record, record_path, remove_record, write_record
+from hindsight_core.store.holder import holder
 
 
 def test_a_record_is_read_back_only_while_its_serve_process_lives(tmp_path):

@@ -63,7 +63,7 @@ def test_the_cli_two_python_processes_an_mcp_host_and_the_inspector_see_each_oth
     seen_b = python_process(url, "I ride a blue bicycle to work.")
     assert seen_b == seen_a + ["I ride a blue bicycle to work."]
 
-    written, found = anyio.run(lambda: mcp_calls(url, ("memory_write", {"text": "My favourite editor is Neovim."}),
+    written, found = anyio.run(lambda: mcp_calls(url, ("memory_write", {"what_to_remember": "My favourite editor is Neovim."}),
                                                  ("memory_search", {"what_am_i_looking_for": "blue bicycle"})))
     assert written.structured_content["kept"] is True
     assert "I ride a blue bicycle to work." in [r["memory"] for r in found.structured_content["results"]]
@@ -252,7 +252,7 @@ def test_an_mcp_host_starting_hindsight_mcp_goes_through_the_server(served):
     async def session():
         with anyio.fail_after(120):
             async with Client(params) as client:
-                written = await client.call_tool("memory_write", {"text": "I prefer oat milk in my coffee."})
+                written = await client.call_tool("memory_write", {"what_to_remember": "I prefer oat milk in my coffee."})
                 stats = await client.call_tool("memory_stats", {})
                 return written, stats
 

@@ -104,26 +104,14 @@ def test_the_async_prompt_block_over_a_client_stays_on_the_event_loop(served, us
     assert nothing.text == "" and nothing.memories == ()
 
 
-def test_the_option_values_state_the_facades_options_and_defaults():
-    import dataclasses
-    import inspect
-
-    from hindsight_core.api import RecallOptions, WriteOptions
-
-    for method, values, own in ((Hindsight.recall, RecallOptions, {"user_id", "where"}),
-                                (Hindsight.write, WriteOptions, {"user_id"})):
-        keywords = {name: p.default for name, p in inspect.signature(method).parameters.items()
-                    if p.kind is p.KEYWORD_ONLY and name not in own}
-        assert {f.name: f.default for f in dataclasses.fields(values)} == keywords, method.__name__
-
-
 def test_the_server_reads_each_calls_names_from_the_contract(served, user):
     """The allow-lists are the option values' fields (or the call's signature): an unknown name is refused as
     before, with the same error, over raw HTTP and through the client."""
     import httpx
 
     from hindsight_core import InvalidInputError
-    from hindsight_core.api import RECALL_OPTIONS, WRITE_OPTIONS, keywords
+    from hindsight_core.api import keywords
+    from hindsight_core.contract.options import RECALL_OPTIONS, WRITE_OPTIONS
 
     assert keywords("write") == WRITE_OPTIONS and keywords("recall") == RECALL_OPTIONS
     assert keywords("memories") == ("include_inactive", "agent_id")

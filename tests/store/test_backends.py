@@ -23,7 +23,7 @@ from hindsight_core.recall import formula as f
 from hindsight_core.recall import plan as recall_plan
 from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore
 from hindsight_core.store.base import ARCHIVE
-from hindsight_core.store.payload import record_to_dict
+from hindsight_core.contract.records import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
 from hindsight_core.types import Layer, MemoryRecord, Status
 
@@ -239,7 +239,7 @@ def test_a_second_process_is_refused(tmp_path):
                 "try:\n    EdgeStore(sys.argv[1])\nexcept StoreInUseError as e:\n    print('refused:', e)\n")
         out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True,
                              timeout=60)
-        assert "refused:" in out.stdout and "Qdrant server" in out.stdout
+        assert "refused:" in out.stdout and "hindsight serve" in out.stdout and "held by process" in out.stdout
     finally:
         first.close()
     EdgeStore(tmp_path / "s").close()  # free again once closed

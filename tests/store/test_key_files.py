@@ -18,12 +18,10 @@ import pytest
 
 from hindsight_core import Hindsight
 from hindsight_core.errors import MemoryNotFoundError
-from hindsight_core.store import EdgeStore
 from hindsight_core.store.edge_files import user_dir_name
 from hindsight_core.store.sealing import KeyFile
 from hindsight_core.testing import FakeEmbedder
 
-from .old_layout import old_key_file_name, to_format_3
 
 
 def key_rows(path):
@@ -121,73 +119,6 @@ def test_the_same_memory_id_under_two_users_has_two_keys_and_destroying_one_leav
     assert again.of(user_dir_name("mallory"), "memories")._key("m1", create=False) is None
     assert again.of(user_dir_name("alice"), "archive")._key("m1", create=False) is None  # a space has its own
     again.close()
-
-
-def test_a_store_with_a_key_file_per_user_moves_to_one_key_file_when_opened(tmp_path, clock):
-    root = tmp_path / "s"
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        written = {user: memory.write_many([f"{user} keeps the Orion notes in folder {n}." for n in range(3)]
-                                           + ["团子是一只橘猫。"], user_id=user, session_id="s1", force=True)
-                   for user in ("alice", "bob", "carol")}
-        [hit] = memory.store.get("alice", [written["alice"][0].record.id], with_vectors=True)
-        memory.store.put_space("alice", "archive", [hit.record], hit.vector[None, :])  # keys of a space of its own
-        texts = {user: sorted(m.raw_content for m in memory.memories(user_id=user)) for user in written}
-    keys = key_rows(root / "keys.sqlite")
-    to_format_3(root)
-    assert (root / "users" / user_dir_name("alice") / old_key_file_name("archive")).exists()
-    assert not (root / "keys.sqlite").exists()
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        for user, kept in texts.items():
-            assert sorted(m.raw_content for m in memory.memories(user_id=user)) == kept
-            assert memory.recall("Orion notes", user_id=user, session_id="s1", k=1)  # the ids' digests still match
-            assert not memory.store.load_report(user).unreadable
-        assert [h.record.raw_content for h in memory.store.scan("alice", space="archive")] == [hit.record.raw_content]
-        memory.forget(user_id="bob", everything=True)
-    assert (root / "FORMAT").read_text().strip() == "4"
-    assert not list((root / "users").rglob("keys*"))
-    assert key_rows(root / "keys.sqlite") == {k: v for k, v in keys.items() if k[0] != user_dir_name("bob")}
-
-
-def test_a_key_move_a_crash_interrupted_resumes_and_loses_no_key(tmp_path, clock, monkeypatch):
-    root = tmp_path / "s"
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        for user in ("alice", "bob"):
-            memory.write_many([f"{user} drinks green tea.", f"{user} moved to Porto."], user_id=user, force=True)
-    keys = key_rows(root / "keys.sqlite")
-    to_format_3(root)
-    real = KeyFile.sync
-
-    def killed_after_the_sync(self):
-        real(self)
-        raise KeyboardInterrupt("killed")  # the keys are in the store's file; the old files are still there
-
-    monkeypatch.setattr(KeyFile, "sync", killed_after_the_sync)
-    with pytest.raises(KeyboardInterrupt):
-        EdgeStore(root)
-    assert (root / "FORMAT").read_text().strip() == "3"
-    assert len(list((root / "users").rglob("keys.sqlite"))) == 2
-    monkeypatch.setattr(KeyFile, "sync", real)
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        for user in ("alice", "bob"):
-            assert sorted(m.raw_content for m in memory.memories(user_id=user)) == [
-                f"{user} drinks green tea.", f"{user} moved to Porto."]
-    assert key_rows(root / "keys.sqlite") == keys
-    assert (root / "FORMAT").read_text().strip() == "4" and not list((root / "users").rglob("keys*"))
-
-
-def test_an_unreadable_old_key_file_is_left_in_place_and_the_others_move(tmp_path, clock):
-    root = tmp_path / "s"
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        for user in ("alice", "bob"):
-            memory.write(f"{user} drinks green tea.", user_id=user, force=True)
-    to_format_3(root)
-    broken = root / "users" / user_dir_name("bob") / "keys.sqlite"
-    broken.write_bytes(os.urandom(8192))
-    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
-        assert [m.raw_content for m in memory.memories(user_id="alice")] == ["alice drinks green tea."]
-        assert memory.memories(user_id="bob") == []
-        assert memory.store.load_report("bob").unreadable  # reported, not served
-    assert broken.exists()
 
 
 NEW_USERS_WRITER = textwrap.dedent("""

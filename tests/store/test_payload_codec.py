@@ -11,7 +11,7 @@ import pytest
 
 from hindsight_core.language.text_cache import forget_cached_texts
 from hindsight_core.store import points as pts
-from hindsight_core.store.payload import record_from_payload, record_to_dict
+from hindsight_core.contract.records import record_from_payload, record_to_dict
 from hindsight_core.types import Layer, MemoryRecord
 
 from ..conftest import START

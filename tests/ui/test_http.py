@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_core import Hindsight, Status
-from hindsight_core.forget.plan import ONE_TARGET
+from hindsight_core.contract.checks import ONE_TARGET
 from hindsight_core.testing import FakeEmbedder
 from hindsight_core.ui import InspectorServer, UnsafeExposureError
 

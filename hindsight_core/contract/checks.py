@@ -30,7 +30,7 @@ The rules:
 - **clock**: a callable; what it returns is checked on each call (`clock.read_clock`).
 - **path**: a folder, or a place where one can be made.
 
-Reading, the other way round: `record_from_payload` (in `store.payload`) turns a stored payload into a
+Reading, the other way round: `records.record_from_payload` turns a stored payload into a
 `MemoryRecord` or says why it cannot, so one unreadable record is set aside and
 reported instead of making its whole user unreadable (and so unerasable).
 """
@@ -38,20 +38,19 @@ reported instead of making its whole user unreadable (and so unerasable).
 from __future__ import annotations
 
 import difflib
-import logging
+import io
+import os
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from ..errors import EmptyTextError, InvalidInputError, StoreUnavailableError
+from ..errors import EmptyTextError, ExportError, InvalidInputError, StoreUnavailableError
+from ..language.text import validate_id
 from ..language.timerange import TimeRange, TimeRangeLike, resolve_time_range
-from ..store.payload import record_from_payload
-from ..types import EventType, MemoryRecord
-
-log = logging.getLogger("hindsight")
+from ..types import EventType
 
 #: the most entities one memory may carry, and the longest one (a name, a code, an address)
 MAX_ENTITIES, MAX_ENTITY_CHARS = 64, 256
@@ -235,19 +234,17 @@ def check_predicate(where: object) -> Callable[..., bool] | None:
     if where is not None and not callable(where):
         raise InvalidInputError(f"where must be a function of one memory record returning True or False, e.g. "
                                 f"where=lambda m: m.metadata.get('channel') == 'chat', got {type(where).__name__}")
-    return where  # type: ignore[return-value]
+    return where
 
 
 def check_users(users: object) -> list[str] | None:
     """None (every user), or a list of user ids, each checked; a bare string would be read letter by letter."""
-    from ..language.text import validate_id
-
     if users is None:
         return None
     if isinstance(users, (str, bytes, Mapping)) or not isinstance(users, Iterable):
         hint = f" (did you mean users=[{users!r}]?)" if isinstance(users, str) else ""
         raise InvalidInputError(f"users must be a list of user ids{hint}, got {type(users).__name__}")
-    return [validate_id(user) for user in users]  # type: ignore[misc]
+    return [validate_id(user) for user in users]
 
 
 def check_names(given: Iterable[str], known: Sequence[str], call: str) -> None:
@@ -263,6 +260,15 @@ def check_names(given: Iterable[str], known: Sequence[str], call: str) -> None:
     raise InvalidInputError(f"{call} takes no option {', '.join(named)}; it takes {', '.join(known)}")
 
 
+def check_batch(texts: object, max_batch: int) -> Sequence[str]:
+    """A `write_many` batch's shape: a list (not one string, a set or a generator) of at most `max_batch` texts."""
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InvalidInputError("texts must be a list of strings")
+    if len(texts) > max_batch:
+        raise InvalidInputError(f"{len(texts):,} texts in one batch; the limit is {max_batch:,}")
+    return texts
+
+
 def check_per_text(name: str, values: object, count: int) -> None:
     """A `write_many` argument holding one entry per text: None, or a list (or tuple) of `count` entries."""
     if values is not None and (not isinstance(values, (list, tuple)) or len(values) != count):
@@ -271,7 +277,8 @@ def check_per_text(name: str, values: object, count: int) -> None:
                                     values, (list, tuple)) else ""))
 
 
-def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: str = "metadata") -> dict:
+def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: str = "metadata"
+                   ) -> dict[str, Any]:
     """Metadata (or a metadata filter) as plain JSON: a mapping with string keys, finite numbers, valid text,
     at most `max_depth` levels and `max_bytes` encoded; returns a plain copy."""
     import json
@@ -302,7 +309,8 @@ def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: st
         raise InvalidInputError(f"{what} holds a lone surrogate (half of a UTF-16 pair), which is not text")
     if len(encoded.encode()) > max_bytes:
         raise InvalidInputError(f"{what} is larger than {max_bytes:,} bytes")
-    return json.loads(encoded)
+    plain: dict[str, Any] = json.loads(encoded)
+    return plain
 
 
 def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
@@ -319,11 +327,23 @@ def time_window(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
     return window
 
 
+def check_text_output(out: object) -> None:
+    """`out` must be an open text file (or any object with a `write(str)` method)."""
+    if isinstance(out, (io.RawIOBase, io.BufferedIOBase)) or "b" in str(getattr(out, "mode", "")):
+        raise ExportError("the export is text: open the file in text mode, e.g. open(path, 'w', encoding='utf-8')")
+    if not callable(getattr(out, "write", None)):
+        hint = " (a path: open it first, e.g. with open(path, 'w', encoding='utf-8') as out)" \
+            if isinstance(out, (str, os.PathLike)) else ""
+        raise ExportError(f"out must be a text file open for writing{hint}, got {type(out).__name__}")
+    if getattr(out, "closed", False):
+        raise ExportError("out is closed; pass a text file open for writing")
+
+
 def check_clock(clock: object) -> Callable[[], datetime]:
     """The clock, if it can be called; what it returns is checked on every call."""
     if not callable(clock):
         raise InvalidInputError(f"clock must be a zero-argument callable returning an aware datetime, got {clock!r}")
-    return clock  # type: ignore[return-value]
+    return clock
 
 
 def check_store_path(path: str | Path | None) -> Path | None:
@@ -347,68 +367,11 @@ def check_store_path(path: str | Path | None) -> Path | None:
     return folder
 
 
-# -- reading stored records (the strict reader, `record_from_payload`, lives with the payload format in store/) --
-def read_or_set_aside(payload: object, where: str) -> MemoryRecord | None:
-    """The record, or None after logging why it was set aside (it stays in the store, untouched)."""
-    record, problem = record_from_payload(payload)
-    if record is None:
-        ident = payload.get("id") if isinstance(payload, Mapping) else None
-        log.warning("hindsight: set aside unreadable memory %r in %s (%s); the rest of the user's memories are "
-                    "served, and forget(everything=True) still removes it", ident, where, problem)
-    return record
+#: the one message for a forget that names nothing, or more than one thing, whichever face it came through
+ONE_TARGET = "name exactly one thing to forget: a memory id, a topic, or everything"
 
 
-def _outside_problem(record: MemoryRecord, max_text_bytes: int) -> str | None:
-    """Why a readable record could not have been written by hindsight (a value no write accepts), or None."""
-    if not 0 <= record.confidence <= 1:
-        return f"confidence is {record.confidence!r}, not within 0..1"
-    if not 0 <= record.decay_rate <= 1e6:
-        return f"decay_rate is {record.decay_rate!r}, not a rate of 0 or more"
-    for name in ("access_count", "spaced_recalls"):
-        if getattr(record, name) < 0:
-            return f"{name} is negative"
-    if record.confirmations < 1:
-        return "confirmations is below 1"
-    for name in ("raw_content", "summary", "context"):
-        value = getattr(record, name)
-        if value is not None and not isinstance(value, str):
-            return f"{name} is {type(value).__name__}, not text"
-        if value is not None and len(value.encode("utf-8", errors="surrogatepass")) > max_text_bytes:
-            return f"{name} is larger than {max_text_bytes:,} bytes (the limit for a write)"
-        if value is not None and not encodable(value):
-            return f"{name} holds a lone surrogate (half of a UTF-16 pair), which is not text"
-    from ..language.text import validate_id
-
-    for name in ("session_id", "agent_id"):
-        try:
-            validate_id(getattr(record, name), what=name, required=False)
-        except InvalidInputError as exc:
-            return str(exc)
-    try:
-        check_visible(record.raw_content, "raw_content")
-        check_entities(record.entities)
-        check_metadata_keys(record.metadata)
-    except InvalidInputError as exc:
-        return str(exc)
-    import json
-
-    try:
-        size = len(json.dumps(record.metadata, ensure_ascii=False, allow_nan=False).encode())
-    except (TypeError, ValueError) as exc:
-        return f"metadata is not plain JSON ({exc})"
-    if size > 16 * 1024:
-        return "metadata is larger than 16,384 bytes (the limit for a write)"
-    return None
-
-
-def check_record(payload: object, *, max_text_bytes: int = 32 * 1024) -> MemoryRecord:
-    """The record in a payload arriving from outside (an import file), with the types and limits a write gives it."""
-    if nesting_depth(payload) > MAX_NESTING:
-        raise InvalidInputError(f"the record is nested deeper than {MAX_NESTING} levels; fix or drop it")
-    record, problem = record_from_payload(payload)
-    if record is not None:
-        problem = _outside_problem(record, max_text_bytes)
-    if problem is not None:
-        ident = payload.get("id") if isinstance(payload, Mapping) else None
-        raise InvalidInputError(f"memory {ident!r}: {problem}; fix or drop it")
-    return record  # type: ignore[return-value]
+def check_one_target(memory_id: str | None, about: str | None, everything: bool) -> None:
+    """Raise `InvalidInputError` unless exactly one of an id, a topic or `everything` is named (faces ask first)."""
+    if sum((memory_id is not None, about is not None, everything is True)) != 1:
+        raise InvalidInputError(ONE_TARGET)
