@@ -41,6 +41,8 @@ FIGURES: list[tuple[str, list[str]]] = [
                                "--out", "benchmarks/results/knowledge_fresh3.json"]),
     ("knowledge_fresh4.json", ["knowledge.py", "--data", "benchmarks/data/knowledge/fresh4.jsonl",
                                "--out", "benchmarks/results/knowledge_fresh4.json"]),
+    ("knowledge_fresh5.json", ["knowledge.py", "--data", "benchmarks/data/knowledge/fresh5.jsonl",
+                               "--out", "benchmarks/results/knowledge_fresh5.json"]),
     ("knowledge_calibration.json", ["knowledge_calibration.py", "--limit", "1"]),
     ("knowledge_steps.json", ["knowledge_steps.py"]),
     ("change_steps.json", ["change_steps.py"]),

@@ -1,6 +1,6 @@
 """Acknowledged writes lost when a forget races the write queue's writer, embedded and through `HindsightClient`.
 
-    python benchmarks/forget_races.py [--races 1000] [--wave 25] [--out benchmarks/results/forget_races.json]
+    python -m benchmarks.forget_races [--races 1000] [--wave 25] [--out benchmarks/results/forget_races.json]
 
 One race is one user's: a write handed to the adapters' write queue (`WriteQueue`,
 acknowledged once journaled), a forget of that user a random moment later (0-40 ms,
@@ -31,8 +31,8 @@ import threading
 import time
 from pathlib import Path
 
-from harness import RESULTS, write_results
-from serve_latency import start_server
+from benchmarks.harness import RESULTS, write_results
+from benchmarks.serve_latency import start_server
 
 #: the first write (forgotten), the bystander's (kept), the write after the forget (kept): no shared word
 FIRST = "Race {i}: my gym locker code is {code}."

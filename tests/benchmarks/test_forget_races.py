@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import forget_races
+from benchmarks import forget_races
 import pytest
 
 pytestmark = pytest.mark.timeout(900)
@@ -18,4 +18,4 @@ def test_a_few_forgets_racing_the_writer_lose_no_acknowledged_write(tmp_path):
         run = report[arm]
         assert run["acknowledged"] == 18 and run["must_be_stored"] == 12, run
         assert (run["lost"], run["came_back"], run["writer_stopped"], run["errors"]) == (0, 0, False, []), run
-    assert report["command"].startswith("python benchmarks/forget_races.py --races 6")
+    assert report["command"].startswith("python -m benchmarks.forget_races --races 6")
