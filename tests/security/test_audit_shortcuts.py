@@ -88,3 +88,38 @@ def test_text_with_nothing_hidden_normalises_as_the_full_pass_does(monkeypatch):
     fast = [normalise(t) for t in texts]
     monkeypatch.setattr(normalising, "_HIDING", re.compile(""))  # every text takes the per-character pass
     assert [normalise(t) for t in texts] == fast
+
+
+def test_a_pattern_needs_one_literal_of_each_part_it_is_made_of():
+    pattern = re.compile(r"\b(?:send|forward)\w*\b[^\n]{0,80}?\b(?:to|via)\s+(?:https?://|www\.)", re.I)
+    assert [set(group) for group in literals.required_all(pattern)] == [{"send", "forward"}, {"to", "via"},
+                                                                         {"http", "www."}]
+    index = literals.Index([pattern])
+    assert index.candidates("please send it to https://x.example") == [0]
+    assert index.candidates("send it to me") == []  # no link: one of its parts is missing, so it is not searched
+
+
+def test_a_pattern_view_finds_what_the_pattern_finds_in_every_sentence():
+    """The cues' and the lexicon's per-text views (`literals.PatternSet`): a pattern left out cannot match, and a
+    case-less twin matches exactly where the original does, on folded text and on text with case left in."""
+    from hindsight_core.safety.directives import _CUES
+    from hindsight_core.safety.structure import LEXICON, sentences
+
+    checked = 0
+    for text in corpus():
+        for layer in (normalise(text).text, text):
+            for patterns in (_CUES, LEXICON):
+                view = patterns.for_text(layer)
+                for sentence in sentences(layer):
+                    for name, pattern in zip(patterns.names, patterns.exact):
+                        seen = getattr(view, name)
+                        assert bool(seen.search(sentence)) == bool(pattern.search(sentence)), (name, sentence)
+                        assert bool(seen.match(sentence)) == bool(pattern.match(sentence)), (name, sentence)
+                        checked += 1
+    assert checked > 100_000
+
+
+def test_a_pattern_with_capitals_of_its_own_keeps_its_case_folding():
+    assert literals.caseless(re.compile(r"\bIBAN\b", re.I)).flags & re.IGNORECASE
+    assert not literals.caseless(re.compile(r"\biban\s\S", re.I)).flags & re.IGNORECASE
+    assert not literals.is_folded("ıgnore") and not literals.is_folded("Ignore") and literals.is_folded("ignore")
