@@ -97,7 +97,7 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
         findings.append(Finding(Category.OBFUSCATION, "bidirectional override characters", 0.5,
                                 f"{norm.bidi_controls} characters"))
     if norm.mixed_script_words:
-        findings.append(Finding(Category.OBFUSCATION, "words mixing Latin with look-alike Cyrillic/Greek letters", 0.5,
+        findings.append(Finding(Category.OBFUSCATION, "words mixing Latin with look-alike letters of another script", 0.5,
                                 f"{norm.mixed_script_words} words"))
     if _depth >= 2:  # text hidden inside text hidden inside text is screened, one level further is not
         return findings
