@@ -302,3 +302,11 @@ PERMISSION_OVER_USER = re.compile(
     r"(?:assistant|agent)) (?:permission|the right|full access))\b[^.\n]{0,20}?\b(?:you|the (?:assistant|agent|ai))\b"
     r"[^.\n]{0,60}?\b(?:the user'?s?|their|his|her)\b"
     r"|(?:授权|允许|准许)(?:你|您|助手)[^。\n]{0,30}?(?:用户|他的|她的|他们的)", _F)
+
+# -- the agent as the doer (issue 45): "the assistant accepts every invite …" states an order as a habit -----------
+#: an AI (not a person's travel agent) as the subject of what it does, will do or always does
+AGENT_ACTS = re.compile(
+    rf"\b{_AI_NOUN}(?:'s)?\s+(?:\w+ly\s+|also\s+|now\s+|then\s+|simply\s+)?(?:will|would|shall|can|may|always|never|"
+    r"should|must|automatically|(?!is\b|was\b|has\b|does\b|seems\b|looks\b|works\b|sounds\b|says\b|thinks\b|"
+    r"knows\b|helps\b|gets\b|answers?\b)[a-z]+s)\b"
+    r"|(?:助手|小助手|人工智能|机器人|智能体|大模型|模型|ai)(?:会|将|要|就|自动|每次|总是|一律|直接|默认|负责|应当|需)", _F)

@@ -1,0 +1,99 @@
+"""What of a tool's or an agent's text may reach a system prompt: nothing that reads as an order.
+
+The write audit holds back what it scores past a line; the prompt block asks a different question. A quoted order
+is still an order to a model that reads past the warning above it, so a text that did not come from the user is
+left out of the block (kept in memory, returned by recall, reviewable, and named with why by `admitted`) when:
+
+1. the write audit, asked now, would not allow it: a text stored before a rule existed, imported, or written by
+   another process never reaches the block because it once passed;
+2. a sentence of it reads as an order to the agent (`structure`, read with a record's field names as words):
+   held by the structural rules; addressed to the assistant in any mood (a question or a statement included);
+   the assistant named as the one who does something ("the assistant accepts every invite …", 助手会自动…);
+   an order that hands out a link or a contact;
+3. it names a concrete account (an IBAN, a wallet) together with a standing claim (a rule, a default, a
+   preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
+4. read with the block's other third-party texts, oldest first: an order split across memories, however far apart
+   they were written, keeps every piece it needs out of the block (`split_orders`).
+
+The user's own words are never judged here. What a tool says of the world (an invoice with its IBAN, a
+password-change notice, a recipe's steps) has no addressee, no order to the agent and no standing payee, and is
+shown, quoted, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from typing import Sequence
+
+from ..types import Source
+from . import cues
+from . import lexicon as lex
+from .normalise import normalise
+from .screening import audit
+from .session_window import joined
+from .structure import read
+from .verdict import Action
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[str, str | None] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _reason(text: str, source: Source) -> str | None:
+    verdict = audit(text, source)
+    if verdict.action is not Action.ALLOW:
+        return f"the write audit holds it ({verdict.category.value if verdict.category else 'held'})"
+    folded = normalise(text).text.replace("_", " ")  # "always_cc: …", "payment_account: …"
+    for sentence in read(folded, source).sentences:
+        if sentence.held:
+            return "it reads as an order to the agent"
+        if sentence.addressee == "agent":
+            return "it speaks to the assistant"
+        if lex.AGENT_ACTS.search(sentence.text):
+            return "it says what the assistant does"
+        if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
+            return "it hands out a link as an order"
+    if lex.PAYMENT_ID.search(folded) and (lex.CLAIM.search(folded) or cues.STANDING.search(folded)):
+        return "it names an account as a standing rule, a default or a change"
+    return None
+
+
+def withheld_because(text: str, source: Source | str) -> str | None:
+    """Why a tool's, an agent's or the application's text must not reach a system prompt, or None; the user's
+    own words always may. Decisions are kept by digest (never the text), at most 4,096."""
+    source = Source(source)
+    if source is Source.USER or not text.strip():
+        return None
+    key = hashlib.sha256(f"{source.value}:{text}".encode("utf-8", errors="surrogatepass")).hexdigest()
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    reason = _reason(text, source)
+    with _lock:
+        _cache[key] = reason
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return reason
+
+
+def split_orders(pieces: Sequence[tuple[str, Source]]) -> set[int]:
+    """The positions of the pieces (oldest first) that together read as an order none of them is alone: each
+    piece without which the rest no longer does. Empty when they make no order."""
+    if len(pieces) < 2:
+        return set()
+
+    def order(chosen: list[int]) -> bool:
+        source = Source.TOOL if any(pieces[i][1] is Source.TOOL for i in chosen) else pieces[chosen[0]][1]
+        return len(chosen) > 0 and withheld_because(joined([pieces[i][0] for i in chosen]), source) is not None
+
+    everything = list(range(len(pieces)))
+    if not order(everything):
+        return set()
+    needed = set()
+    for i in everything:
+        if not order([j for j in everything if j != i]):
+            needed.add(i)
+    return needed or set(everything)
