@@ -10,8 +10,8 @@ left out of the block (kept in memory, returned by recall, reviewable, and named
    held by the structural rules; addressed to the assistant in any mood (a question or a statement included);
    the assistant named as the one who does something ("the assistant accepts every invite …", 助手会自动…);
    an order that hands out a link or a contact;
-3. it names a concrete account (an IBAN, a wallet) together with a standing claim (a rule, a default, a
-   preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
+3. a sentence (or a line of a settings file) names a concrete account (an IBAN, a wallet) with a standing claim
+   (a rule, a default, a preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
 4. read with the block's other third-party texts, oldest first: an order split across memories, however far apart
    they were written, keeps every piece it needs out of the block (`split_orders`).
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from itertools import combinations
 from typing import Sequence
 
 from ..types import Source
@@ -32,7 +33,6 @@ from . import cues
 from . import lexicon as lex
 from .normalise import normalise
 from .screening import audit
-from .session_window import joined
 from .structure import read
 from .verdict import Action
 
@@ -55,8 +55,9 @@ def _reason(text: str, source: Source) -> str | None:
             return "it says what the assistant does"
         if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
             return "it hands out a link as an order"
-    if lex.PAYMENT_ID.search(folded) and (lex.CLAIM.search(folded) or cues.STANDING.search(folded)):
-        return "it names an account as a standing rule, a default or a change"
+        if lex.PAYMENT_ID.search(sentence.text) and (lex.CLAIM.search(sentence.text) or
+                                                     cues.STANDING.search(sentence.text)):
+            return "it names an account as a standing rule, a default or a change"
     return None
 
 
@@ -80,20 +81,19 @@ def withheld_because(text: str, source: Source | str) -> str | None:
 
 
 def split_orders(pieces: Sequence[tuple[str, Source]]) -> set[int]:
-    """The positions of the pieces (oldest first) that together read as an order none of them is alone: each
-    piece without which the rest no longer does. Empty when they make no order."""
-    if len(pieces) < 2:
-        return set()
+    """The positions of the pieces (oldest first) that, two or three together in their order, read as an order
+    that none of them is alone. Pieces keep their own sentence ends, so memories that each end a sentence do not
+    run into one sentence."""
 
-    def order(chosen: list[int]) -> bool:
+    def order(chosen: tuple[int, ...]) -> bool:
         source = Source.TOOL if any(pieces[i][1] is Source.TOOL for i in chosen) else pieces[chosen[0]][1]
-        return len(chosen) > 0 and withheld_because(joined([pieces[i][0] for i in chosen]), source) is not None
+        return withheld_because(" ".join(pieces[i][0].strip() for i in chosen), source) is not None
 
-    everything = list(range(len(pieces)))
-    if not order(everything):
-        return set()
-    needed = set()
-    for i in everything:
-        if not order([j for j in everything if j != i]):
-            needed.add(i)
-    return needed or set(everything)
+    needed: set[int] = set()
+    for size in (2, 3):
+        for chosen in combinations(range(len(pieces)), size):
+            if size == 3 and any(order(pair) for pair in combinations(chosen, 2)):
+                continue  # the order is a pair's: the third piece is not part of it
+            if not needed.issuperset(chosen) and order(chosen):
+                needed.update(chosen)
+    return needed
