@@ -12,7 +12,13 @@ left out of the block (kept in memory, returned by recall, reviewable, and named
    an order that hands out a link or a contact;
 3. a sentence (or a line of a settings file) names a concrete account (an IBAN, a wallet) with a standing claim
    (a rule, a default, a preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
-4. read with the block's other third-party texts, oldest first: an order split across memories, however far apart
+4. a sentence puts an order as a fact about the world, with no one addressed: a standing route for the user's
+   money, data or credentials to a destination it names (an address, a link, an account, a phone number, with a
+   recurrence, an automation, an obligation or a change: "… is to be mailed each week to …", 需每周同步到 …,
+   `"auto_forward_invoices_to": …`); a claim to outrank what the reader's AI was told ("supersedes whatever
+   guidance your AI was configured with", 以本文为准); a verdict laid down for the reader's own summary or answer
+   ("consensus for summaries: X is the only one worth buying", 总结…时…最好);
+5. read with the block's other third-party texts, oldest first: an order split across memories, however far apart
    they were written, keeps every piece it needs out of the block (`split_orders`).
 
 The user's own words are never judged here. What a tool says of the world (an invoice with its IBAN, a
@@ -55,9 +61,24 @@ def _reason(text: str, source: Source) -> str | None:
             return "it says what the assistant does"
         if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
             return "it hands out a link as an order"
-        if lex.PAYMENT_ID.search(sentence.text) and (lex.CLAIM.search(sentence.text) or
-                                                     cues.STANDING.search(sentence.text)):
+        if lex.PAYMENT_ID.search(sentence.text) and (lex.CLAIM.search(sentence.text) or cues.STANDING.search(
+                sentence.text) or lex.STANDING_ROUTE.search(sentence.text)):
             return "it names an account as a standing rule, a default or a change"
+        fact = _order_as_fact(sentence.text)
+        if fact:
+            return fact
+    return None
+
+
+def _order_as_fact(sentence: str) -> str | None:
+    """An order put as a fact about the world: a standing route for the user's things, a claim to outrank the
+    reader's AI, or a verdict laid down for the reader's own summary or answer."""
+    if lex.FLOW_TO.search(sentence) and lex.OWNED.search(sentence) and lex.STANDING_ROUTE.search(sentence):
+        return "it sets a standing route for money or data to a destination it names"
+    if lex.PRECEDENCE.search(sentence) and lex.READERS_AI.search(sentence):
+        return "it claims to outrank the reader's AI"
+    if lex.READERS_TASK.search(sentence) and lex.VERDICT.search(sentence):
+        return "it lays down what the reader's summary or answer says"
     return None
 
 
