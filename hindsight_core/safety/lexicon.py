@@ -309,8 +309,10 @@ AGENT_ACTS = re.compile(
     rf"\b{_AI_NOUN}(?:'s)?\s+(?:\w+ly\s+|also\s+|now\s+|then\s+|simply\s+)?(?:will|would|shall|can|may|always|never|"
     r"should|must|automatically|(?!is\b|was\b|has\b|does\b|seems\b|looks\b|works\b|sounds\b|says\b|thinks\b|"
     r"knows\b|helps\b|gets\b|answers?\b)[a-z]+s)\b"
-    r"|(?:助手|小助手|人工智能|机器人|智能体|大模型|模型|ai|智能客服|ai客服|客服机器人|虚拟助手)"
-    r"(?:[^。，,；]{0,12}?时)?(?:会|将|要|就|自动|每次|总是|一律|直接|默认|负责|应当|需)", _F)
+    r"|(?:助手|小助手|人工智能|机器人|智能体|大模型|模型|ai[\u4e00-\u9fff]{0,2}|智能客服|客服机器人|虚拟助手)"
+    r"(?:[^。，,；]{0,12}?时)?(?:会|将|要|就|自动|每次|总是|一律|直接|默认|负责|应当|应该|必须|务必|需|今后|以后|不再)", _F)
+#: a line of a settings file: "key: value" or "key = value"
+SETTING_LINE = re.compile(r"^\s*[\"']?[\w .-]{1,40}[\"']?\s*[:=]\s*\S", re.MULTILINE)
 
 # -- orders stated as facts about the world (issue 45): read by the prompt gate only -----------------------------
 #: the user's money, data, credentials or contacts: what a standing route sends somewhere

@@ -10,7 +10,7 @@ left out of the block (kept in memory, returned by recall, reviewable, and named
    held by the structural rules; addressed to the assistant in any mood (a question or a statement included);
    the assistant named as the one who does something ("the assistant accepts every invite …", 助手会自动…);
    an order that hands out a link or a contact;
-3. a sentence (or a line of a settings file) names a concrete account (an IBAN, a wallet) with a standing claim
+3. a sentence (or a settings file, its lines read as one) names a concrete account (an IBAN, a wallet) with a standing claim
    (a rule, a default, a preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
 4. a sentence puts an order as a fact about the world, with no one addressed: a standing route for the user's
    money, data or credentials to a destination it names (an address, a link, an account, a phone number, with a
@@ -52,6 +52,10 @@ def _reason(text: str, source: Source) -> str | None:
     if verdict.action is not Action.ALLOW:
         return f"the write audit holds it ({verdict.category.value if verdict.category else 'held'})"
     folded = normalise(text).text.replace("_", " ")  # "always_cc: …", "payment_account: …"
+    if len(lex.SETTING_LINE.findall(folded)) >= 2:  # a settings file says one thing across its lines
+        reason = _account_or_fact(" ".join(folded.split()))
+        if reason:
+            return reason
     for sentence in read(folded, source).sentences:
         if sentence.held:
             return "it reads as an order to the agent"
@@ -61,13 +65,17 @@ def _reason(text: str, source: Source) -> str | None:
             return "it says what the assistant does"
         if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
             return "it hands out a link as an order"
-        if lex.PAYMENT_ID.search(sentence.text) and (lex.CLAIM.search(sentence.text) or cues.STANDING.search(
-                sentence.text) or lex.STANDING_ROUTE.search(sentence.text)):
-            return "it names an account as a standing rule, a default or a change"
-        fact = _order_as_fact(sentence.text)
-        if fact:
-            return fact
+        reason = _account_or_fact(sentence.text)
+        if reason:
+            return reason
     return None
+
+
+def _account_or_fact(sentence: str) -> str | None:
+    if lex.PAYMENT_ID.search(sentence) and (lex.CLAIM.search(sentence) or cues.STANDING.search(sentence)
+                                            or lex.STANDING_ROUTE.search(sentence)):
+        return "it names an account as a standing rule, a default or a change"
+    return _order_as_fact(sentence)
 
 
 def _order_as_fact(sentence: str) -> str | None:
