@@ -117,6 +117,7 @@ def _features(spans: list[str], view: Any) -> tuple[dict[str, float], dict[str, 
     x = dict.fromkeys(FEATURES, 0.0)
     evidence: dict[str, str] = {}
     for span in spans:
+        view = _CUES.for_text(span)  # the cues as this span needs them: one whose literals it lacks is not searched
         cue = {name: bool(getattr(view, name).search(span)) for name in CUES}
         fired = _fired(cue, bool(view.act.match(span)), span.rstrip().endswith(("?", "？")))
         for name, on in fired.items():

@@ -5,7 +5,8 @@ of literal strings, every match containing one of each (none when it cannot
 tell: the pattern is then always tried); `required` is the most selective set.
 `Index(patterns).candidates(text)` gives the patterns that may match a text: one
 with a set none of whose literals occurs in the text (folded the way
-case-insensitive matching folds it) cannot. The audit (`screening`) searches only
+case-insensitive matching folds it) cannot; which literals occur is found in one
+pass over the text (an Aho-Corasick automaton in C), whatever their number. The audit (`screening`) searches only
 those, and `PatternSet` gives the directive cues and the structural lexicon the
 same view of one text (for every sentence of it), each pattern case-less where
 the text is already folded; so the same verdict takes far fewer, cheaper searches.
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import re
 from typing import Any, Sequence
+
+import ahocorasick
 
 try:  # Python 3.11+
     from re import _constants as _c
@@ -65,34 +68,53 @@ def folded(text: str) -> str:
 
 
 class Index:
-    """Which of many patterns may match a text, in their order: only the literals whose first two characters
-    occur in the text are looked for (one set intersection finds those)."""
+    """Which of many patterns may match a text, in their order: every literal of theirs that occurs in the text is
+    found in one pass of an Aho-Corasick automaton (C, `pyahocorasick`), then each pattern's sets are checked
+    against what was found."""
 
     def __init__(self, patterns: Sequence[re.Pattern[str]]) -> None:
         self.size = len(patterns)
-        needs = [required_all(p) for p in patterns]
+        # a set with a literal found in nearly every text ("a", " ", ".") narrows nothing and costs a match at every
+        # turn: such sets are not looked for (a pattern needing nothing else is always tried)
+        needs = [tuple(group for group in required_all(p) if not any(_everywhere(lit) for lit in group))
+                 for p in patterns]
         self.always = {i for i, r in enumerate(needs) if not r}
         #: the other sets a pattern needs one literal of, checked once its most selective set is met
         self.also = {i: r[1:] for i, r in enumerate(needs) if len(r) > 1}
-        self.by_start: dict[str, list[tuple[int, str]]] = {}
+        self.by_literal: dict[str, list[int]] = {}
         for i, r in enumerate(needs):
             for literal in sorted(r[0]) if r else ():
-                self.by_start.setdefault(literal[:2], []).append((i, literal))
-        self.starts = frozenset(self.by_start)
+                self.by_literal.setdefault(literal, []).append(i)
+        self._automaton = ahocorasick.Automaton()
+        for literal in {lit for r in needs for group in r for lit in group}:
+            self._automaton.add_word(literal, literal)
+        self._searchable = len(self._automaton) > 0
+        if self._searchable:
+            self._automaton.make_automaton()
+
+    def present(self, text: str) -> set[str]:
+        """The patterns' literals that occur in `text` (folded as case-insensitive matching folds it)."""
+        return {literal for _, literal in self._automaton.iter(folded(text))} if self._searchable else set()
 
     def candidates(self, text: str) -> list[int]:
         """Positions (ascending) of the patterns that may match `text`; the others cannot."""
-        seen = folded(text)
-        pieces = set(seen)
-        pieces.update(seen[i:i + 2] for i in range(len(seen) - 1))
-        found, tried = set(self.always), set()
-        for piece in pieces & self.starts:
-            for i, literal in self.by_start[piece]:
-                if i not in tried and literal in seen:
-                    tried.add(i)
-                    if all(any(other in seen for other in group) for group in self.also.get(i, ())):
-                        found.add(i)
-        return sorted(found)
+        return sorted(self.possible(text))
+
+    def possible(self, text: str) -> set[int]:
+        """`candidates`, unordered."""
+        present = self.present(text)
+        found = set(self.always)
+        also = self.also
+        for literal in present:
+            for i in self.by_literal.get(literal, ()):
+                if i not in found and (i not in also or all(not group.isdisjoint(present) for group in also[i])):
+                    found.add(i)
+        return found
+
+
+def _everywhere(literal: str) -> bool:
+    """A one-character literal most texts hold: an ASCII letter, a space, a full stop, a comma, an apostrophe."""
+    return len(literal) == 1 and literal.isascii() and (literal.isalpha() or literal.isspace() or literal in ".,'-")
 
 
 def _char(code: int) -> str | None:
@@ -106,10 +128,16 @@ def _char(code: int) -> str | None:
 
 
 def _best(candidates: list[Literals]) -> Literals | None:
-    """The most selective candidate: the longest shortest literal, then the fewest literals."""
+    """The most selective candidate: the longest shortest literal, then one not of punctuation only, then the
+    fewest literals."""
     if not candidates:
         return None
-    return max(candidates, key=lambda c: (min(len(s) for s in c), -len(c)))
+    return max(candidates, key=lambda c: (min(len(s) for s in c), not all(_punctuation(s) for s in c), -len(c)))
+
+
+def _punctuation(literal: str) -> bool:
+    """A literal of punctuation or spaces only ("-", ". "): found in almost any text, so it narrows little."""
+    return not any(c.isalnum() for c in literal)
 
 
 def _sequence(items: Any) -> Literals | None:
@@ -156,7 +184,31 @@ def _item(op: Any, av: Any) -> Literals | None:
         return _sequence(body) if low >= 1 else None
     if op is getattr(_c, "ATOMIC_GROUP", None):
         return _sequence(av)
-    return None  # a class, any character, an assertion, a group reference: nothing known
+    if op is _c.IN:
+        return _class(av)
+    return None  # any character, an assertion, a group reference, a class with letters: nothing known
+
+
+#: what `\d` matches in a str pattern: every Unicode decimal digit, not only 0-9
+_DIGITS = frozenset(chr(c) for c in range(0x110000) if chr(c).isdecimal())
+
+
+def _class(items: Any) -> Literals | None:
+    """The characters a class matches, as one-character literals, when they are few and none is a letter (a class
+    of letters or with a space narrows nothing; a negated one, any other category or a wide range is unknown)."""
+    chars: set[str] = set()
+    for op, av in items:
+        if op is _c.LITERAL:
+            chars.add(chr(av))
+        elif op is _c.RANGE and av[1] - av[0] < 64:
+            chars.update(chr(c) for c in range(av[0], av[1] + 1))
+        elif op is _c.CATEGORY and av is _c.CATEGORY_DIGIT:
+            chars.update(_DIGITS)
+        else:
+            return None
+    if not chars or any(c.isalpha() or c.isspace() or c != c.lower() or c.casefold() != c for c in chars):
+        return None
+    return frozenset(chars)
 
 
 _ESCAPE = re.compile(r"\\.")
@@ -199,16 +251,25 @@ class PatternSet:
 
     def __init__(self, patterns: dict[str, re.Pattern[str]]) -> None:
         self.names = tuple(patterns)
+        self._known = frozenset(self.names)
         self.exact = tuple(patterns.values())
         self.caseless = tuple(caseless(p) for p in self.exact)
         self.index = Index(self.exact)
 
     def for_text(self, text: str) -> Any:
-        possible = set(self.index.candidates(text))
         chosen = self.caseless if is_folded(text) else self.exact
-        return _View({name: chosen[i] if i in possible else NEVER for i, name in enumerate(self.names)})
+        names = self.names
+        return _View(self._known, {names[i]: chosen[i] for i in self.index.possible(text)})
 
 
 class _View:
-    def __init__(self, patterns: dict[str, Any]) -> None:
+    """The patterns a text may match, by name; any other of the set's names is `NEVER`."""
+
+    def __init__(self, known: frozenset[str], patterns: dict[str, Any]) -> None:
+        self._known = known
         self.__dict__.update(patterns)
+
+    def __getattr__(self, name: str) -> Any:  # only for the names not set: the patterns that cannot match
+        if name in self._known:
+            return NEVER
+        raise AttributeError(name)

@@ -218,14 +218,14 @@ def _lexicon_for(folded: str):
 
 def read(folded: str, source: Source = Source.TOOL) -> Reading:
     """Each sentence of normalised text with its structure and whether it is held (`source` decides "you")."""
-    lx = _lexicon_for(folded)
-    return Reading(tuple(_reading(text, source, lx) for text in sentences(folded)))
+    return Reading(tuple(_reading(text, source, _lexicon_for(text)) for text in sentences(folded)))
 
 
 def first_held(folded: str, source: Source = Source.TOOL) -> Sentence | None:
-    """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed."""
-    lx = _lexicon_for(folded)
-    return next((s for s in (_reading(text, source, lx, whole=False) for text in sentences(folded)) if s.held), None)
+    """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed.
+    Each sentence gets the lexicon as it needs it: a class none of whose words is in it is never searched."""
+    return next((s for s in (_reading(text, source, _lexicon_for(text), whole=False) for text in sentences(folded))
+                 if s.held), None)
 
 
 _RULE_WORDS = {1: "addressed to the agent, as an order", 2: "an order acting on {targets}",

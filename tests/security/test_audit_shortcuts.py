@@ -48,7 +48,8 @@ def test_the_folded_letters_are_those_case_insensitive_matching_folds():
     (r"\b(?:send|forward) it\b", {"send", "forward"}),
     (r"(?:abc)?x", {"x"}),
     (r"(?:abc)+", {"abc"}),
-    (r"[a-z]+\d", None),
+    (r"[a-z]+\d", {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isdecimal()}),  # what \d matches
+    (r"[a-z]+", None),
     (r"(?:忽略|无视)(?:之前)?", {"忽略", "无视"}),
     (r"caf\u00e9 now", {" now"}),  # a cased letter outside ASCII breaks the literal it is in
 ])
@@ -123,3 +124,20 @@ def test_a_pattern_with_capitals_of_its_own_keeps_its_case_folding():
     assert literals.caseless(re.compile(r"\bIBAN\b", re.I)).flags & re.IGNORECASE
     assert not literals.caseless(re.compile(r"\biban\s\S", re.I)).flags & re.IGNORECASE
     assert not literals.is_folded("ıgnore") and not literals.is_folded("Ignore") and literals.is_folded("ignore")
+
+
+def test_a_pattern_made_of_digits_or_symbols_is_not_searched_in_text_without_them():
+    """A class of digits (`\\d` is every Unicode decimal digit) or of a few symbols narrows like a literal."""
+    card = re.compile(r"\b\d{4}[ -]\d{4}[ -]\d{4}\b|\biban\b", re.I)
+    index = literals.Index([card])
+    assert index.candidates("see you at the cafe") == []
+    assert index.candidates("card 4400 1234 5678") == [0] and index.candidates("IBAN please") == [0]
+    assert index.candidates("card ٤٤٠٠ ١٢٣٤ ٥٦٧٨") == [0]  # Arabic-Indic digits are \d too
+    assert card.search("card ٤٤٠٠ ١٢٣٤ ٥٦٧٨")
+
+
+def test_a_literal_found_in_nearly_every_text_is_not_looked_for():
+    """A set with "a", " " or "." narrows nothing: the pattern is tried on every text, as if nothing were known."""
+    index = literals.Index([re.compile(r"(?:a|i) \w+", re.I), re.compile(r"(?:a|the) \w+ (?:is|was)", re.I)])
+    assert index.always == {0}
+    assert index.candidates("xyz") == [0]  # the second needs "is" or "was": its other parts are everywhere
