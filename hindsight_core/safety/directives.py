@@ -113,13 +113,40 @@ def _fired(cue: dict[str, bool], act_first: bool, question: bool) -> dict[str, b
     }
 
 
-def _features(spans: list[str], view: Any) -> tuple[dict[str, float], dict[str, str]]:
+#: the order cues are searched in when a text may be flagged: those whose absence most lowers the bound first
+_SEARCH_ORDER = ("addressee", "relay", "standing", "trigger", "passive", "pressure", "user_data", "credential",
+                 "payment", "link", "contact", "change", "act", "reported", "narrative")
+
+
+def _searched(spans: list[str]) -> list[dict[str, bool]] | None:
+    """Each span's cues (`CUES`), or None as soon as what is left unsearched cannot reach the threshold (a cue not
+    yet searched counts as on in the bound, `_may_flag`; one whose literals a span lacks is off without a search)."""
+    views = [_CUES.for_text(span) for span in spans]
+    cues = [{name: getattr(view, name) is not NEVER for name in CUES} for view in views]
+    for n, name in enumerate(_SEARCH_ORDER):
+        for span, view, cue in zip(spans, views, cues):
+            if cue[name]:
+                cue[name] = getattr(view, name).search(span) is not None
+        if n < 4 and not _bound_reached(cues):
+            return None
+    for span, view, cue in zip(spans, views, cues):
+        cue["act_first"] = cue["act"] and view.act.match(span) is not None
+    return cues
+
+
+def _bound_reached(cues: list[dict[str, bool]]) -> bool:
+    fired: set[str] = set()
+    for cue in cues:
+        fired.update(name for name, on in _fired(cue, cue["act"], True).items() if on)
+    z = model.BIAS + sum(max(model.WEIGHTS.get(name, 0.0), 0.0) for name in fired)
+    return 1.0 / (1.0 + math.exp(-z)) >= model.THRESHOLD
+
+
+def _features(spans: list[str], cues: list[dict[str, bool]]) -> tuple[dict[str, float], dict[str, str]]:
     x = dict.fromkeys(FEATURES, 0.0)
     evidence: dict[str, str] = {}
-    for span in spans:
-        view = _CUES.for_text(span)  # the cues as this span needs them: one whose literals it lacks is not searched
-        cue = {name: bool(getattr(view, name).search(span)) for name in CUES}
-        fired = _fired(cue, bool(view.act.match(span)), span.rstrip().endswith(("?", "？")))
+    for span, cue in zip(spans, cues):
+        fired = _fired(cue, cue["act_first"], span.rstrip().endswith(("?", "？")))
         for name, on in fired.items():
             if on and not x[name]:
                 x[name] = 1.0
@@ -129,7 +156,18 @@ def _features(spans: list[str], view: Any) -> tuple[dict[str, float], dict[str, 
 
 def features(folded: str) -> tuple[dict[str, float], dict[str, str]]:
     """The detector's binary features for normalised text, and for each one the sentence that fired it."""
-    return _features(*_spans(folded))
+    spans, _ = _spans(folded)
+    return _features(spans, _all_cues(spans))
+
+
+def _all_cues(spans: list[str]) -> list[dict[str, bool]]:
+    out = []
+    for span in spans:
+        view = _CUES.for_text(span)
+        cue = {name: getattr(view, name).search(span) is not None for name in CUES}
+        cue["act_first"] = view.act.match(span) is not None
+        out.append(cue)
+    return out
 
 
 def _may_flag(view: Any) -> bool:
@@ -160,7 +198,10 @@ def directive_findings(folded: str, source: Source) -> list[Finding]:
     spans, view = _spans(folded)
     if not _may_flag(view):
         return []
-    x, evidence = _features(spans, view)
+    cues = _searched(spans)
+    if cues is None:  # what the searches found so far cannot reach the threshold, whatever the rest finds
+        return []
+    x, evidence = _features(spans, cues)
     reading = DirectiveScore(x, evidence, probability(x))
     if not reading.flagged:
         return []

@@ -21,7 +21,7 @@ caseless characters (CJK, digits, punctuation) match only themselves.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import ahocorasick
 
@@ -273,3 +273,40 @@ class _View:
         if name in self._known:
             return NEVER
         raise AttributeError(name)
+
+
+class Prefiltered:
+    """A compiled pattern that is not run on text lacking every literal its matches need (`required`): the same
+    answers as the pattern, for `search`, `match`, `fullmatch`, `findall` and `finditer`; anything else is the
+    pattern's own."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern_object = pattern
+        needed = required(pattern)
+        self._needed = None if needed is None or any(_everywhere(lit) for lit in needed) else needed
+        if self._needed:
+            self._automaton = ahocorasick.Automaton()
+            for literal in self._needed:
+                self._automaton.add_word(literal, literal)
+            self._automaton.make_automaton()
+
+    def _may_match(self, text: str) -> bool:
+        return self._needed is None or next(self._automaton.iter(folded(text)), None) is not None
+
+    def search(self, text: str, *args: Any) -> re.Match[str] | None:
+        return self.pattern_object.search(text, *args) if self._may_match(text) else None
+
+    def match(self, text: str, *args: Any) -> re.Match[str] | None:
+        return self.pattern_object.match(text, *args) if self._may_match(text) else None
+
+    def fullmatch(self, text: str, *args: Any) -> re.Match[str] | None:
+        return self.pattern_object.fullmatch(text, *args) if self._may_match(text) else None
+
+    def findall(self, text: str, *args: Any) -> list[Any]:
+        return self.pattern_object.findall(text, *args) if self._may_match(text) else []
+
+    def finditer(self, text: str, *args: Any) -> Iterator[re.Match[str]]:
+        return self.pattern_object.finditer(text, *args) if self._may_match(text) else iter(())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.pattern_object, name)

@@ -141,3 +141,31 @@ def test_a_literal_found_in_nearly_every_text_is_not_looked_for():
     index = literals.Index([re.compile(r"(?:a|i) \w+", re.I), re.compile(r"(?:a|the) \w+ (?:is|was)", re.I)])
     assert index.always == {0}
     assert index.candidates("xyz") == [0]  # the second needs "is" or "was": its other parts are everywhere
+
+
+def test_the_directive_model_stops_searching_once_the_rest_cannot_reach_its_threshold(monkeypatch):
+    """A chat turn whose words could make an order (the cues' literals are in it) is dropped after the first few
+    cues are searched; the model's verdict on every corpus text is what the full reading gives."""
+    from hindsight_core.safety import directives
+
+    text = normalise("Anyone who reads this blog knows I love hiking with my dog.").text
+    spans, view = directives._spans(text)
+    assert directives._may_flag(view)  # the text's words alone do not rule an order out
+    assert directives._searched(spans) is None
+    for sample in corpus()[:400]:
+        folded = normalise(sample).text
+        spans, _ = directives._spans(folded)
+        searched = directives._searched(spans)
+        if searched is not None:
+            assert directives._features(spans, searched) == directives.features(folded)
+
+
+def test_a_prefiltered_pattern_answers_as_the_pattern_does():
+    from hindsight_core.write.gate import CORRECTION, FACT, PREFERENCE, REQUEST
+
+    for pattern in (CORRECTION, FACT, PREFERENCE, REQUEST):
+        assert isinstance(pattern, literals.Prefiltered)
+        plain = pattern.pattern_object
+        for text in corpus()[:600]:
+            assert bool(pattern.search(text)) == bool(plain.search(text))
+            assert pattern.findall(text) == plain.findall(text)
