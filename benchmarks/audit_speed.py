@@ -9,6 +9,8 @@
   own); the audit's time per text and per 1,000 characters. Linear means the per-character cost stays flat.
 - **hostile texts**: texts near the 32 KB write limit built to make a careless pattern slow (long runs of one
   word, invisible characters, base64-like runs); the same text at half and full length.
+- **prompt block**: what the prompt gate costs when a block is built with 2-8 memories from an agent (each
+  audited again and read, and every pair and triple read together), cold and with one new memory.
 
 Times are the CPU time of this thread (`time.thread_time`), so other processes on a busy machine do not add to
 them; compare within one run. LoCoMo is read in place from ../shared/benchmarks (CC BY-NC, never copied).
@@ -111,17 +113,52 @@ def hostile(repeats: int) -> list[dict]:
     return rows
 
 
+def _scored(text: str, source: Source, day: int):
+    from datetime import datetime, timezone
+
+    from hindsight_core.types import Explanation, Layer, MemoryRecord, ScoredMemory
+
+    record = MemoryRecord(id=f"m-{day}-{source.value}", user_id="u", summary=text[:40], raw_content=text,
+                          timestamp=datetime(2026, 3, day, tzinfo=timezone.utc), layer=Layer.EPISODIC, source=source)
+    return ScoredMemory(record, 0.02, 0.8, Explanation(1, 0.9, None, 0.0, 0.03, 0.8, "episodic", 0.02))
+
+
+def prompt_block(turns: list[str], blocks: int) -> list[dict]:
+    """What the prompt gate (`recall.formatting.admitted`) costs when a block is built: `n` memories written by an
+    agent or a tool (LoCoMo turns) among as many of the user's, each third-party memory audited again and read, and
+    every pair and triple of them read together. Cold: nothing decided before; warm: the block before this one
+    shared all but one of its third-party memories (as in a conversation, where one new answer joins the block)."""
+    from hindsight_core.recall.formatting import admitted
+    from hindsight_core.safety import prompt_gate
+
+    short = [t for t in turns if len(t) <= 300]
+    rows = []
+    for n in (2, 4, 6, 8):
+        cold, warm = [], []
+        for b in range(blocks):
+            pick = short[b * (n + 1) % len(short):][:n + 1]
+            others = [_scored(t, Source.AGENT, 1 + i) for i, t in enumerate(pick)]
+            mine = [_scored(t, Source.USER, 1 + i) for i, t in enumerate(short[-n:])]
+            prompt_gate._cache.clear()
+            cold.append(cpu_ms(lambda: admitted(mine + others[:n])))
+            warm.append(cpu_ms(lambda: admitted(mine + others[1:])))  # one new memory, the rest seen before
+        rows.append({"third_party_memories": n, "cold": spread(cold), "one_new": spread(warm)})
+    prompt_gate._cache.clear()
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--blocks", type=int, default=30, help="prompt blocks built per size")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "audit_speed.json")
     args = parser.parse_args()
     turns = locomo_turns()
     report = {"benchmark": "audit_speed", "timing": "CPU time of the measuring thread (time.thread_time)",
               "ordinary_turns": ordinary(turns, args.turns), "answers": answers(turns, args.repeats),
-              "hostile": hostile(args.repeats)}
-    for key in ("ordinary_turns", "answers", "hostile"):
+              "hostile": hostile(args.repeats), "prompt_block": prompt_block(turns, args.blocks)}
+    for key in ("ordinary_turns", "answers", "hostile", "prompt_block"):
         print(key, json.dumps(report[key], indent=1), flush=True)
     write_results(args.out, report, __file__)
     print(f"wrote {args.out}")
