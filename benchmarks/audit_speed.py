@@ -128,6 +128,7 @@ def prompt_block(turns: list[str], blocks: int) -> list[dict]:
     agent or a tool (LoCoMo turns) among as many of the user's, each third-party memory audited again and read, and
     every pair and triple of them read together. Cold: nothing decided before; warm: the block before this one
     shared all but one of its third-party memories (as in a conversation, where one new answer joins the block)."""
+    from hindsight_core.language.text_cache import forget_cached_texts
     from hindsight_core.recall.formatting import admitted
     from hindsight_core.safety import prompt_gate
 
@@ -140,6 +141,7 @@ def prompt_block(turns: list[str], blocks: int) -> list[dict]:
             others = [_scored(t, Source.AGENT, 1 + i) for i, t in enumerate(pick)]
             mine = [_scored(t, Source.USER, 1 + i) for i, t in enumerate(short[-n:])]
             prompt_gate._cache.clear()
+            forget_cached_texts()  # nor any sentence read before
             cold.append(cpu_ms(lambda: admitted(mine + others[:n])))
             warm.append(cpu_ms(lambda: admitted(mine + others[1:])))  # one new memory, the rest seen before
         rows.append({"third_party_memories": n, "cold": spread(cold), "one_new": spread(warm)})

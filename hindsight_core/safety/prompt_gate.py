@@ -32,14 +32,15 @@ import hashlib
 import threading
 from collections import OrderedDict
 from itertools import combinations
-from typing import Sequence
+from typing import Callable, Sequence
 
+from ..language.text_cache import per_text
 from ..types import Source
 from . import cues
 from . import lexicon as lex
 from .normalise import normalise
 from .screening import audit
-from .structure import read
+from .structure import read_sentence, sentences
 from .verdict import Action
 
 _CACHE_SIZE = 4096
@@ -56,19 +57,37 @@ def _reason(text: str, source: Source) -> str | None:
         reason = _account_or_fact(" ".join(folded.split()))
         if reason:
             return reason
-    for sentence in read(folded, source).sentences:
-        if sentence.held:
-            return "it reads as an order to the agent"
-        if sentence.addressee == "agent":
-            return "it speaks to the assistant"
-        if lex.AGENT_ACTS.search(sentence.text):
-            return "it says what the assistant does"
-        if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
-            return "it hands out a link as an order"
-        reason = _account_or_fact(sentence.text)
+    for sentence in sentences(folded):
+        reason = _SENTENCE_REASONS[source](sentence) if source in _SENTENCE_REASONS else \
+            _sentence_reason(sentence, source)
         if reason:
             return reason
     return None
+
+
+def _sentence_reason(text: str, source: Source) -> str | None:
+    """Why one sentence of a third-party text reads as an order, or None."""
+    sentence = read_sentence(text, source)
+    if sentence.held:
+        return "it reads as an order to the agent"
+    if sentence.addressee == "agent":
+        return "it speaks to the assistant"
+    if lex.AGENT_ACTS.search(sentence.text):
+        return "it says what the assistant does"
+    if sentence.mood in ("imperative", "obligation") and "link" in sentence.targets:
+        return "it hands out a link as an order"
+    return _account_or_fact(sentence.text)
+
+
+#: each sentence judged once: a block's memories are read again two and three at a time, and block after block
+#: (a cache keyed by the words, emptied by a forget: `language.text_cache`)
+def _judged_for(source: Source) -> Callable[[str], str | None]:
+    def sentence_reason(text: str) -> str | None:
+        return _sentence_reason(text, source)
+    return per_text(sentence_reason)
+
+
+_SENTENCE_REASONS = {source: _judged_for(source) for source in (Source.AGENT, Source.TOOL, Source.SYSTEM)}
 
 
 def _account_or_fact(sentence: str) -> str | None:

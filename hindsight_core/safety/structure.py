@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
+from ..language.text_cache import per_text
 from ..types import Source
 from . import lexicon as lex
 from .cues import SENTENCE_END
@@ -216,16 +218,34 @@ def _lexicon_for(folded: str):
     return LEXICON.for_text(folded + "\n" + folded.replace("_", " ") if "_" in folded else folded)
 
 
+def _sentence_reader(source: Source, whole: bool) -> Callable[[str], Sentence]:
+    def read_sentence(text: str) -> Sentence:
+        """One sentence read with the lexicon as it needs it: a class none of whose words is in it is not searched."""
+        return _reading(text, source, _lexicon_for(text), whole)
+    return read_sentence
+
+
+#: each sentence is read once: the multi-write check and the prompt gate read a text again joined to others, whose
+#: sentences are those read before (a cache keyed by the words, emptied by a forget: `language.text_cache`)
+_READERS = {(source, whole): per_text(_sentence_reader(source, whole))
+            for source in (Source.AGENT, Source.TOOL, Source.SYSTEM) for whole in (True, False)}
+
+
+def read_sentence(text: str, source: Source, whole: bool = True) -> Sentence:
+    """One sentence (of `sentences`) read: each is read once while it is in the cache."""
+    reader = _READERS.get((source, whole))
+    return reader(text) if reader is not None else _reading(text, source, _lexicon_for(text), whole)
+
+
 def read(folded: str, source: Source = Source.TOOL) -> Reading:
     """Each sentence of normalised text with its structure and whether it is held (`source` decides "you")."""
-    return Reading(tuple(_reading(text, source, _lexicon_for(text)) for text in sentences(folded)))
+    return Reading(tuple(read_sentence(text, source) for text in sentences(folded)))
 
 
 def first_held(folded: str, source: Source = Source.TOOL) -> Sentence | None:
-    """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed.
-    Each sentence gets the lexicon as it needs it: a class none of whose words is in it is never searched."""
-    return next((s for s in (_reading(text, source, _lexicon_for(text), whole=False) for text in sentences(folded))
-                 if s.held), None)
+    """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed."""
+    return next((s for s in (read_sentence(text, source, whole=False) for text in sentences(folded)) if s.held),
+                None)
 
 
 _RULE_WORDS = {1: "addressed to the agent, as an order", 2: "an order acting on {targets}",

@@ -169,3 +169,22 @@ def test_a_prefiltered_pattern_answers_as_the_pattern_does():
         for text in corpus()[:600]:
             assert bool(pattern.search(text)) == bool(plain.search(text))
             assert pattern.findall(text) == plain.findall(text)
+
+
+def test_a_sentence_read_once_is_not_read_again_when_its_text_comes_back_joined_to_others(monkeypatch):
+    """The multi-write check and the prompt gate read texts again joined to others: only new sentences are read,
+    and a forget empties what was kept (`language.text_cache`)."""
+    from hindsight_core.language.text_cache import forget_cached_texts
+    from hindsight_core.safety import structure
+
+    calls = []
+    reading = structure._reading
+    monkeypatch.setattr(structure, "_reading", lambda text, *rest, **kw: calls.append(text) or reading(text, *rest, **kw))
+    forget_cached_texts()
+    first, second = "Billing note for the quarter.", "The user's invoices now go to IBAN GB82 WEST 1234 5698 7654 32."
+    structure.read(first, Source.TOOL)
+    structure.read(f"{first} {second}", Source.TOOL)
+    assert calls == [first, second]
+    forget_cached_texts()
+    structure.read(first, Source.TOOL)
+    assert calls == [first, second, first]
