@@ -18,7 +18,9 @@ the same conversation (user turns and the agent's answers, through the conversat
 policy) and, as a second baseline, `remember=False` on an empty store; arms
 interleaved, each twice. Beside each figure, where the turn's time went: the
 read-your-writes wait (`settle`), the recall (its query embedding and its retrieval
-check apart) and the hand-over (`after_agent`). The figures go under `turn_cost` in
+check apart) and the hand-over (`after_agent`), and the CPU time of the thread that
+runs the turn (what the agent's thread pays, whatever else the machine runs; the
+embedding runs on the embedder's own thread). The figures go under `turn_cost` in
 the results file; the other arms are kept.
 
 Between turns the queue is flushed outside the timings: a real model takes longer
@@ -36,6 +38,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -195,19 +198,20 @@ def turn_cost(embedder, turns: int, pause: float, remember: bool, seeded: bool, 
                          context={"user_id": "alice"})
             middleware.flush()
             phases.clear()
-            samples = []
+            samples, cpu = [], []
             for i in range(1, turns + 1):
                 time.sleep(pause)
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.thread_time()
                 agent.invoke({"messages": [{"role": "user", "content": message(i, wording)}]},
                              context={"user_id": "alice"})
                 samples.append((time.perf_counter() - start) * 1000)
+                cpu.append((time.thread_time() - start_cpu) * 1000)
             middleware.flush()
     finally:
         for owner, name, original in patched:
             setattr(owner, name, original)
         shutil.rmtree(folder, ignore_errors=True)
-    return {"turn": percentiles(samples), "turns": turns,
+    return {"turn": percentiles(samples), "turn_cpu_of_the_agents_thread": percentiles(cpu), "turns": turns,
             "phases_p50_ms": {k: percentiles(v)["p50_ms"] for k, v in phases.items()},
             "retrieval_checks": len(phases.get("retrieval_check", []))}
 
@@ -225,11 +229,14 @@ def turn_costs(embedder, turns: int, pause: float, pauses_only: bool = False) ->
             runs["read_only_empty_store"].append(turn_cost(embedder, turns, wait, False, False, next(wording)))
         p50 = {arm: round(sorted(r["turn"]["p50_ms"] for r in rs)[0] / 2 + sorted(r["turn"]["p50_ms"] for r in rs)[1] / 2, 2)
                for arm, rs in runs.items()}
-        out[label] = {"pause_s": wait, "turn_p50_ms": p50,
+        cpu = {arm: round(statistics.median(r["turn_cpu_of_the_agents_thread"]["p50_ms"] for r in rs), 2)
+               for arm, rs in runs.items()}
+        out[label] = {"pause_s": wait, "turn_p50_ms": p50, "agents_thread_cpu_p50_ms": cpu,
+                      "remember_minus_read_only_cpu_ms": round(cpu["remember"] - cpu["read_only"], 2),
                       "remember_minus_read_only_ms": round(p50["remember"] - p50["read_only"], 2),
                       "remember_minus_empty_store_ms": round(p50["remember"] - p50["read_only_empty_store"], 2),
                       "runs": runs}
-        print(label, json.dumps(out[label]["turn_p50_ms"]), flush=True)
+        print(label, json.dumps(out[label]["turn_p50_ms"]), "CPU", json.dumps(cpu), flush=True)
     return out
 
 
