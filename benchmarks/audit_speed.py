@@ -74,7 +74,12 @@ def as_markdown(turns: list[str]) -> str:
 
 
 def ordinary(turns: list[str], n: int) -> dict:
-    short = [t for t in turns if len(t) <= 300][:n]
+    """Each arm reads texts it has not read before: the caches a process keeps of sentences it read
+    (`language.text_cache`) are emptied before it, and it is warmed on other turns."""
+    from hindsight_core.language.text_cache import forget_cached_texts
+
+    every = [t for t in turns if len(t) <= 300]
+    short, others = every[:n], every[n:n + 20]
     write_audit, gate = WriteAudit(), RuleBasedGate()
     out = {"texts": len(short), "mean_chars": round(statistics.mean(map(len, short)), 1)}
     for name, call in (("audit_agent", lambda t: write_audit(t, Source.AGENT)),
@@ -82,8 +87,9 @@ def ordinary(turns: list[str], n: int) -> dict:
                        ("gate", lambda t: gate(t, Source.AGENT)), ("entities", extract_entities),
                        ("audit_gate_entities", lambda t: (write_audit(t, Source.AGENT), gate(t, Source.AGENT),
                                                           extract_entities(t)))):
-        for t in short[:20]:  # warm the caches a process keeps (compiled patterns, literal indexes)
+        for t in others:  # warm what a process keeps whatever it reads (compiled patterns, literal indexes)
             call(t)
+        forget_cached_texts()
         out[name] = spread([cpu_ms(lambda t=t: call(t)) for t in short])
     return out
 
