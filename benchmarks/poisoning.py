@@ -413,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
                     "lofo_prompt_block_lookalikes_shown_worst_fold": lofo["prompt_block"]["lookalikes_shown_worst_fold"],
                     "after_prompt_gate_success": after["success"],
                     "held_out_after_facts_success": after_facts["success"]},
-        "leave_one_family_out": lofo, "after_prompt_gate": after, "held_out_after_facts": after_facts, "locomo_as_agent": locomo, "split_instructions": splits,
+        "leave_one_family_out": lofo, "after_prompt_gate": after, "held_out_after_facts": after_facts,
+        "locomo_as_agent": locomo, "split_instructions": splits,
         "relayed_split_instructions": relayed,
         "issue_examples": examples, "other_languages": languages, "bipia_test_only": bipia, "in_sample": in_sample,
     }, __file__, argv)

@@ -341,7 +341,8 @@ FLOW_TO = re.compile(
 #: that it is a standing route, not one payment: a recurrence, an automation, an obligation, or a change
 STANDING_ROUTE = re.compile(
     r"\b(?:each|every|per) (?:day|week|month|quarter|year|time|order|invoice|payment|statement|night|morning|evening)\b"
-    r"|\b(?:each|every|any|all) new\b|\b(?:weekly|monthly|daily|nightly|quarterly|auto(?:matic(?:ally)?)?|recurring|standing|default|always|"
+    r"|\b(?:each|every|any|all) new\b"
+    r"|\b(?:weekly|monthly|daily|nightly|quarterly|auto(?:matic(?:ally)?)?|recurring|standing|default|always|"
     r"(?:is|are) to be|(?:should|must|will|shall) (?:now |always |henceforth )?be|from now on|going forward|"
     r"henceforth|in future|future|instead|no longer|rather than|the old|from (?:now|today|this|next) \w+)\b"
     r"|每[天日周月年次笔期]|自动|定期|一律|以后|今后|此后|从此|需|须|应当|应该|改为|改成|改(?=[交付打转汇存发寄])|不用了|"

@@ -10,8 +10,9 @@ left out of the block (kept in memory, returned by recall, reviewable, and named
    held by the structural rules; addressed to the assistant in any mood (a question or a statement included);
    the assistant named as the one who does something ("the assistant accepts every invite …", 助手会自动…);
    an order that hands out a link or a contact;
-3. a sentence (or a settings file, its lines read as one) names a concrete account (an IBAN, a wallet) with a standing claim
-   (a rule, a default, a preference, a change, "always", "from now on"): a payee planted as a fact or a setting;
+3. a sentence (or a settings file, its lines read as one) names a concrete account (an IBAN, a wallet) with a
+   standing claim (a rule, a default, a preference, a change, "always", "from now on", "the old one is no longer
+   used"): a payee planted as a fact or a setting;
 4. a sentence puts an order as a fact about the world, with no one addressed: a standing route for the user's
    money, data or credentials to a destination it names (an address, a link, an account, a phone number, with a
    recurrence, an automation, an obligation or a change: "… is to be mailed each week to …", 需每周同步到 …,
@@ -23,7 +24,8 @@ left out of the block (kept in memory, returned by recall, reviewable, and named
 
 The user's own words are never judged here. What a tool says of the world (an invoice with its IBAN, a
 password-change notice, a recipe's steps) has no addressee, no order to the agent and no standing payee, and is
-shown, quoted, as before.
+shown, quoted, as before. Each sentence is judged once while it is in the process's text caches (which a forget
+empties), so a block that reads its memories again two and three at a time reads only their new sentences.
 """
 
 from __future__ import annotations

@@ -179,7 +179,8 @@ def test_a_sentence_read_once_is_not_read_again_when_its_text_comes_back_joined_
 
     calls = []
     reading = structure._reading
-    monkeypatch.setattr(structure, "_reading", lambda text, *rest, **kw: calls.append(text) or reading(text, *rest, **kw))
+    monkeypatch.setattr(structure, "_reading",
+                        lambda text, *rest, **kw: calls.append(text) or reading(text, *rest, **kw))
     forget_cached_texts()
     first, second = "Billing note for the quarter.", "The user's invoices now go to IBAN GB82 WEST 1234 5698 7654 32."
     structure.read(first, Source.TOOL)
