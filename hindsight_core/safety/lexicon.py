@@ -179,9 +179,10 @@ TOOL = re.compile(
     r"ejecuta[r]?|llama[r]? a la herramienta|borra[r]? tod[oa]s|elimina[r]? tod[oa]s|"
     r"führe[n]? [^.]{0,30} aus|befehl|lösche[n]? alle)\b"
     r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空|(?:接受|同意|批准|拒绝|取消|删除)(?:所有|全部)|(?:全部|一律)(?:接受|同意|批准|拒绝|取消|删除)", _F)
-_DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
-                r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b|webhook|"
-                r"邮箱|网址|链接)")
+#: a concrete address: a link, a domain, an e-mail address
+_ADDRESS = (r"https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
+            r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b")
+_DESTINATION = rf"(?:{_ADDRESS}|webhook|邮箱|网址|链接)"
 _DATA = (r"(?:user'?s?|their|his|her|all|every(?:thing)?|full|whole|entire|conversations?|chats?|history|memor\w*|notes|"
          r"files|messages|e-?mails|contacts|transcripts?|summar\w+|details|data|information|documents|records|"
          r"credentials|passwords?|keys?|tokens?|it|this|them|cop(?:y|ies)|logs?|addresses|calendar|photos|"
@@ -324,10 +325,7 @@ OWNED = re.compile(
     r"(?:sign|log)[ -]?in|login)\b"
     r"|费|款|租|工资|薪|账单|发票|通讯录|联系人|聊天记录|记录|资料|文件|数据|照片|日程|邮件|消息|密码|验证码|订单", _F)
 #: a concrete place to send it: an e-mail address, a link or domain, an account or wallet, a phone number
-DESTINATION = re.compile(
-    r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|https?://|www\.|\b[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\."
-    r"(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b|(?<![\w-])\+\d[\d ()-]{7,}\d"
-    r"|" + PAYMENT_ID.pattern, _F)
+DESTINATION = re.compile(_ADDRESS + r"|(?<![\w-])\+\d[\d ()-]{7,}\d|" + PAYMENT_ID.pattern, _F)
 #: a verb that sends or pays something, then where to: "… is to be mailed each week to x@…", 改交到 6228 …
 _FLOW = (r"\b(?:send|sent|sends|sending|mail(?:s|ed|ing)?|e-?mail(?:s|ed|ing)?|forward(?:s|ed|ing)?|sync(?:s|ed|ing)?|"
          r"cc'?d?|bcc'?d?|upload(?:s|ed|ing)?|export(?:s|ed|ing)?|copied|cop(?:y|ies)|shar(?:e|es|ed|ing)|"
