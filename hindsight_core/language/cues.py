@@ -29,7 +29,6 @@ from typing import Any
 
 import ahocorasick
 
-from ..safety.literals import Index
 from .text import keyword_tokens
 
 #: words that mark a change of mind; they are not part of the value being compared
@@ -225,14 +224,9 @@ _COLOUR = re.compile(r"\b(?:red|blue|green|yellow|black|white|purple|orange|pink
 _PREFERS = re.compile(r"\b(?:prefer|prefers|favou?rite)\b|最喜欢|更喜欢|偏好", re.I)
 
 
-_ATTRIBUTE_NAMES, _ATTRIBUTE_PATTERNS = tuple(ATTRIBUTES), tuple(ATTRIBUTES.values())
-#: which attribute patterns can match a text (one none of whose literals it holds cannot): only those are searched
-_ATTRIBUTE_INDEX = Index(_ATTRIBUTE_PATTERNS)
-
-
 def attributes(text: str) -> set[str]:
     """The single-valued attributes a statement sets: "residence", "favourite:colour", "exclusive:0" ..."""
-    found = {_ATTRIBUTE_NAMES[i] for i in _ATTRIBUTE_INDEX.possible(text) if _ATTRIBUTE_PATTERNS[i].search(text)}
+    found = {name for name, pattern in ATTRIBUTES.items() if pattern.search(text)}
     if _PREFERS.search(text) and _COLOUR.search(text):
         found.add("favourite:colour")
     for m in _FAVOURITE.finditer(text):
