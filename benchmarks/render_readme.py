@@ -504,14 +504,14 @@ def poisoning_section(report: dict, image_prefix: str) -> list[str]:
         lines.append(f"| leave-one-family-out through the prompt block (the write audit and the prompt gate) | "
                      f"{block['attacks']} | **{_fmt(100 * block['attack_success'])}% reach the block**; look-alikes "
                      f"shown, worst fold {_fmt(100 * block['lookalikes_shown_worst_fold'])}% |")
-    for key, what in (("after_prompt_gate", "written after the prompt gate, measured once before it was changed for "
-                                            "them (now in-sample)"),
-                      ("held_out_after_facts", "written after the gate's rule for orders stated as facts, measured "
-                                               "once before it was changed for them (now in-sample)")):
+    for key, what in (("after_prompt_gate", "written after the prompt gate"),
+                      ("held_out_after_facts", "written after the gate's rule for orders stated as facts")):
         held_out = report.get(key)
         if held_out:
-            lines.append(f"| {what}: attacks reaching the prompt block / look-alikes shown | {held_out['attacks']} / "
-                         f"{held_out['lookalikes']} | {held_out['reached_prompt']} / {held_out['lookalikes_shown']} |")
+            lines.append(f"| {what}, now in-sample (the gate was changed after its one measurement, whose figures "
+                         f"`tests/data/poisoning/README.md` keeps): attacks reaching the prompt block / look-alikes "
+                         f"shown | {held_out['attacks']} / {held_out['lookalikes']} | {held_out['reached_prompt']} / "
+                         f"{held_out['lookalikes_shown']} |")
     lines += ["", f"Command: `{_command(report)}` ({report['machine']}, {report['date'][:10]})."]
     return lines
 
