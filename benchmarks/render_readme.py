@@ -773,7 +773,8 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      f"thread (load {busy['load_average']})", pause["remember_minus_read_only_ms"] <= 5,
                      busy["command"], "the previous turn's write is still running when the next turn starts (its "
                      "embedding and store work share the cores), so read-your-writes waits for it and the two "
-                     "share the interpreter; a store with the session's own turns makes the retrieval check longer"))
+                     "share the interpreter; a store with the session's own turns makes the retrieval check longer; the wall figure "
+                     "moves by tens of ms run to run at this load, the CPU of the agent's thread far less"))
     turn = (overhead or {}).get("turn_cost")
     if turn:
         pause, back = turn["person_pause"], turn["back_to_back"]
