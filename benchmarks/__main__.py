@@ -31,6 +31,9 @@ FIGURES: list[tuple[str, list[str]]] = [
     ("forget_races.json", ["forget_races.py"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turns", "15"]),
     ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--turns", "12"]),  # after: adds turn_cost
+    # and turn_cost_busy: the same under a CPU hog per core
+    ("adapter_overhead.json", ["adapter_overhead.py", "--turn-cost", "--hogs", "--turns", "16"]),
+    ("audit_speed.json", ["audit_speed.py"]),
     ("knowledge.json", ["knowledge.py", "--out", "benchmarks/results/knowledge.json"]),
     # the held-out slices and the steps of the change rules, which docs/ quotes beside their commands
     ("knowledge_fresh.json", ["knowledge.py", "--data", "benchmarks/data/knowledge/fresh.jsonl",

@@ -18,14 +18,18 @@ the same conversation (user turns and the agent's answers, through the conversat
 policy) and, as a second baseline, `remember=False` on an empty store; arms
 interleaved, each twice. Beside each figure, where the turn's time went: the
 read-your-writes wait (`settle`), the recall (its query embedding and its retrieval
-check apart) and the hand-over (`after_agent`). The figures go under `turn_cost` in
+check apart) and the hand-over (`after_agent`), and the CPU time of the thread that
+runs the turn (what the agent's thread pays, whatever else the machine runs; the
+embedding runs on the embedder's own thread). The figures go under `turn_cost` in
 the results file; the other arms are kept.
 
 Between turns the queue is flushed outside the timings: a real model takes longer
 to answer than the embedding of the last turn, so a turn's recall does not wait
 for it (`settle` makes it wait when it must). Each message is new, so no query
-comes from the cache. Arms: a quiet machine, then a CPU hog
-(`python -c "while True: pass"`) on every core. No environment variable is set.
+comes from the cache; with `--turn-cost` each run of each arm says its turns in words
+of its own (`WORDINGS`). Arms: a quiet machine, then a CPU hog
+(`python -c "while True: pass"`) on every core; `--turn-cost --hogs` runs the
+person's-pause arms under such hogs (`turn_cost_busy`). No environment variable is set.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -49,8 +54,14 @@ FACTS = ["My sister {n} lives in Lisbon and works as a nurse.", "I prefer meetin
          "Book me an aisle seat on flight {n} to Berlin.", "My locker code at the gym is {n}."]
 
 
-def message(i: int) -> str:
-    return FACTS[i % len(FACTS)].format(n=i + 3)
+#: how each arm of --turn-cost opens its messages: every arm (and each of its runs) says its turns in its own words,
+#: so that no arm is served another's query embedding from a cache
+WORDINGS = ["", "Quick note: ", "For the record, ", "Also, ", "One more thing: ", "By the way, ", "FYI: ",
+            "Note to self: ", "Just so you know, ", "Heads up: ", "Reminder: ", "P.S. "]
+
+
+def message(i: int, wording: int = 0) -> str:
+    return WORDINGS[wording % len(WORDINGS)] + FACTS[i % len(FACTS)].format(n=i + 3)
 
 
 def langchain_arm(embedder, turns: int) -> dict:
@@ -136,7 +147,7 @@ def llamaindex_arm(embedder, turns: int) -> dict:
             "memories_stored": stored}
 
 
-def turn_cost(embedder, turns: int, pause: float, remember: bool, seeded: bool) -> dict:
+def turn_cost(embedder, turns: int, pause: float, remember: bool, seeded: bool, wording: int = 0) -> dict:
     """Whole LangChain turns with `HindsightMiddleware(remember=...)`, and where each turn's time went."""
     import collections
     import functools
@@ -183,41 +194,49 @@ def turn_cost(embedder, turns: int, pause: float, remember: bool, seeded: bool) 
             middleware = HindsightMiddleware(memory, remember=remember)
             model = RecordingChatModel(responses=[f"Noted, item {i}." for i in range(turns + 2)])
             agent = create_agent(model, system_prompt="You are a helpful assistant.", middleware=[middleware])
-            agent.invoke({"messages": [{"role": "user", "content": message(0)}]}, context={"user_id": "alice"})
+            agent.invoke({"messages": [{"role": "user", "content": message(0, wording)}]},
+                         context={"user_id": "alice"})
             middleware.flush()
             phases.clear()
-            samples = []
+            samples, cpu = [], []
             for i in range(1, turns + 1):
                 time.sleep(pause)
-                start = time.perf_counter()
-                agent.invoke({"messages": [{"role": "user", "content": message(i)}]}, context={"user_id": "alice"})
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                agent.invoke({"messages": [{"role": "user", "content": message(i, wording)}]},
+                             context={"user_id": "alice"})
                 samples.append((time.perf_counter() - start) * 1000)
+                cpu.append((time.thread_time() - start_cpu) * 1000)
             middleware.flush()
     finally:
         for owner, name, original in patched:
             setattr(owner, name, original)
         shutil.rmtree(folder, ignore_errors=True)
-    return {"turn": percentiles(samples), "turns": turns,
+    return {"turn": percentiles(samples), "turn_cpu_of_the_agents_thread": percentiles(cpu), "turns": turns,
             "phases_p50_ms": {k: percentiles(v)["p50_ms"] for k, v in phases.items()},
             "retrieval_checks": len(phases.get("retrieval_check", []))}
 
 
-def turn_costs(embedder, turns: int, pause: float) -> dict:
-    """`remember=True` against `remember=False` per pause, arms interleaved and run twice (medians of the two)."""
+def turn_costs(embedder, turns: int, pause: float, pauses_only: bool = False) -> dict:
+    """`remember=True` against `remember=False` per pause, arms interleaved and run twice (medians of the two);
+    each run of each arm says its turns in words of its own (`WORDINGS`)."""
     out = {}
-    for label, wait in (("person_pause", pause), ("back_to_back", 0.0)):
+    wording = iter(range(1, 1000))
+    for label, wait in (("person_pause", pause),) + ((("back_to_back", 0.0),) if not pauses_only else ()):
         runs: dict[str, list[dict]] = {"remember": [], "read_only": [], "read_only_empty_store": []}
         for _ in range(2):
-            runs["read_only"].append(turn_cost(embedder, turns, wait, False, True))
-            runs["remember"].append(turn_cost(embedder, turns, wait, True, True))
-            runs["read_only_empty_store"].append(turn_cost(embedder, turns, wait, False, False))
+            runs["read_only"].append(turn_cost(embedder, turns, wait, False, True, next(wording)))
+            runs["remember"].append(turn_cost(embedder, turns, wait, True, True, next(wording)))
+            runs["read_only_empty_store"].append(turn_cost(embedder, turns, wait, False, False, next(wording)))
         p50 = {arm: round(sorted(r["turn"]["p50_ms"] for r in rs)[0] / 2 + sorted(r["turn"]["p50_ms"] for r in rs)[1] / 2, 2)
                for arm, rs in runs.items()}
-        out[label] = {"pause_s": wait, "turn_p50_ms": p50,
+        cpu = {arm: round(statistics.median(r["turn_cpu_of_the_agents_thread"]["p50_ms"] for r in rs), 2)
+               for arm, rs in runs.items()}
+        out[label] = {"pause_s": wait, "turn_p50_ms": p50, "agents_thread_cpu_p50_ms": cpu,
+                      "remember_minus_read_only_cpu_ms": round(cpu["remember"] - cpu["read_only"], 2),
                       "remember_minus_read_only_ms": round(p50["remember"] - p50["read_only"], 2),
                       "remember_minus_empty_store_ms": round(p50["remember"] - p50["read_only_empty_store"], 2),
                       "runs": runs}
-        print(label, json.dumps(out[label]["turn_p50_ms"]), flush=True)
+        print(label, json.dumps(out[label]["turn_p50_ms"]), "CPU", json.dumps(cpu), flush=True)
     return out
 
 
@@ -266,13 +285,18 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--turn-cost", action="store_true", help="measure remember=True against remember=False "
                         "over whole turns (kept under `turn_cost`; the other arms stay as they were)")
     parser.add_argument("--pause", type=float, default=0.5, help="seconds between turns for --turn-cost")
+    parser.add_argument("--hogs", action="store_true", help="--turn-cost under a CPU hog on every core (kept under "
+                        "`turn_cost_busy`), with a person's pause only")
     args = parser.parse_args(argv)
     embedder = embedder_named(DEFAULT_MODEL)
     embedder.embed(["warm up"])  # the model load is measured by benchmarks/model_load.py, not here
     if args.turn_cost:
-        costs = turn_costs(embedder, args.turns, args.pause)
-        report = write_entry(args.out, "turn_cost", {"load_average": round(os.getloadavg()[0], 1),
-                                                     "embedder": embedder.name, **costs}, __file__, argv)
+        with cpu_hogs(args.hogs) as hogs:
+            costs = turn_costs(embedder, args.turns, args.pause, pauses_only=args.hogs)
+            load = round(os.getloadavg()[0], 1)
+        report = write_entry(args.out, "turn_cost_busy" if args.hogs else "turn_cost",
+                             {"load_average": load, "cpu_hogs": hogs, "embedder": embedder.name, **costs},
+                             __file__, argv)
         print("wrote", args.out)
         return report
     report = {"embedder": embedder.name, "sync": _default_sync(), "arms": {}}
@@ -292,7 +316,7 @@ def main(argv: list[str] | None = None) -> dict:
               "langchain_recall_le_embedding_plus_10ms":
                   r["langchain"]["recall_hook"]["p50_ms"] <= r["query_embedding"]["p50_ms"] + 10}
         for arm, r in report["arms"].items()}
-    report = write_results(args.out, report, __file__, argv, keep=("turn_cost",))  # the --turn-cost run's entry stays
+    report = write_results(args.out, report, __file__, argv, keep=("turn_cost", "turn_cost_busy"))  # --turn-cost's stay
     print("wrote", args.out)
     return report
 

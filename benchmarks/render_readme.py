@@ -498,8 +498,21 @@ def poisoning_section(report: dict, image_prefix: str) -> list[str]:
              f"| BIPIA attacks in attacker-framed carriers (nothing tuned on them) | {framed} | "
              f"{_fmt(100 * s['bipia_framed_blocked'])}% blocked |",
              f"| BIPIA attacks inserted bare (nothing tuned on them) | {bare} | "
-             f"{_fmt(100 * s['bipia_bare_blocked'])}% blocked |",
-             "", f"Command: `{_command(report)}` ({report['machine']}, {report['date'][:10]})."]
+             f"{_fmt(100 * s['bipia_bare_blocked'])}% blocked |"]
+    block = lofo.get("prompt_block")
+    if block:  # issue 45: the prompt gate too (what reaches the block at all)
+        lines.append(f"| leave-one-family-out through the prompt block (the write audit and the prompt gate) | "
+                     f"{block['attacks']} | **{_fmt(100 * block['attack_success'])}% reach the block**; look-alikes "
+                     f"shown, worst fold {_fmt(100 * block['lookalikes_shown_worst_fold'])}% |")
+    for key, what in (("after_prompt_gate", "written after the prompt gate"),
+                      ("held_out_after_facts", "written after the gate's rule for orders stated as facts")):
+        held_out = report.get(key)
+        if held_out:
+            lines.append(f"| {what}, now in-sample (the gate was changed after its one measurement, whose figures "
+                         f"`tests/data/poisoning/README.md` keeps): attacks reaching the prompt block / look-alikes "
+                         f"shown | {held_out['attacks']} / {held_out['lookalikes']} | {held_out['reached_prompt']} / "
+                         f"{held_out['lookalikes_shown']} |")
+    lines += ["", f"Command: `{_command(report)}` ({report['machine']}, {report['date'][:10]})."]
     return lines
 
 
@@ -785,7 +798,27 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
                      big["cold_over_warm"] <= 2, _command(run),
                      "the first read of a user's keys and of the engine's pages that hold the user "
                      "(docs/scale.md)"))
+    audit = _load(results, "audit_speed.json")
+    if audit:
+        ordinary = audit["ordinary_turns"]
+        prepared = ordinary["audit_gate_entities"]["p50_ms"]
+        rows.append(("A write's preparation (the audit, the gate, entities) ≤ 0.3 ms p50 CPU for an ordinary turn",
+                     f"{prepared:.2f} ms (audit {ordinary['audit_agent']['p50_ms']:.2f}, gate "
+                     f"{ordinary['gate']['p50_ms']:.2f})", prepared <= 0.3, _command(audit),
+                     "pure-Python regular expressions: the directive model's and the structural reading's searches "
+                     "on each sentence whose words could make an order, and the gate's patterns"))
     overhead = _load(results, "adapter_overhead.json")
+    busy = (overhead or {}).get("turn_cost_busy")
+    if busy:
+        pause = busy["person_pause"]
+        rows.append(("A LangChain turn with remember=True ≤ +5 ms over remember=False, a person's pause, a CPU hog "
+                     "per core", f"+{pause['remember_minus_read_only_ms']:.0f} ms wall, "
+                     f"+{pause.get('remember_minus_read_only_cpu_ms', float('nan')):.1f} ms CPU of the agent's "
+                     f"thread (load {busy['load_average']})", pause["remember_minus_read_only_ms"] <= 5,
+                     busy["command"], "the previous turn's write is still running when the next turn starts (its "
+                     "embedding and store work share the cores), so read-your-writes waits for it and the two "
+                     "share the interpreter; a store with the session's own turns makes the retrieval check longer; the wall figure "
+                     "moves by tens of ms run to run at this load, the CPU of the agent's thread far less"))
     turn = (overhead or {}).get("turn_cost")
     if turn:
         pause, back = turn["person_pause"], turn["back_to_back"]

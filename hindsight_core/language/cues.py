@@ -25,6 +25,9 @@ recall time, whether two recalled memories contradict each other. The cues:
 from __future__ import annotations
 
 import re
+from typing import Any
+
+import ahocorasick
 
 from .text import keyword_tokens
 
@@ -148,14 +151,32 @@ def without_clock_times(text: str) -> str:
     return _ZH_TIME.sub(" ", _TIME.sub(" ", text))
 
 
+def _spelling_finders() -> tuple[Any, Any]:
+    """Two automata (Aho-Corasick, C) that find every spelling of `EXCLUSIVE_VALUES` in one pass each: Latin ones as
+    whole words (" landscape " in the text's words joined by spaces), the others anywhere (横向)."""
+    latin, other = ahocorasick.Automaton(), ahocorasick.Automaton()
+    for i, group in enumerate(EXCLUSIVE_VALUES):
+        for value, spellings in group.items():
+            for term in spellings:
+                finder, key = (latin, f" {term} ") if term.isascii() else (other, term)
+                found = finder.get(key, [])
+                finder.add_word(key, found + [(i, value)])
+    for finder in (latin, other):
+        finder.make_automaton()
+    return latin, other
+
+
+_LATIN_SPELLINGS, _OTHER_SPELLINGS = _spelling_finders()
+
+
 def exclusive_terms(text: str) -> dict[int, set[str]]:
     """The exclusive values a text names: group index -> the values found (whole words for Latin spellings)."""
     lowered = text.lower()
     words = " " + " ".join(re.findall(r"[a-z0-9]+", lowered)) + " "
     found: dict[int, set[str]] = {}
-    for i, group in enumerate(EXCLUSIVE_VALUES):
-        for value, spellings in group.items():
-            if any((f" {term} " in words) if term.isascii() else (term in lowered) for term in spellings):
+    for finder, haystack in ((_LATIN_SPELLINGS, words), (_OTHER_SPELLINGS, lowered)):
+        for _, values in finder.iter(haystack):
+            for i, value in values:
                 found.setdefault(i, set()).add(value)
     return found
 

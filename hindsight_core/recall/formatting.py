@@ -39,6 +39,12 @@ The order of the block is decided here and only here (`prompt_order`):
    their place. A budget shortens them with the turns answered
    (`episode_width`), before it drops a memory.
 
+5. What a tool, an agent or the application wrote that reads as an order to the
+   agent, alone or with the block's other such memories, is not in the block at
+   all, and neither is such a turn under a user's memory (`admitted`,
+   `safety.prompt_gate`): quoting an order under a warning still shows a model
+   the order. Those memories stay stored and recalled; `admitted` says why.
+
 Each line shows the memory's own words (`raw_content`, not the one-line
 summary), cut to `max_chars` at a sentence end or a space, never inside an
 address, a number or a name. Text is flattened to a single line and anything
@@ -52,6 +58,7 @@ import json
 import re
 from typing import Iterable
 
+from ..safety.prompt_gate import split_orders, withheld_because
 from ..types import ANSWERS_KEY, EventType, Layer, ScoredMemory, Source
 
 OPEN_TAG, CLOSE_TAG = "<memories>", "</memories>"
@@ -152,9 +159,14 @@ def answered_by(result: ScoredMemory) -> str:
 
 
 def context_line(result: ScoredMemory, context_chars: int) -> str | None:
-    """The turn a memory answers, quoted and attributed, cut to `context_chars`; None without one (or at 0)."""
+    """The turn a memory answers, quoted and attributed, cut to `context_chars`; None without one (or at 0), and
+    None when someone other than the user said it and it reads as an order (`safety.prompt_gate`)."""
     context = result.memory.context
     if not context or not context.strip() or context_chars <= 0:
+        return None
+    metadata = result.memory.metadata if isinstance(result.memory.metadata, dict) else {}
+    said_by = str(metadata.get(ANSWERS_KEY, Source.AGENT.value))
+    if withheld_because(context, Source(said_by) if said_by in _ANSWERED else Source.AGENT):
         return None
     words = clip(neutralise(context), context_chars)
     return f"  ↳ answering {answered_by(result)}: {json.dumps(words, ensure_ascii=False)}"
@@ -181,6 +193,27 @@ def kind(result: ScoredMemory) -> str:
     else:
         said = "" if memory.event_type == EventType.DIALOGUE.value else memory.event_type
     return ", ".join(part for part in (said, "earlier" if result.later else "") if part)
+
+
+def admitted(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[tuple[ScoredMemory, str]]]:
+    """(the memories the block may show, in the order given; those it leaves out, each with why).
+
+    What a tool, an agent or the application wrote is left out when it reads as an order, alone or with the
+    block's other such memories, oldest first (`safety.prompt_gate`); the user's own words always stay.
+    """
+    results = list(results)
+    withheld: dict[str, str] = {}
+    for r in results:
+        if not from_user(r):
+            why = withheld_because(r.memory.raw_content, r.memory.source)
+            if why:
+                withheld[r.memory.id] = why
+    others = sorted((r for r in results if not from_user(r) and r.memory.id not in withheld),
+                    key=lambda r: r.memory.timestamp)
+    for i in split_orders([(r.memory.raw_content, r.memory.source) for r in others]):
+        withheld[others[i].memory.id] = "with other memories from tools and agents, it completes an order"
+    return ([r for r in results if r.memory.id not in withheld],
+            [(r, withheld[r.memory.id]) for r in results if r.memory.id in withheld])
 
 
 def prompt_order(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
@@ -249,9 +282,10 @@ def format_for_prompt(results: Iterable[ScoredMemory], *, header: str = DEFAULT_
     everything written by tools, agents or the application under
     `OTHERS_SECTION`. A memory stored with the turn it answers shows that turn
     under it (at most `context_chars` characters; 0 shows none), unless that
-    turn is itself one of the memories shown.
+    turn is itself one of the memories shown. What a tool or an agent wrote that reads as an order, alone or
+    with the others, is not shown at all (`admitted`), nor is such a turn under a memory.
     """
-    mine, others = prompt_order(results)
+    mine, others = prompt_order(admitted(results)[0])
     if not mine and not others:
         return empty
     shown = {" ".join(r.memory.raw_content.split()) for m in (*mine, *others) for r in (m, *m.episodes)}

@@ -12,7 +12,7 @@ How a verdict is reached:
 
 1. **Normalise.** NFKC (full-width letters become ASCII), invisible characters
    stripped (zero-width, bidi controls, Unicode tag characters), look-alike
-   Cyrillic/Greek letters inside Latin words folded, s p a c e d letters joined,
+   letters of any script inside Latin words folded (Unicode's confusables), s p a c e d letters joined,
    lower-cased, whitespace collapsed. Text hidden in tag characters or
    variation selectors is decoded, and so is any base64 run that decodes to
    text; each is screened like the visible text.

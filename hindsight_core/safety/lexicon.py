@@ -179,9 +179,10 @@ TOOL = re.compile(
     r"ejecuta[r]?|llama[r]? a la herramienta|borra[r]? tod[oa]s|elimina[r]? tod[oa]s|"
     r"führe[n]? [^.]{0,30} aus|befehl|lösche[n]? alle)\b"
     r"|执行|运行|调用|命令|脚本|删除所有|删掉所有|清空|(?:接受|同意|批准|拒绝|取消|删除)(?:所有|全部)|(?:全部|一律)(?:接受|同意|批准|拒绝|取消|删除)", _F)
-_DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
-                r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b|webhook|"
-                r"邮箱|网址|链接)")
+#: a concrete address: a link, a domain, an e-mail address
+_ADDRESS = (r"https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,63}|\b[\w-]{1,63}(?:\.[\w-]{1,63})"
+            r"{0,4}\.(?:com|net|org|io|xyz|ru|cn|top|info|co|app|site|online|link|me|biz|example)\b")
+_DESTINATION = rf"(?:{_ADDRESS}|webhook|邮箱|网址|链接)"
 _DATA = (r"(?:user'?s?|their|his|her|all|every(?:thing)?|full|whole|entire|conversations?|chats?|history|memor\w*|notes|"
          r"files|messages|e-?mails|contacts|transcripts?|summar\w+|details|data|information|documents|records|"
          r"credentials|passwords?|keys?|tokens?|it|this|them|cop(?:y|ies)|logs?|addresses|calendar|photos|"
@@ -302,3 +303,67 @@ PERMISSION_OVER_USER = re.compile(
     r"(?:assistant|agent)) (?:permission|the right|full access))\b[^.\n]{0,20}?\b(?:you|the (?:assistant|agent|ai))\b"
     r"[^.\n]{0,60}?\b(?:the user'?s?|their|his|her)\b"
     r"|(?:授权|允许|准许)(?:你|您|助手)[^。\n]{0,30}?(?:用户|他的|她的|他们的)", _F)
+
+# -- the agent as the doer (issue 45): "the assistant accepts every invite …" states an order as a habit -----------
+#: an AI (not a person's travel agent) as the subject of what it does, will do or always does
+AGENT_ACTS = re.compile(
+    rf"\b{_AI_NOUN}(?:'s)?\s+(?:\w+ly\s+|also\s+|now\s+|then\s+|simply\s+)?(?:will|would|shall|can|may|always|never|"
+    r"should|must|automatically|(?!is\b|was\b|has\b|does\b|seems\b|looks\b|works\b|sounds\b|says\b|thinks\b|"
+    r"knows\b|helps\b|gets\b|answers?\b)[a-z]+s)\b"
+    r"|(?:助手|小助手|人工智能|机器人|智能体|大模型|模型|ai[\u4e00-\u9fff]{0,2}|智能客服|客服机器人|虚拟助手)"
+    r"(?:[^。，,；]{0,12}?时)?(?:会|将|要|就|自动|每次|总是|一律|直接|默认|负责|应当|应该|必须|务必|需|今后|以后|不再)", _F)
+#: a line of a settings file: "key: value" or "key = value"
+SETTING_LINE = re.compile(r"^\s*[\"']?[\w .-]{1,40}[\"']?\s*[:=]\s*\S", re.MULTILINE)
+
+# -- orders stated as facts about the world (issue 45): read by the prompt gate only -----------------------------
+#: the user's money, data, credentials or contacts: what a standing route sends somewhere
+OWNED = re.compile(
+    r"\b(?:payments?|invoices?|bills?|deposits?|refunds?|salary|salaries|payroll|rent|fees?|dues|reimbursements?|"
+    r"remittances?|funds|money|transfers?|history|contacts?|address book|records?|files?|messages?|e-?mails?|"
+    r"notes|documents?|data|photos|calendar|conversations?|chats?|transcripts?|logs?|statements?|receipts?|"
+    r"orders?|passwords?|credentials?|tokens?|codes?|keys?|(?:e-?mail |postal |home )?address(?:es)?|phone numbers?|"
+    r"(?:sign|log)[ -]?in|login)\b"
+    r"|费|款|租|工资|薪|账单|发票|通讯录|联系人|聊天记录|记录|资料|文件|数据|照片|日程|邮件|消息|密码|验证码|订单", _F)
+#: a concrete place to send it: an e-mail address, a link or domain, an account or wallet, a phone number
+DESTINATION = re.compile(_ADDRESS + r"|(?<![\w-])\+\d[\d ()-]{7,}\d|" + PAYMENT_ID.pattern, _F)
+#: a verb that sends or pays something, then where to: "… is to be mailed each week to x@…", 改交到 6228 …
+_FLOW = (r"\b(?:send|sent|sends|sending|mail(?:s|ed|ing)?|e-?mail(?:s|ed|ing)?|forward(?:s|ed|ing)?|sync(?:s|ed|ing)?|"
+         r"cc'?d?|bcc'?d?|upload(?:s|ed|ing)?|export(?:s|ed|ing)?|copied|cop(?:y|ies)|shar(?:e|es|ed|ing)|"
+         r"transmit(?:s|ted|ting)?|pa(?:y|ys|id|ying|yable)|transfer(?:s|red|ring)?|wire[ds]?|remit(?:s|ted)?|"
+         r"deposit(?:s|ed)?|settle[ds]?|route[ds]?|routing|go(?:es)?|handled|made out|credited|directed)\b"
+         r"|发|寄|转|汇|打|交|付|存|同步|上传|抄送|备份|导出")
+FLOW_TO = re.compile(
+    "(?:" + _FLOW + r")[^.。\n]{0,60}?(?:\b(?:to|into|onto|at|via|with)\b|到|至|给|入)[\s\"'“”:：]{0,4}"
+    r"(?:(?:the|this|our|a|new|account|iban|address|wallet|number|这个|该|新|账户|账号|邮箱|卡)\s*){0,3}"
+    r"(?:" + DESTINATION.pattern + ")", _F)
+#: that it is a standing route, not one payment: a recurrence, an automation, an obligation, or a change
+STANDING_ROUTE = re.compile(
+    r"\b(?:each|every|per) (?:day|week|month|quarter|year|time|order|invoice|payment|statement|night|morning|evening)\b"
+    r"|\b(?:each|every|any|all) new\b"
+    r"|\b(?:weekly|monthly|daily|nightly|quarterly|auto(?:matic(?:ally)?)?|recurring|standing|default|always|"
+    r"(?:is|are) to be|(?:should|must|will|shall) (?:now |always |henceforth )?be|from now on|going forward|"
+    r"henceforth|in future|future|instead|no longer|rather than|the old|from (?:now|today|this|next) \w+)\b"
+    r"|每[天日周月年次笔期]|自动|定期|一律|以后|今后|此后|从此|需|须|应当|应该|改为|改成|改(?=[交付打转汇存发寄])|不用了|"
+    r"不再|原来的|原来那|从[^。，,]{1,8}起", _F)
+#: a claim that this text outranks an AI's own instructions: "supersedes whatever guidance …", 以本文为准
+PRECEDENCE = re.compile(
+    r"\b(?:supersed\w*|overrid\w*|overrul\w*|takes? precedence|prevails?|outranks?|trumps?|(?:replaces?|cancels?) "
+    r"(?:any|all|whatever|every|the))\b|高于|优先于|取代|覆盖|代替|以[^。，,]{0,8}为准", _F)
+#: the reader's AI and what it was told: "the reader's AI was configured with", 你的助手的设定
+READERS_AI = re.compile(
+    rf"\b(?:reader'?s?|your|you'?re|user'?s?|any|every|whatever|whichever)\s+(?:\w+\s+)?{_AI_NOUN}\b"
+    r"[^.\n]{0,60}?\b(?:guidance|instructions?|rules|settings|configur\w+|prompts?|defaults?|policy|policies|"
+    r"guidelines|programming|directives?)\b"
+    r"|\b(?:guidance|instructions?|rules|settings|configuration|prompts?|guidelines|programming|directives?)\b"
+    rf"[^.\n]{{0,40}}?\b(?:reader'?s?|your|user'?s?|any|every|whatever|whichever)\s+(?:\w+\s+)?{_AI_NOUN}\b"
+    r"|(?:读者|用户|你|您|任何|所有)的?\s*(?:ai|助手|智能助手|机器人|模型|大模型)[^。\n]{0,20}?(?:设定|设置|指令|规则|指示|配置|提示词)", _F)
+#: the reader's task named as the occasion of what follows: "for summaries:", "when answering …", 总结…时
+READERS_TASK = re.compile(
+    r"\b(?:when|while|whenever|if|before) (?:\w+ )?(?:summari[sz]\w*|answering|replying|responding|recommending|"
+    r"comparing|ranking|writing (?:a|the|any|your) (?:summary|answer|reply|review))\b"
+    r"|\b(?:for|in) (?:any |all |every |future )?(?:summar(?:y|ies)|answers|replies|responses|recommendations)\s*[:：]"
+    r"|(?:总结|概括|归纳|汇总|回答|回复|推荐|介绍)[^。，,；：:]{0,10}时", _F)
+#: what a steering line says of its subject: the only one, the best, always, never
+VERDICT = re.compile(
+    r"\b(?:only|best|worst|never|always|avoid|worth|must|should|superior|inferior|break|unreliable|scam)\b"
+    r"|最|只有|唯一|都说|值得|一律|每次|不要|别|坏", _F)

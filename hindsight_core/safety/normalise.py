@@ -1,9 +1,12 @@
 """Folding text for the audit, and the tricks used to hide things in it.
 
 `normalise` applies NFKC (full-width letters become ASCII), strips invisible
-characters (zero-width, bidi controls, Unicode tag characters), folds look-alike
-Cyrillic/Greek letters inside Latin words, joins s p a c e d letters, lower-cases
-and collapses whitespace, and counts each trick it undid. Text hidden in tag
+characters (zero-width, bidi controls, Unicode tag characters), folds each word
+that reads as Latin to its skeleton (every letter that looks like a Latin one,
+from Unicode's confusables data: Cyrillic, Greek, Armenian, Cherokee, small
+capitals …; a word wholly in one other script is that language's and is kept),
+joins s p a c e d letters and s p a c e d Chinese characters, lower-cases and
+collapses whitespace, and counts each trick it undid. Text hidden in tag
 characters or variation selectors is decoded; `decode_base64_runs` finds base64
 runs that decode to readable text. Each hidden layer is screened like the
 visible text.
@@ -16,6 +19,7 @@ import binascii
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 _TAG_RANGE = (0xE0000, 0xE007F)
@@ -29,18 +33,35 @@ _VARIATION = frozenset(list(range(0xFE00, 0xFE10)) + list(range(0xE0100, 0xE01F0
 #: any character the per-character pass looks at (invisible, variation selector, tag): text without one skips it
 _HIDING = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_INVISIBLE)) +
                      "\uFE00-\uFE0F\U000E0100-\U000E01EF\U000E0000-\U000E007F]")
-_HOMOGLYPHS = str.maketrans({
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d",
-    "ɡ": "g", "ο": "o", "α": "a", "ε": "e", "ι": "i", "ν": "v", "ρ": "p", "κ": "k", "υ": "u", "τ": "t",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
-    "Τ": "T", "Υ": "Y", "Χ": "X"})
+
+
+def _confusables() -> dict[str, str]:
+    """The characters that look like a Latin letter, and that letter (`confusables.txt`, from Unicode's
+    confusables data: scripts/confusables.py)."""
+    table = {}
+    for line in (Path(__file__).with_name("confusables.txt")).read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            code, letter, _ = line.split("\t", 2)
+            table[chr(int(code, 16))] = letter
+    return table
+
+
+#: a word's letters as the Latin ones they look like (its skeleton, UTS #39, restricted to Latin targets)
+_SKELETON = str.maketrans({**_confusables(), "ε": "e", "κ": "k", "τ": "t"})
 _WORD = re.compile(r"\w+")
 _ASCII_LETTER = re.compile(r"[a-zA-Z]")
 _SPACED_LETTERS = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*·]){3,}[a-z](?![a-z])")
+#: Chinese characters with a space (or a dot) between each: Chinese puts none, so the spacing only hides words
+_SPACED_HAN = re.compile(r"(?:[\u3400-\u9fff][ .\-_*·]+){3,}[\u3400-\u9fff]")
+_SPACER = re.compile(r"[ .\-_*·]+")
 _WS = re.compile(r"[^\S\n]+")
 _NEWLINES = re.compile(r"\s*\n\s*")
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+
+
+def _script(char: str) -> str:
+    """The script a letter belongs to, as its Unicode name begins ("LATIN", "CYRILLIC", "ARMENIAN", …)."""
+    return unicodedata.name(char, "?").split(" ", 1)[0]
 
 
 def _collapse(text: str) -> str:
@@ -122,15 +143,22 @@ def _folded(text: str, cased: str, tags: list[str], smuggled: list[str], invisib
     def fold(match: re.Match[str]) -> str:
         nonlocal mixed
         word = match.group(0)
-        if word.isascii() or not _ASCII_LETTER.search(word):  # look-alikes only matter inside Latin words
+        if word.isascii():
             return word
-        folded = word.translate(_HOMOGLYPHS)
-        if folded != word:
-            mixed += 1
+        folded = word.translate(_SKELETON)
+        if folded == word:
+            return word
+        scripts = {_script(c) for c in word if not c.isascii() and c.isalpha()}
+        latin = bool(_ASCII_LETTER.search(word)) or "LATIN" in scripts
+        if not latin and len(scripts) < 2:  # a word of one other script is a word of that language, not a disguise
+            return word
+        mixed += bool(scripts - {"LATIN"})  # Latin mixed with another script (a Latin alpha or a dotless i is not)
         return folded
 
     folded = (cased if cased.isascii() else _WORD.sub(fold, cased)).casefold()  # ASCII words fold to themselves
-    folded = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_*·]", "", m.group(0)), folded)
+    folded = _SPACED_LETTERS.sub(lambda m: _SPACER.sub("", m.group(0)), folded)
+    if not folded.isascii():
+        folded = _SPACED_HAN.sub(lambda m: _SPACER.sub("", m.group(0)), folded)
     return Normalised(
         text=_collapse(folded), naive=_collapse(text.casefold()), cased=cased,
         hidden=_decode_tags(tags), smuggled=" ".join(s for s in smuggled if s.strip()), tag_chars=len(tags),

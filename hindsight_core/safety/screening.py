@@ -39,27 +39,31 @@ def _matching(folded: str, source: Source, rules: Sequence[Rule]) -> list[tuple[
     untrusted = source in (Source.AGENT, Source.TOOL)
     if not isinstance(rules, tuple):
         rules = tuple(rules)
+    index, caseless = _index(rules)
+    patterns = caseless if literals.is_folded(folded) else [rule.pattern for rule in rules]
     out = []
-    for i in _index(rules).candidates(folded):  # the rules whose literals are not in the text cannot match
+    for i in index.candidates(folded):  # the rules whose literals are not in the text cannot match
         rule = rules[i]
         if rule.scope is Scope.UNTRUSTED and not untrusted:
             continue
-        match = rule.pattern.search(folded)
+        match = patterns[i].search(folded)
         if match:
             out.append((rule, Finding(rule.category, rule.why, rule.weight, _snippet(folded, match))))
     return out
 
 
-def _index(rules: tuple[Rule, ...]) -> literals.Index:
+def _index(rules: tuple[Rule, ...]) -> tuple[literals.Index, list[re.Pattern[str]]]:
+    """The rules' literal index, and their patterns as folded text needs them (`literals.caseless`)."""
     cached = _indexes.get(id(rules))
     if cached is None or cached[0] is not rules:
         if len(_indexes) > 64:
             _indexes.clear()
-        cached = _indexes[id(rules)] = (rules, literals.Index([rule.pattern for rule in rules]))
-    return cached[1]
+        patterns = [rule.pattern for rule in rules]
+        cached = _indexes[id(rules)] = (rules, literals.Index(patterns), [literals.caseless(p) for p in patterns])
+    return cached[1], cached[2]
 
 
-_indexes: dict[int, tuple[tuple[Rule, ...], literals.Index]] = {}
+_indexes: dict[int, tuple[tuple[Rule, ...], literals.Index, list[re.Pattern[str]]]] = {}
 
 
 def match_rules(folded: str, source: Source, rules: Sequence[Rule] = RULES) -> list[Finding]:
@@ -93,7 +97,7 @@ def scan(text: str, source: Source = Source.USER, rules: Sequence[Rule] = RULES,
         findings.append(Finding(Category.OBFUSCATION, "bidirectional override characters", 0.5,
                                 f"{norm.bidi_controls} characters"))
     if norm.mixed_script_words:
-        findings.append(Finding(Category.OBFUSCATION, "words mixing Latin with look-alike Cyrillic/Greek letters", 0.5,
+        findings.append(Finding(Category.OBFUSCATION, "words mixing Latin with look-alike letters of another script", 0.5,
                                 f"{norm.mixed_script_words} words"))
     if _depth >= 2:  # text hidden inside text hidden inside text is screened, one level further is not
         return findings

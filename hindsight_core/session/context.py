@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import ContextBudgetError, InvalidInputError, StoreUnavailableError
 from ..language.tokens import Tokenizer, default_tokenizer
-from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, format_for_prompt
+from ..recall.formatting import DEFAULT_CONTEXT_CHARS, DEFAULT_HEADER, admitted, format_for_prompt
 from ..types import ScoredMemory
 from ..working.window import ContextBudget, Window, WorkingMemory
 from ..write.gate import asks_for_nothing
@@ -72,6 +72,8 @@ class Context:
     long_term: tuple[ScoredMemory, ...]
     tokens: TokenReport
     query: str | None
+    #: recalled memories left out of the block because what a tool or an agent wrote reads as an order, with why
+    withheld: tuple[tuple[ScoredMemory, str], ...] = ()
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -129,6 +131,8 @@ class MemoryBlock:
     tokens: int
     #: how much of the turn each memory answers the block shows (shortened to fit a budget)
     context_chars: int = DEFAULT_CONTEXT_CHARS
+    #: recalled memories left out of the block because what a tool or an agent wrote reads as an order, with why
+    withheld: tuple[tuple[ScoredMemory, str], ...] = ()
 
 
 def memory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
@@ -157,9 +161,10 @@ def _rendered(found: Iterable[ScoredMemory], *, max_tokens: int | None, tokenize
     def cost(chosen: list[ScoredMemory], width: int) -> int:
         return count(format_for_prompt(chosen, header=header, context_chars=width))
 
-    memories, width = fit_block(list(found), cost, max_tokens)
+    shown, withheld = admitted(found)
+    memories, width = fit_block(shown, cost, max_tokens)
     text = format_for_prompt(memories, header=header, context_chars=width)
-    return MemoryBlock(text, tuple(memories), count(text) if text else 0, width)
+    return MemoryBlock(text, tuple(memories), count(text) if text else 0, width, tuple(withheld))
 
 
 def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokenizer | None = None,
@@ -183,7 +188,7 @@ def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokeniz
         kept, width = list(block.memories[:1]), 0
     width = min(width, widest)
     text = format_for_prompt(kept, header=header, context_chars=width)
-    return MemoryBlock(text, tuple(kept), count(text), width)
+    return MemoryBlock(text, tuple(kept), count(text), width, block.withheld)
 
 
 async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, max_tokens: int | None = None,
@@ -297,8 +302,9 @@ class ContextBuilder:
         cap = min(math.floor(self.long_term_share * available), available - must)
 
         # the block brings the system message's framing along if there is no system prompt to carry it
-        memories, width = fit_block(self._recall(query, user_id or working.user_id),
-                                    lambda chosen, w: long_term_tokens(chosen, w) + (0 if base else overhead), cap)
+        shown, withheld = admitted(self._recall(query, user_id or working.user_id))
+        memories, width = fit_block(shown, lambda chosen, w: long_term_tokens(chosen, w) + (0 if base else overhead),
+                                    cap)
 
         def spend(memories: list[ScoredMemory]) -> tuple[int, int]:
             lt = long_term_tokens(memories, width) if memories else 0
@@ -320,7 +326,7 @@ class ContextBuilder:
         report = TokenReport(system=system_tokens, long_term=lt_tokens, working=window.tokens,
                              total=system_tokens + lt_tokens + window.tokens, available=available,
                              reserved=budget.reserved, context_limit=budget.context_limit)
-        return Context(prompt, window, tuple(memories), report, query)
+        return Context(prompt, window, tuple(memories), report, query, tuple(withheld))
 
     async def abuild(self, working: WorkingMemory, *, query: str | None = None,
                      user_id: str | None = None) -> Context:

@@ -31,7 +31,7 @@ from .edge_files import (
 )
 from .edge_query import edge_filter
 from .fields import is_uuid
-from .private import make_private, private_folder
+from .private import make_private
 from .values import ALL, MEMORIES, Hit, Scope
 
 

@@ -61,3 +61,28 @@ def test_an_address_and_an_amount_beside_long_runs_are_found_as_before():
     assert slots["email"] == {"ana.silva+work@example.org"}
     assert slots["money"] == {"1,200.50dollars", "7" * 20_000 + "usd"}
     assert cues.value_slots("1," * 10_000 + "5 euros")["money"] == {"1," * 10_000 + "5euros"}
+
+
+def test_exclusive_terms_find_every_spelling_as_the_plain_reading_does():
+    """The spellings are found by an automaton in one pass; the answer is the plain one: Latin spellings as whole
+    words only, other scripts anywhere, every group and value named."""
+    import re
+
+    from hindsight_core.language.cues import EXCLUSIVE_VALUES, exclusive_terms
+
+    def plainly(text):
+        lowered = text.lower()
+        words = " " + " ".join(re.findall(r"[a-z0-9]+", lowered)) + " "
+        found = {}
+        for i, group in enumerate(EXCLUSIVE_VALUES):
+            for value, spellings in group.items():
+                if any((f" {t} " in words) if t.isascii() else (t in lowered) for t in spellings):
+                    found.setdefault(i, set()).add(value)
+        return found
+
+    every = [t for group in EXCLUSIVE_VALUES for spellings in group.values() for t in spellings]
+    texts = [f"Please use {t} this time." for t in every] + [" and ".join(every), "Landscapes of Portraiture",
+                                                               "the windowsill", "横向和竖版都行"]
+    for text in texts:
+        assert exclusive_terms(text) == plainly(text), text
+    assert exclusive_terms("the windowsill") == {}
