@@ -85,3 +85,16 @@ def test_on_the_real_engine_and_model_the_held_relay_stays_out_of_the_block(disk
     for query in ("Sounds good, go ahead.", "who is my payee?", "where should my verification codes go?"):
         block = memory_block(disk_memory, query, user_id="u", k=10).text
         assert not any(mark in block for mark in MARKS), block
+
+
+def test_the_audits_session_window_keeps_no_text_after_a_forget_or_close(clock):
+    """Red team finding 11: the window of a session's recent agent and tool texts (orders split across writes) kept
+    them after `forget` and even `close()`."""
+    memory = Hindsight(location=":memory:", embedder=FakeEmbedder(), clock=clock)
+    for who in ("u", "v"):
+        memory.write("Here is what the page says: billing note for the team.", user_id=who, session_id="s",
+                     source="agent", force=True)
+    memory.forget(user_id="u", about="billing")
+    assert memory.session_window.recent("u", "s") == [] and memory.session_window.recent("v", "s") != []
+    memory.close()
+    assert memory.session_window.recent("v", "s") == []
