@@ -28,10 +28,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import TracePolicy
 
 from hindsight_core import InvalidInputError, MemoryAPI, Source
+from hindsight_core.session.asking import asking_as
 from hindsight_core.session.context import StoreOutage
 from hindsight_core.session.turns import Turn, TurnLog
 from hindsight_core.session.write_queue import write_queue
 
+from ._context import ASKER
 from ._convert import latest_user_text, resolve_user_id, thread_id, turn_texts, with_memory_block
 
 logger = logging.getLogger("hindsight_langchain")
@@ -127,7 +129,8 @@ class HindsightMiddleware(AgentMiddleware):
         query, user = plan
         if self._writes is not None:
             self._writes.settle(user)  # read this user's earlier turns (already stored unless the model was quicker)
-        block = self._recalls.block(self.memory, query, user_id=user, k=self.k).text
+        with asking_as(ASKER):
+            block = self._recalls.block(self.memory, query, user_id=user, k=self.k).text
         return handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
     async def awrap_model_call(self, request: ModelRequest,
@@ -138,7 +141,8 @@ class HindsightMiddleware(AgentMiddleware):
         query, user = plan
         if self._writes is not None and self._writes.pending_for(user):
             await asyncio.to_thread(self._writes.settle, user)
-        block = (await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)).text
+        with asking_as(ASKER):
+            block = (await self._recalls.ablock(self.memory, query, user_id=user, k=self.k)).text
         return await handler(request.override(system_message=with_memory_block(request.system_message, block)))
 
     # -- after the turn ---------------------------------------------------------------------
