@@ -58,9 +58,8 @@ def dimension_from_files(folder: Path) -> int | None:
 class LazyEmbedder:
     """An embedder that loads its model on the first text it must embed.
 
-    Its `dimension` is answered without loading when it can be: from `known_dimension`
-    (e.g. what the store recorded for this model), else from the model's files. So
-    commands that never embed (stats, export, forget --id, ...) never load a model.
+    Its `dimension` is answered without loading when it can be (`known_dimension`, else the model's files), so
+    commands that never embed never load a model.
     """
 
     def __init__(self, name: str, *, known_dimension: Callable[[str], int | None] | None = None) -> None:
@@ -95,8 +94,7 @@ class LazyEmbedder:
                 # the "Loading weights" bar of every model load is noise on a terminal
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                # tokenizers warns on the terminal when a process forks after its threads ran; the command line
-                # turns them off, as the core did before it left the environment to its host
+                # tokenizers warns on the terminal when a process forks after its threads ran
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 from ..embed.embedder import embedder_named
 
