@@ -145,11 +145,10 @@ class ScoredMemory:
     score: float
     retention: float
     explanation: Explanation
-    #: a knowledge memory in recall's top k: the episodes it was drawn from that recall found and it stands for
-    #: (best first; `recall.plan.final_order`), so the prompt block can show their own words under it
+    #: a knowledge memory in recall's top k: the episodes it stands for that recall found (best first;
+    #: `recall.plan.final_order`), for the prompt block to show under it
     episodes: tuple["ScoredMemory", ...] = ()
-    #: the user's later statements on the same subject that recall found (ids; `recall.timeline`): this one is
-    #: what they said before, and the prompt block says so
+    #: the ids of the user's later statements on the same subject that recall found (`recall.timeline`)
     later: tuple[str, ...] = ()
 
     def metadata(self) -> dict[str, Any]:

@@ -125,8 +125,7 @@ class LazyEmbedder:
 class Settings:
     """Where the store is, which model embeds and the input limit, as resolved from flags, environment, defaults.
 
-    `embedding_model` None: the model the store was built with (so after `migrate` no flag is needed), else the
-    default model.
+    `embedding_model` None: the model the store was built with, else the default model.
     """
 
     store_path: Path
@@ -233,8 +232,8 @@ class Settings:
     def open_memory(self, *, direct: bool = False, create: bool = False) -> Any:
         """A `MemoryAPI`: a `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
 
-        `direct`: always the store itself (the server opens it so). `create`: a command that writes may make the
-        store (`open_store`); a read-only one is refused on a folder that holds none.
+        `direct`: always the store itself. `create`: a command that writes may make the store; a read-only one
+        is refused on a folder that holds none.
         """
         from ..memory import Hindsight
 

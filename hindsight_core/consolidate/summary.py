@@ -225,7 +225,6 @@ def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> 
     return f"{best.rstrip(' .!')} ({occurrences(records)})"
 
 
-
 def shared_entities(records: Sequence[MemoryRecord]) -> list[str]:
     """Entities at least half of the group mentions, most frequent first."""
     counts: Counter[str] = Counter()

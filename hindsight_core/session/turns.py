@@ -249,7 +249,6 @@ class TurnLog:
             return Offered(turn, None, exc)
 
 
-
 class AwaitingAnswer:
     """The turns of a conversation written as it goes, each held until the agent answers it (see the module rules).
 

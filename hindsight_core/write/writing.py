@@ -73,8 +73,6 @@ class WritePlan:
             self.outcome[i] = record
 
 
-
-
 def neighbour_floor(cfg: SemanticConfig) -> float:
     """The lowest cosine a write rule looks at. Supersession reads what two statements say, not their cosine
     (`semantic.is_conflict`), so with conflicts on every one of the nearest neighbours is looked at."""
