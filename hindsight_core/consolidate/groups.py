@@ -27,11 +27,9 @@ from ..language.text_cache import per_text
 from ..language.timeparse import tells_one_past_occasion
 from ..types import EventType, MemoryRecord
 from ..write.gate import FILLER_WORDS, filler_removed, speaker, strip_speaker
-from ..write.rules import asks, attributes_of, content_tokens, for_one_occasion, text_script
+from ..write.rules import CJK_FUNCTION, asks, attributes_of, content_tokens, for_one_occasion, text_script
 from ..write.small_talk import small_talk
 
-#: CJK characters too common to say what a group is about ("我", "的", "了" ...)
-_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 _CJK_TOKEN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
 #: words every diary uses: they date a memory, they do not say what it is about
 _NOT_TOPICS = frozenset(keyword_tokens(
@@ -67,7 +65,7 @@ def _topic_tokens(text: str) -> frozenset[str]:
     for token in keyword_tokens(filler_removed(_ADDRESS.sub(" ", strip_speaker(text)))):
         if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token in _FILLER_TOKENS or token.isdigit():
             continue
-        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
+        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & CJK_FUNCTION):
             continue
         out.add(token)
     return frozenset(out)
@@ -99,7 +97,7 @@ class Group:
     days: int = 0
 
 
-def _span_days(records: Sequence[MemoryRecord]) -> float:
+def span_days(records: Sequence[MemoryRecord]) -> float:
     first = min(r.timestamp for r in records)
     last = max(r.last_confirmed or r.timestamp for r in records)
     return (last - first).total_seconds() / 86400.0
@@ -125,7 +123,7 @@ def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
         return Group((), 0, 0.0, None)
     shared = set.intersection(*(attributes_of(m) for m in members))
     topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
-    return Group(tuple(kept), sum(times_said(r) for r in members), _span_days(members), topic, days_said(members))
+    return Group(tuple(kept), sum(times_said(r) for r in members), span_days(members), topic, days_said(members))
 
 
 def _contradicts(a: str, b: str) -> bool:

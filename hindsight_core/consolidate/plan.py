@@ -24,7 +24,7 @@ from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.judge import KnowledgeJudge
 from ..write.rules import consolidation_candidates, content_tokens, excluded_because, may_group, normalise_for_duplicates
-from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, times_said
+from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, span_days, times_said
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -256,7 +256,7 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
         if remaining:
             vectors = np.asarray([h.vector for h in hits], dtype=np.float32)
             group = Group(tuple(range(len(remaining))), sum(times_said(r) for r in remaining),
-                          _span(remaining), days=days_said(remaining))
+                          span_days(remaining), days=days_said(remaining))
             if qualifies(group, semantic):
                 try:
                     entities = shared_entities(remaining)
@@ -273,12 +273,6 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
                                     confirmations=sum(r.confirmations for r in remaining))
             rederived.append((updated, embed([summary])[0]))
     return doomed, rederived, released
-
-
-def _span(records: Sequence[MemoryRecord]) -> float:
-    first = min(r.timestamp for r in records)
-    last = max(r.last_confirmed or r.timestamp for r in records)
-    return (last - first).total_seconds() / 86400.0
 
 
 #: how many neighbours of new episodes the after-write check tries as group leaders

@@ -186,7 +186,7 @@ def lowest_subject_floor(cfg: SemanticConfig) -> float:
 
 
 #: CJK characters too common to name a subject
-_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 #: CJK numerals and the words of times: "九点", "周一", "三楼" name a value, never the subject
 _CJK_NUMERAL = frozenset("零一二两三四五六七八九十百千万点半")
 
@@ -198,7 +198,7 @@ def topic_words(text: str) -> frozenset[str]:
     body = mood.without_markers(strip_speaker(text))
     latin = {t for t in content_tokens(body) if not t.isdigit() and not HAN_CHAR.search(t)}
     pairs = {run[i:i + 2] for run in _CJK_RUN.findall(body) for i in range(len(run) - 1)}
-    return frozenset(latin | {p for p in pairs if not set(p) & (_CJK_FUNCTION | _CJK_NUMERAL)})
+    return frozenset(latin | {p for p in pairs if not set(p) & (CJK_FUNCTION | _CJK_NUMERAL)})
 
 
 def shares_topic(a: str, b: str) -> bool:
