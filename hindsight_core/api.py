@@ -1,12 +1,9 @@
 """The contract at the centre: `MemoryAPI`, what every memory offers, typed to the last option.
 
 Two siblings implement it, neither a subclass of the other: `Hindsight` (`memory.py`, this process holds the
-store) and `HindsightClient` (`remote/client.py`, a `hindsight serve` holds it). Faces, the session layer and the
-adapters are typed against it and ask only `holds_store` of which they hold; `testing.conformance` runs the same
-tests on every implementation. It sits below the stages with its option values (`contract.options`: each option's
-name, type, default and check), results (`types`, `contract.results`) and errors, so importing it loads no stage
-and no store. Options are typed keywords (`**options: Unpack[WriteKeywords]`), and every relay derives from the
-values' fields (ARCHITECTURE.md, "The contract").
+store) and `HindsightClient` (`remote/client.py`, a `hindsight serve` holds it); `testing.conformance` runs the
+same tests on both. It sits below the stages with its option values (`contract.options`), results and errors, so
+importing it loads no stage and no store (ARCHITECTURE.md, "The contract").
 """
 
 from __future__ import annotations
@@ -45,11 +42,9 @@ __all__ = ["MemoryAPI", "keywords", "refuses_unknown"]
 class MemoryAPI(Protocol):
     """Long-term memory for agents, embedded or remote: the calls every face and adapter may make.
 
-    Arguments, results and errors are the same on every implementation (the
-    conformance suite holds them to it): results are `MemoryRecord`,
-    `RecallResults`, `WriteResult`, `ForgetReceipt`, `ConsolidationReport`,
-    `StoreStats` and `TransferSummary`; bad input is an `InvalidInputError`, an
-    unknown id a `MemoryNotFoundError`, an unreachable or closed store a `StoreUnavailableError`.
+    Arguments, results and errors are the same on every implementation (`testing.conformance`): bad input is an
+    `InvalidInputError`, an unknown id a `MemoryNotFoundError`, an unreachable or closed store a
+    `StoreUnavailableError`.
     """
 
     #: whether the store lives in this process (embedded) rather than behind a server
@@ -162,7 +157,7 @@ def keywords(call: str) -> tuple[str, ...]:
     """What `MemoryAPI.<call>` takes by name besides `user_id`, in order: the server's allow-list for that call.
 
     For a call with options, its frozen value's fields; for any other, the keyword-only parameters of its
-    signature here, so a new argument is added to the contract and the wire follows.
+    signature here.
     """
     if call in _OPTIONS:
         return _OPTIONS[call]
@@ -175,9 +170,8 @@ _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 def refuses_unknown(call: str) -> Callable[[_Method], _Method]:
     """An implementation of `MemoryAPI.<call>` that refuses, before it runs, a keyword the call does not take or a
-    missing required one: an `InvalidInputError` naming it (and the name it is closest to, `check_names`), never
-    Python's TypeError, so a careless caller or a model filling a tool call learns what to pass and nothing is
-    written. Both siblings wear it, so both say the same words; the method's signature is kept (help, `inspect`).
+    missing required one with an `InvalidInputError` naming it (and the closest name, `check_names`), never
+    Python's TypeError; the method's signature is kept (help, `inspect`).
     """
     def wrap(method: _Method) -> _Method:
         parameters = [p for p in inspect.signature(method).parameters.values() if p.name != "self"]

@@ -18,8 +18,7 @@ DEFAULT_DECAY_RATES: Mapping[str, float] = MappingProxyType(
         "event": 0.03,
         "dialogue": 0.04,
         "task_result": 0.05,
-        # a request that carries a parameter ("print it in landscape"): fades fast unless repeated,
-        # and repetition consolidates it into a preference
+        # a request that carries a parameter: fades fast unless repeated, and repetition makes it a preference
         "request": 0.06,
     }
 )
@@ -62,9 +61,8 @@ class RecallConfig:
     rrf_k: int = 60
     #: how many candidates each channel contributes before fusion
     candidates_per_channel: int = 100
-    #: ρ: how much retention moves the ranking (0: not at all; up to 1: final ∝ retention). Off by default: as a
-    #: ranking prior it helped on none of the sets measured (docs/how-it-works.md#how-decay-works); decay still
-    #: shows in every result (retention, "faded") and drives archiving
+    #: ρ: how much retention moves the ranking (0: not at all; up to 1: final ∝ retention); decay still shows in
+    #: every result (retention, "faded") and drives archiving
     retention_influence: float = 0.0
     #: σ: recall weight of a memory superseded by a newer one
     superseded_weight: float = 0.3
@@ -85,7 +83,7 @@ class RecallConfig:
     #: at least this close to it by meaning (see `recall.plan.cued`)
     cue_similarity: float = 0.6
     #: the dense channel only proposes memories at least this similar to the query; None (the default): no floor,
-    #: so a store that holds k memories in scope answers k (keeping noise out of a prompt is the prompt's concern)
+    #: so a store that holds k memories in scope answers k
     min_similarity: float | None = None
 
     def __post_init__(self) -> None:
@@ -137,9 +135,8 @@ class SemanticConfig:
 
     #: a group of similar episodes becomes knowledge once it has this many occurrences ...
     min_episodes: int = 3
-    #: ... said on at least this many different days (UTC dates: each statement's day and, for a merged repeat, the
-    #: day it was last said again; a repeat in the same words adds no day between them), so a subject talked over
-    #: in one session never becomes knowledge however often it comes up ...
+    #: ... said on at least this many different days (`groups.days_said`), so a subject talked over in one session
+    #: never becomes knowledge however often it comes up ...
     min_days: int = 3
     #: ... spread over at least this many days
     min_span_days: float = 3.0
@@ -152,28 +149,21 @@ class SemanticConfig:
     conflict_similarity: float = 0.6
     #: ... lowered when the new statement is marked as a change ("actually", "现在", "改成")
     correction_similarity: float = 0.45
-    #: recall weight of episodes already consolidated into a semantic memory (1: as findable as before; knowledge
-    #: and its episodes are collapsed in the final top k instead, see `recall.plan.final_order`)
+    #: recall weight of episodes already consolidated into a semantic memory (1: as findable as before;
+    #: `recall.plan.final_order` collapses them with their knowledge)
     episode_weight: float = 1.0
     #: confidence of a superseded memory is multiplied by this
     superseded_factor: float = 0.5
     #: semantic memories decay at this fraction of their event type's rate
     semantic_decay_factor: float = 0.5
     #: check for a new group after each write. Off by default: the groups it forms are not yet right often enough
-    #: for a store that never asked for knowledge (the figures, and where it falls short:
-    #: docs/how-it-works.md#knowledge-and-changes-of-mind, docs/benchmarks.md). A knowledge memory takes the place
-    #: of the best of its episodes among the results (`recall.plan.final_order`) and the block shows its episodes'
-    #: own words under it (`recall.formatting`), so recall does not lose what the episodes held.
-    #: `consolidate()` runs the same plan over all episodes whenever it is called, and `knowledge_on()` turns
-    #: this on
+    #: for a store that never asked for knowledge (docs/how-it-works.md#knowledge-and-changes-of-mind);
+    #: `consolidate()` runs the same plan over all episodes whenever called, and `knowledge_on()` turns this on
     auto_consolidate: bool = False
     merge_duplicates: bool = True
-    #: supersession: a change of mind (`write.rules.is_change_of`) or a new value of a single-valued attribute
-    #: (`write.rules.is_conflict`) marks the older statement superseded, and it steps back for questions about the
-    #: present (`RecallConfig.supersede_in_present_only`). Off by default: it is right on statements of standing
-    #: values, but in everyday chit-chat it replaces the wrong statement (the figures:
-    #: docs/how-it-works.md#knowledge-and-changes-of-mind). Turn it on (`knowledge_on`) where users state
-    #: standing values and the current one is what is asked
+    #: supersession (`write.rules.is_change_of`, `write.rules.is_conflict`): the older statement steps back for
+    #: questions about the present. Off by default: in everyday chit-chat it replaces the wrong statement
+    #: (docs/how-it-works.md#knowledge-and-changes-of-mind); `knowledge_on` turns it on
     detect_conflicts: bool = False
 
     def __post_init__(self) -> None:
@@ -218,10 +208,8 @@ def scaled_for_embedder(config: HindsightConfig, baseline: float, query_baseline
                         ) -> HindsightConfig:
     """Every cosine threshold of `config` moved to an embedder's scale (see `on_similarity_scale`).
 
-    Thresholds are written for all-MiniLM-L6-v2, where unrelated sentences sit
-    near cosine 0; multilingual-e5-small puts them near 0.7 (`baseline`), so a
-    group threshold of 0.7 becomes 0.91 there. A baseline of 0 changes nothing.
-    `query_baseline` (default: `baseline`) is the same for a query against
+    Thresholds are written for all-MiniLM-L6-v2, where unrelated sentences sit near cosine 0; `baseline` is where
+    they sit for the embedder (0: no change). `query_baseline` (default: `baseline`) is the same for a query against
     memories: the dense floor and the cue check use it.
     """
     query_baseline = baseline if query_baseline is None else query_baseline

@@ -4,20 +4,13 @@ Retention of a memory at time t:
 
     retention = exp(-λ_eff · Δt_days) · confidence
 
-where Δt_days is the time since the memory was last reinforced (its last
-recall, or its creation if it was never recalled), and
+where Δt_days is the time since the memory was last reinforced (its last recall, or its creation), and
 
     λ_eff = λ / (1 + β · n)
 
-with λ the base rate of its event type, β the reinforcement factor
-(`DecayConfig.reinforcement`, 0.5 by default) and n the number of *spaced*
-recalls: recalls at least `min_spacing_hours` (12 h) after the previous one.
-
-So a recall does two things: it resets the forgetting curve to start at the
-recall (retention jumps back to `confidence`), and, if it came after a gap, it
-makes the curve flatter from then on. Recalling a memory five times in one
-conversation counts once; recalling it on five different days counts five
-times. That is the spacing effect.
+with λ the base rate of its event type, β `DecayConfig.reinforcement` and n the number of *spaced* recalls (at
+least `min_spacing_hours` after the previous one). A recall resets the curve to `confidence` and, after a gap,
+makes it flatter from then on: the spacing effect.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A scripted eight-week conversation on the embedded store, with a simulated clock.
 
-Run it with `hindsight demo` (or `make demo`). It shows the write gate at work,
-a day-1 preference recalled on day 3 for a request that never mentions it (in
-English and in Chinese), similar requests on several days becoming knowledge, a change of
-mind superseding that knowledge, a one-off fact fading by day 60 (kept, but found
-only by a direct question) while preferences stay, and a "forget". It ends by checking each of these claims
-against what the run observed.
+Run it with `hindsight demo` (or `make demo`): the write gate, a preference recalled days later for a request that
+never mentions it, repeated requests becoming knowledge, a change of mind superseding it, a one-off fact fading
+while preferences stay, and a forget; it ends by checking each claim against what the run observed.
 """
 
 from __future__ import annotations
@@ -85,8 +82,8 @@ def run_demo(store_path: Path | None = None, say: Callable[[str], None] = print,
              embedder: Any = None) -> dict[str, Any]:
     """Run the scripted conversation and return what it observed (for the summary and for tests).
 
-    With no `store_path`, the store lives in a temporary folder that is removed at the end.
-    `embedder` defaults to hindsight's default model.
+    With no `store_path`, the store lives in a temporary folder removed at the end; `embedder` defaults to the
+    default model.
     """
     with contextlib.ExitStack() as stack:
         if store_path is None:

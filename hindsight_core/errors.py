@@ -16,8 +16,7 @@
      ├── ServerAuthError
      └── ServerError
 
-Backend errors (Qdrant, sentence-transformers, tiktoken, httpx) are translated into
-this tree at the boundary, with a message that says what to do. An error a
+Backend errors are translated into this tree at the boundary, with a message that says what to do; an error a
 `hindsight serve` raised comes back on its client as the same class.
 """
 

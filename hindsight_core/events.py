@@ -1,25 +1,16 @@
 """What `Hindsight` announces to the parts of a program that keep copies of a user's words.
 
-Forgetting must reach every copy, not only the store: a working-memory session
-still holding a forgotten sentence would put it back into the next prompt. The
-core does not know who keeps copies or how; it announces each forget, and the
-holders subscribe:
+Forgetting must reach every copy, not only the store: a working-memory session still holding a forgotten sentence
+would put it back into the next prompt. The core announces each forget, and the holders subscribe:
 
     memory.on_forget(listener)       # listener(Forgotten) -> how many copies it removed
 
-A listener is called once per forget (never for a dry run), after the store
-has changed, with the user, the texts that went (`texts is None`: the user forgot
-everything, including what only working memory held; empty: the store held
-nothing the request named, while a copy may still hold words about it) and the
-topic asked for (`about`). What it returns is added up into
-`ForgetReceipt.working_messages`. Subscribing a listener equal to one already
-subscribed changes nothing, so a holder may subscribe each time it is built.
-
-A holder that may still be about to hand the user's words to the store (the
-write queue) subscribes with `Hindsight.before_forget` too: it hears a
-`Forgetting` before the forget looks at the store, and settles what it holds
-then, so the forget covers it. A holder that lives shorter than the memory
-subscribes a `WeakListener` (one that no longer keeps its holder alive).
+A listener is called once per forget (never for a dry run), after the store changed, with the user, the texts that
+went (`None`: everything; empty: the store held nothing the request named, while a copy may still hold words about
+it) and the topic (`about`); what it returns adds up into `ForgetReceipt.working_messages`. Subscribing an equal
+listener again changes nothing. A holder that may still hand the user's words to the store (the write queue) also
+subscribes with `before_forget` and hears a `Forgetting` before the forget looks at the store; one that lives
+shorter than the memory subscribes a `WeakListener`.
 """
 
 from __future__ import annotations

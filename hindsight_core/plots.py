@@ -4,14 +4,9 @@
     plots.retention_curves(days=90, reinforce_on=[2, 5, 10, 20, 40])
     plots.retention_histogram(memory, "alice", path="retention.png")
 
-matplotlib is the optional `plot` extra (`pip install 'hindsight-memory[plot]'`):
-it is imported inside the drawing functions, never when this module is imported.
-Each drawing function returns a `matplotlib.figure.Figure` made without pyplot
-(no global figure registry and no display needed, so it is safe in a CLI, a
-server or a thread; in Jupyter, run `%matplotlib inline` once and a returned
-figure shows as a picture). Given `path`, the figure is also written to that
-file (PNG unless the suffix says otherwise) at exactly `size` x `dpi` pixels.
-
+matplotlib is the optional `plot` extra, imported inside the drawing functions only. Each returns a
+`matplotlib.figure.Figure` made without pyplot (safe in a CLI, a server or a thread); given `path`, the figure is
+also written to that file (PNG unless the suffix says otherwise) at exactly `size` x `dpi` pixels.
 `retention_path` and `layer_counts` are plain data helpers and need no matplotlib.
 """
 
@@ -56,14 +51,9 @@ def retention_path(rate: float, days: float, *, reinforce_on: Iterable[float] = 
                    decay: DecayConfig | None = None, points_per_day: int = 24) -> tuple[np.ndarray, np.ndarray]:
     """Retention of one memory from its writing (day 0) to `days`, recalled on the days in `reinforce_on`.
 
-    Follows `hindsight_core.decay` and `Hindsight.recall` exactly: a recall
-    restarts the curve at `confidence`, and a spaced one (`min_spacing_hours`
-    after the previous recall, or after the writing) also divides the rate by
-    `1 + reinforcement·n`. Recall never hides a faded memory, so every recall
-    that cues it counts, however far it has faded.
-    Returns (day, retention) arrays sampled every 1/`points_per_day` day (whole
-    days exactly); at each counted recall the day appears twice (just before and
-    just after), so a plotted line jumps straight up.
+    Follows `hindsight_core.decay` and `Hindsight.recall`: a recall restarts the curve at `confidence`, and a spaced
+    one also divides the rate by `1 + reinforcement·n`. Returns (day, retention) arrays sampled every
+    1/`points_per_day` day; at each counted recall the day appears twice, so a plotted line jumps straight up.
     """
     decay = decay or DecayConfig()
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 10:
@@ -97,9 +87,7 @@ def retention_path(rate: float, days: float, *, reinforce_on: Iterable[float] = 
 def layer_counts(memory: MemoryAPI, user_id: str, *, at: datetime | None = None) -> dict[str, int]:
     """One snapshot for `store_growth`: memories per layer, and how many have not faded.
 
-    `retained` counts memories at or above the retention threshold at `at`
-    (default: the memory's clock now); the others have faded (recall still
-    returns them, ranked by what the query asks and marked "faded").
+    `retained` counts memories at or above the retention threshold at `at` (default: the memory's clock now).
     """
     records = memory.memories(user_id=user_id)
     counts = {Layer.EPISODIC.value: 0, Layer.SEMANTIC.value: 0}
@@ -119,8 +107,7 @@ def retention_curves(config: DecayConfig | HindsightConfig | None = None, event_
                      dpi: int = 100) -> Figure:
     """Forgetting curves per event type (solid); with `reinforce_on`, the same recalled on those days (dashed).
 
-    `config` gives the rates λ (default `DecayConfig()`); `event_types` defaults
-    to every type it has a rate for. The dotted line is the retention threshold.
+    `config` gives the rates λ (default `DecayConfig()`); the dotted line is the retention threshold.
     """
     decay = config.decay if isinstance(config, HindsightConfig) else (config or DecayConfig())
     kinds = list(event_types) if event_types is not None else list(decay.rates)
@@ -148,8 +135,7 @@ def store_growth(history: Sequence[tuple[Any, Mapping[str, int]]], *, title: str
                  path: PathLike | None = None, size: Size = (8, 4.5), dpi: int = 100) -> Figure:
     """How the store grows: layers stacked, other counts (e.g. `retained`) as lines.
 
-    `history` is a sequence of `(x, counts)` pairs, x a day number or a
-    datetime and counts a mapping such as `layer_counts` returns.
+    `history` is a sequence of `(x, counts)` pairs, x a day number or a datetime, counts as `layer_counts` returns.
     """
     if not history:
         raise InvalidInputError("history is empty: collect at least one (x, counts) snapshot")
@@ -213,9 +199,7 @@ def memory_timeline(memory: MemoryAPI, user_id: str, *, at: datetime | None = No
                     path: PathLike | None = None, size: Size = (9, 4.5), dpi: int = 100) -> Figure:
     """Every memory of a user by date and retention; lines join episodes to the knowledge made from them.
 
-    Circles are episodes (hollow once consolidated), stars semantic memories,
-    coloured by event type.
-    """
+    Circles are episodes (hollow once consolidated), stars semantic memories, coloured by event type."""
     records = memory.memories(user_id=user_id)
     retention = {r.id: memory.retention_of(r, at) for r in records}
     by_id = {r.id: r for r in records}
@@ -251,10 +235,7 @@ def memory_timeline(memory: MemoryAPI, user_id: str, *, at: datetime | None = No
 
 def stats_figure(report: StoreStats, *, title: str | None = None, path: PathLike | None = None,
                  size: Size = (10, 4), dpi: int = 100) -> Figure:
-    """`hindsight stats` as a picture: memories per layer and status, and the retention distribution.
-
-    `report` is what `hindsight_core.maintenance.stats` returns.
-    """
+    """`hindsight stats` as a picture (`maintenance.stats`): memories per layer and status, and retention."""
     fig, (left, right) = _new_figure(size, dpi, ncols=2)
     bars = {**report.layers, "archived": report.archived}
     left.barh(list(bars), list(bars.values()), color=[LAYER_COLOURS.get(k, _FADED) for k in bars])

@@ -28,8 +28,7 @@ class Source(str, enum.Enum):
 
 #: the metadata key where the conversation policy records who said the turn a memory answers (a `Source` value)
 ANSWERS_KEY = "hindsight_answers"
-#: how much of the turn before is kept as a turn's context (its end, nearest the reply): a pasted log stays
-#: unstorable itself, without making the reply to it unstorable too
+#: how much of the turn before is kept as a turn's context (its end, nearest the reply)
 CONTEXT_CHARS = 2000
 
 
@@ -146,11 +145,10 @@ class ScoredMemory:
     score: float
     retention: float
     explanation: Explanation
-    #: a knowledge memory in recall's top k: the episodes it was drawn from that recall found and it stands for
-    #: (best first; `recall.plan.final_order`), so the prompt block can show their own words under it
+    #: a knowledge memory in recall's top k: the episodes it stands for that recall found (best first;
+    #: `recall.plan.final_order`), for the prompt block to show under it
     episodes: tuple["ScoredMemory", ...] = ()
-    #: the user's later statements on the same subject that recall found (ids; `recall.timeline`): this one is
-    #: what they said before, and the prompt block says so
+    #: the ids of the user's later statements on the same subject that recall found (`recall.timeline`)
     later: tuple[str, ...] = ()
 
     def metadata(self) -> dict[str, Any]:
@@ -182,10 +180,8 @@ def results_html(results: list[ScoredMemory]) -> str:
 class RecallResults(list):
     """A list of `ScoredMemory` that shows as a table in Jupyter.
 
-    `consensus` holds the retrieval check's report (None when it was off);
-    `held_back` the memories it withheld that would otherwise have been among
-    the results (each with the verdict and reason in its explanation's notes):
-    nothing is withheld silently.
+    `consensus` holds the retrieval check's report (None when it was off); `held_back` the memories it withheld
+    that would otherwise have been among the results, each with why in its explanation's notes.
     """
 
     def __init__(self, items: Any = (), consensus: Any = None, held_back: Any = ()) -> None:

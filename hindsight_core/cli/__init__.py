@@ -1,9 +1,7 @@
 """The `hindsight` command line. Environment variables are read here, never in the core.
 
-Every setting comes from a flag, else an environment variable, else a default
-(click resolves them in that order). The commands only parse and print: the
-work is done by `Hindsight` and `hindsight_core.maintenance`. No command loads
-the embedding model unless it has a text to embed.
+Every setting comes from a flag, else an environment variable, else a default. The commands only parse and print
+(the work is `Hindsight`'s and `maintenance`'s), and none loads the embedding model without a text to embed.
 
     settings   what the flags resolved to; the lazily loaded embedder
     edge       errors as one line; text from standard input

@@ -58,9 +58,8 @@ def dimension_from_files(folder: Path) -> int | None:
 class LazyEmbedder:
     """An embedder that loads its model on the first text it must embed.
 
-    Its `dimension` is answered without loading when it can be: from `known_dimension`
-    (e.g. what the store recorded for this model), else from the model's files. So
-    commands that never embed (stats, export, forget --id, ...) never load a model.
+    Its `dimension` is answered without loading when it can be (`known_dimension`, else the model's files), so
+    commands that never embed never load a model.
     """
 
     def __init__(self, name: str, *, known_dimension: Callable[[str], int | None] | None = None) -> None:
@@ -95,8 +94,7 @@ class LazyEmbedder:
                 # the "Loading weights" bar of every model load is noise on a terminal
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-                # tokenizers warns on the terminal when a process forks after its threads ran; the command line
-                # turns them off, as the core did before it left the environment to its host
+                # tokenizers warns on the terminal when a process forks after its threads ran
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 from ..embed.embedder import embedder_named
 
@@ -127,8 +125,7 @@ class LazyEmbedder:
 class Settings:
     """Where the store is, which model embeds and the input limit, as resolved from flags, environment, defaults.
 
-    `embedding_model` None: the model the store was built with (so after `migrate` no flag is needed), else the
-    default model.
+    `embedding_model` None: the model the store was built with, else the default model.
     """
 
     store_path: Path
@@ -235,8 +232,8 @@ class Settings:
     def open_memory(self, *, direct: bool = False, create: bool = False) -> Any:
         """A `MemoryAPI`: a `Hindsight` on the store, or, when a `hindsight serve` holds it, a client of that server.
 
-        `direct`: always the store itself (the server opens it so). `create`: a command that writes may make the
-        store (`open_store`); a read-only one is refused on a folder that holds none.
+        `direct`: always the store itself. `create`: a command that writes may make the store; a read-only one
+        is refused on a folder that holds none.
         """
         from ..memory import Hindsight
 

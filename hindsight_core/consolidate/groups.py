@@ -1,35 +1,13 @@
 """Consolidation groups: which stored episodes state the same thing, often enough to become one piece of knowledge.
 
-Any repeated statement can form a group, whatever its subject: no list of
-attributes decides. A leader episode gathers the episodes that
-
-- are close to it on the embedder's own scale (`group_similarity`, moved onto
-  the embedder's scale by `config.scaled_for_embedder`; across scripts
-  `correction_similarity`),
-- share a topic word with it (`_topic_tokens`: content words, English stems and
-  CJK bigrams of content characters, without thanks, greetings or a name the words
-  are addressed to), unless written in the other script,
-- stand out from the leader's other statements on `Likeness` (the cosine plus the
-  rarity-weighted share of topic words the two have in common; across scripts the
-  cosine alone): `GROUP_STANDS_OUT` standard deviations above a `background` that
-  leaves out the group's own members (calibrated on LoCoMo and madial, zh and en,
-  `benchmarks/knowledge_calibration.py`), and
-- count it among their own nearest candidates (`_mutual`: the leader is within
-  the member's closest `len(group) + MUTUAL_SLACK`), so a generic sentence that
-  is close to everything gathers nothing it is not the nearest of;
-- say it the same way: the same speaker, not the leader's
-  words negated ("I eat meat" never joins "I don't eat meat", `_contradicts`), no
-  exclusive value or pinned value (a time, an amount) the leader contradicts.
-
-Which episodes may group at all is decided before (`write.rules.consolidation_candidates`:
-whatever the user asserts, whatever kind the gate filed it as; never questions,
-conditionals, quotes, other people's news, news of a change, or an agent's, a tool's or a task's words),
-and small talk among them never leads or joins a group (`joinable`). A group with
-at least `min_episodes` occurrences (`times_said`: a merged near-duplicate counts once per confirmation, except an ask
-repeated in the same words, which is the same task asked again and counts once) said on at least `min_days` different
-days (`days_said`) spread over at least `min_span_days`, whose members share a topic word, becomes one semantic memory
-(`consolidate.plan`). Ties are broken by position (oldest first), never by a
-set's order, so the same store gives the same groups every run.
+Any repeated statement can form a group, whatever its subject: no list of attributes decides. A leader episode
+gathers the candidates that are close to it on the embedder's scale, share a topic word with it, stand out from its
+other statements on `Likeness`, count it among their own nearest (`_mutual`: `_near` gives the tests) and say it the
+same way (`_group`). Which episodes may group at all is `write.rules.consolidation_candidates`, less small talk and
+one-off occasions (`joinable`). A group qualifies with `min_episodes` occurrences (`times_said`) on `min_days`
+different days (`days_said`) over `min_span_days`, sharing a topic word (`qualifies`), and becomes one semantic
+memory (`consolidate.plan`). Ties are broken by position (oldest first), never by a set's order, so the same store
+gives the same groups every run.
 """
 
 from __future__ import annotations
@@ -49,11 +27,9 @@ from ..language.text_cache import per_text
 from ..language.timeparse import tells_one_past_occasion
 from ..types import EventType, MemoryRecord
 from ..write.gate import FILLER_WORDS, filler_removed, speaker, strip_speaker
-from ..write.rules import asks, attributes_of, content_tokens, for_one_occasion, text_script
+from ..write.rules import CJK_FUNCTION, asks, attributes_of, content_tokens, for_one_occasion, text_script
 from ..write.small_talk import small_talk
 
-#: CJK characters too common to say what a group is about ("我", "的", "了" ...)
-_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 _CJK_TOKEN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
 #: words every diary uses: they date a memory, they do not say what it is about
 _NOT_TOPICS = frozenset(keyword_tokens(
@@ -64,11 +40,8 @@ _NOT_TOPICS = frozenset(keyword_tokens(
 
 def times_said(record: MemoryRecord) -> int:
     """The occurrences an episode adds to a group: a merged repeat was said again (its confirmations), but an ask
-    repeated in the same words ("帮我写一下这周的周报吧" on Monday and on Friday, "Play me something by Miles Davis"
-    three times) is the same task asked again, not a standing wish, and counts once. A standing wish shows as the
-    same parameter asked for different things or in other words ("print the report in landscape", "landscape for
-    the invoice too"), which are separate episodes. An ask is read from its shape whatever kind the gate filed it
-    as (`asks`: "帮我查一下苏州五月的天气" is filed as a fact, for its 我)."""
+    repeated in the same words is the same task asked again and counts once; an ask is read from its shape
+    (`asks`), whatever kind the gate filed it as."""
     if record.event_type == EventType.REQUEST.value or asks(record.raw_content):
         return 1
     return max(1, record.confirmations)
@@ -85,28 +58,22 @@ _ADDRESS = re.compile(r"(?:^|(?<=[,;:!?.]))\s*[A-Z][a-z]+(?=\s*[,!?.](?:\s|$)|\s
 
 @per_text  # a group's test reads every candidate's words, write after write
 def _topic_tokens(text: str) -> frozenset[str]:
-    """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers, and none of the words
-    the gate reads as carrying no content (thanks, greetings, praise, laughter: `gate.FILLER_WORDS`, and their
-    Chinese phrases, `gate.filler_removed`) or a name the words are addressed to (`_ADDRESS`), so "Thanks,
-    Mel, that's great!" said every day shares no topic; CJK bigrams of content characters."""
+    """Keyword tokens that can name a topic: no speaker, change markers, dates or numbers, none of the gate's
+    filler (`gate.FILLER_WORDS`, `gate.filler_removed`) nor a name the words are addressed to (`_ADDRESS`); CJK
+    bigrams of content characters."""
     out = set()
     for token in keyword_tokens(filler_removed(_ADDRESS.sub(" ", strip_speaker(text)))):
         if token in CHANGE_MARKER_TOKENS or token in _NOT_TOPICS or token in _FILLER_TOKENS or token.isdigit():
             continue
-        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & _CJK_FUNCTION):
+        if _CJK_TOKEN.match(token) and (len(token) < 2 or set(token) & CJK_FUNCTION):
             continue
         out.add(token)
     return frozenset(out)
 
 
 def shared_topic(records: Sequence[MemoryRecord]) -> str | None:
-    """The topic word the most records use (at least two; ties: the one said first), or None.
-
-    Embeddings alone over-group: an English model puts most Chinese sentences
-    at cosine > 0.95, and e5 puts unrelated sentences above 0.7. Episodes that
-    repeat a preference or a request repeat its words ("landscape", "横向"),
-    so a group is the members that use its topic word (see `_group`).
-    """
+    """The topic word the most records use (at least two; ties: the one said first), or None: embeddings alone
+    over-group, while episodes that repeat a wish repeat its words ("landscape", "横向")."""
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     for record in records:
@@ -130,7 +97,7 @@ class Group:
     days: int = 0
 
 
-def _span_days(records: Sequence[MemoryRecord]) -> float:
+def span_days(records: Sequence[MemoryRecord]) -> float:
     first = min(r.timestamp for r in records)
     last = max(r.last_confirmed or r.timestamp for r in records)
     return (last - first).total_seconds() / 86400.0
@@ -138,20 +105,13 @@ def _span_days(records: Sequence[MemoryRecord]) -> float:
 
 def days_said(records: Sequence[MemoryRecord]) -> int:
     """The different days (UTC dates) the records were said on: each one's own day and the day it was last said
-    again (`last_confirmed`). A repeat in the same words is merged into one episode that keeps only its first and
-    last day, so "Thanks, you're a lifesaver!" said word for word every day is two days however often it is said;
-    a standing statement is said again in other words, each a day of its own."""
+    again (`last_confirmed`), so a repeat in the same words, merged into one episode, counts two days at most."""
     return len({when.date() for r in records for when in (r.timestamp, r.last_confirmed or r.timestamp)})
 
 
 def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
-    """The members of `indices` that state the same thing as the leader (the first).
-
-    They are said by the same speaker (any standing kind: a fact, a preference,
-    a correction or a request can say the same thing), do not negate the
-    leader's words (`_contradicts`), and name no exclusive value (landscape against 纵向) or pinned
-    value (9:00 against 9:30) the leader contradicts.
-    """
+    """The members of `indices` that state the same thing as the leader (the first): the same speaker, not its
+    words negated (`_contradicts`), and no exclusive or pinned value it contradicts."""
     leader = records[int(indices[0])]
     who = speaker(leader.raw_content)
     kept = [int(i) for i in indices if speaker(records[i].raw_content) == who
@@ -163,13 +123,12 @@ def _group(indices: np.ndarray, records: Sequence[MemoryRecord]) -> Group:
         return Group((), 0, 0.0, None)
     shared = set.intersection(*(attributes_of(m) for m in members))
     topic = _topic_name(sorted(shared)[0], members) if shared else shared_topic(members)
-    return Group(tuple(kept), sum(times_said(r) for r in members), _span_days(members), topic, days_said(members))
+    return Group(tuple(kept), sum(times_said(r) for r in members), span_days(members), topic, days_said(members))
 
 
 def _contradicts(a: str, b: str) -> bool:
-    """The same words with the opposite sign ("I eat meat" / "I don't eat meat"): the same content words, one
-    negated where the other is not. Paraphrases that negate differently ("I'm vegetarian" / "No meat for me, I'm
-    vegetarian") use other words and still group."""
+    """The same content words with the opposite sign ("I eat meat" / "I don't eat meat"); paraphrases that negate
+    differently use other words and still group."""
     a, b = strip_speaker(a), strip_speaker(b)
     return polarity(a) != polarity(b) and content_tokens(a) == content_tokens(b)
 
@@ -201,16 +160,8 @@ def qualifies(group: Group, cfg: SemanticConfig) -> bool:
         group.span_days >= cfg.min_span_days and group.topic is not None
 
 
-#: how far a member stands out from the leader's other statements, in standard deviations, on `Likeness`: the cosine
-#: plus the words the two share, weighted by how rare each word is among the user's own statements (one rule for
-#: both scripts: English stems, CJK bigrams of content characters), above the `background` of the rest.
-#: With groups of three said on three days (`SemanticConfig.min_episodes`, `min_days`), measured on two sets by
-#: `python -m benchmarks.knowledge_steps [--stands-out LEVEL]`: madial's dialogues, a child's everyday talk over 76
-#: days (one dialogue a day, about 200 candidate statements a language), form 2 groups in English and 15 in Chinese
-#: at 7.0, none and 4 at 9.0, none and 3 at 11.0, while 67, 65 and 62 of the 109 labelled repetitions of our
-#: knowledge set form (most of its conversations are short, and the test applies only from `2 * min_episodes`
-#: other statements). With groups of five, 7.0 was the lowest level at which no real statement of LoCoMo or
-#: madial formed a group (`benchmarks/knowledge_calibration.py`)
+#: how far a member stands out from the leader's other statements, in standard deviations, on `Likeness`, above the
+#: `background` of the rest; set with `python -m benchmarks.knowledge_steps --stands-out LEVEL`
 GROUP_STANDS_OUT = 9.0
 #: the same for a member in the other script from the leader ("I don't eat coriander" / "我不吃香菜"): no words can
 #: be shared, so the cosine alone must stand out, as for a change of mind (`write.rules.STANDS_OUT`)
@@ -221,14 +172,9 @@ MUTUAL_SLACK = 2
 
 class Likeness:
     """How alike two of a user's candidate statements are: the cosine of their vectors plus the rarity-weighted
-    share of the topic words they have in common (`_topic_tokens`; a word's weight is its inverse document
-    frequency among these statements, so a word the user says everywhere weighs nothing). Statements in different
-    scripts share no words: their likeness is the cosine alone.
-
-    Paraphrases of one standing wish in a short conversation about one subject sit only one or two standard
-    deviations above the user's other statements on the cosine (multilingual-e5-small), but repeat its rare words
-    ("香菜", "landscape"); unrelated statements that share a word share a common one.
-    """
+    share of the topic words they have in common (a word's weight is its inverse document frequency among these
+    statements); across scripts the cosine alone. Paraphrases of one wish sit barely above the user's other
+    statements on the cosine, but repeat its rare words."""
 
     def __init__(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         self.vectors = vectors
@@ -243,8 +189,7 @@ class Likeness:
         return self.vectors @ self.vectors[i]
 
     def shared(self, i: int) -> np.ndarray:
-        """The rarity-weighted Jaccard overlap of statement `i`'s topic words with every statement's (0 across
-        scripts)."""
+        """The rarity-weighted Jaccard overlap of `i`'s topic words with every statement's (0 across scripts)."""
         mine, weight = self.words[i], self.weight
         out = np.zeros(len(self.words), dtype=np.float32)
         if not mine:
@@ -268,17 +213,13 @@ class Likeness:
 
 
 #: how many of the leader's closest statements its background leaves out (`background`): room for a group of five
-#: (the leader and four), whatever `min_episodes` is. A group larger than the least that qualifies is common (a
-#: preference said four times where three qualify), and members left in the background make its spread: leaving
-#: out only `min_episodes - 1` (2 for groups of three), 57 of the 109 labelled repetitions of our knowledge set form
-#: against 65 (`python -m benchmarks.knowledge_steps --room 2`)
+#: (the leader and four), whatever `min_episodes` is
 GROUP_ROOM = 4
 
 
 def background(row: np.ndarray, leader: int, cfg: SemanticConfig) -> tuple[float, float]:
     """The mean and spread of the leader's likeness to the user's other statements, without the `GROUP_ROOM`
-    closest: those are the group it may lead, and counted in its own background a group of four among ten
-    statements could never stand out (its members would make the spread)."""
+    closest: those are the group it may lead, whose members would otherwise make the spread."""
     others = np.sort(np.delete(row, leader))[:max(1, len(row) - 1 - GROUP_ROOM)]
     return float(others.mean()), max(float(others.std()), 1e-6)
 
@@ -291,11 +232,8 @@ def _standing_out(row: np.ndarray, leader: int, level: float, cfg: SemanticConfi
 
 
 def _mutual(leader: int, near: np.ndarray, likeness: Likeness) -> np.ndarray:
-    """The members of `near` that count `leader` among their own closest `len(near) + MUTUAL_SLACK` candidates.
-
-    A rank, not a cut-off: it adapts to how crowded each member's neighbourhood is,
-    which differs between languages, people and embedders.
-    """
+    """The members of `near` that count `leader` among their own closest `len(near) + MUTUAL_SLACK` candidates:
+    a rank, which adapts to how crowded each member's neighbourhood is."""
     if len(near) <= 1:
         return near
     allowed = len(near) + MUTUAL_SLACK
@@ -322,10 +260,8 @@ def _near(leader: int, likeness: Likeness, records: Sequence[MemoryRecord], cfg:
     topic = likeness.words[leader]
     shares = np.asarray([bool(topic & words) for words in likeness.words])
     mask = np.where(same, (cosine >= cfg.group_similarity) & shares, cosine >= cfg.correction_similarity)
-    # the background is the user's other statements: with fewer than two groups' worth of them there is none to
-    # stand out from, and the floor and a topic word shared with the leader decide alone (across scripts, the
-    # stricter floor of one script); with more, a member must stand out even when everything is close (an embedder
-    # that puts a whole conversation above the floor)
+    # with fewer than two groups' worth of other statements there is no background to stand out from: the floor
+    # and a shared topic word decide alone (across scripts, the stricter floor of one script)
     if len(cosine) - 1 >= 2 * cfg.min_episodes:
         mask &= np.where(same, _standing_out(likeness.row(leader), leader, GROUP_STANDS_OUT, cfg),
                          _standing_out(cosine, leader, CROSS_STANDS_OUT, cfg))
@@ -339,13 +275,9 @@ def _near(leader: int, likeness: Likeness, records: Sequence[MemoryRecord], cfg:
 
 
 def joinable(records: Sequence[MemoryRecord]) -> np.ndarray:
-    """Which candidates may lead or join a group: all but small talk (`write.small_talk`: said to the listener, or
-    to another speaker of the conversation by name: "Thanks, Evan! Your support means a lot", "Catch you later!"),
-    requests for one occasion (`rules.for_one_occasion`: "Remind me to call the plumber on Monday") and stories of
-    an occasion just past (`timeparse.tells_one_past_occasion`: "上周末在舟山中了一条四斤的海鲈", beside "我周末一般去水库钓鱼").
-
-    Both stay among the user's statements a member must stand out from (`background`): they are what the
-    user said, and a background without them would be a different one for every rule that reads it."""
+    """Which candidates may lead or join a group: all but small talk (`write.small_talk`), requests for one
+    occasion (`rules.for_one_occasion`) and stories of an occasion just past (`timeparse.tells_one_past_occasion`).
+    They stay in the `background`: they are what the user said."""
     speakers = {said for said in (speaker(r.raw_content) for r in records) if said is not None}
     return np.asarray([not small_talk(r.raw_content, speakers - {speaker(r.raw_content)})
                        and not for_one_occasion(r.raw_content) and not tells_one_past_occasion(r.raw_content)
@@ -377,12 +309,8 @@ def find_groups(records: Sequence[MemoryRecord], vectors: np.ndarray, cfg: Seman
 
 def group_around(member: int, records: Sequence[MemoryRecord], vectors: np.ndarray,
                  cfg: SemanticConfig) -> Group | None:
-    """The cheap after-write check: does the new episode complete a group?
-
-    The new episode need not lead its group: each of its neighbours is tried as
-    the leader, and the largest qualifying group that contains it wins (ties: the
-    leader said first).
-    """
+    """The cheap after-write check: the largest qualifying group that contains the new episode, each of its
+    neighbours tried as the leader (ties: the leader said first)."""
     free = joinable(records)
     if not free[member]:
         return None

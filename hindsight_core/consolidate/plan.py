@@ -1,19 +1,9 @@
 """Planning consolidation: groups of episodes become semantic memories.
 
-Nothing here writes. In order, each step returning what the next needs:
-
-1. `candidates` reads the episodes that may group: all of a user's, or after
-   a write the neighbourhood of the new ones (`neighbourhood`, engine searches);
-2. `draft` finds the groups and writes their summaries (a summariser failure
-   drops that group and is reported as an error);
-3. the facade embeds every summary in one call;
-4. `known_twins` finds, for each summary, the knowledge it repeats (an engine
-   search for close knowledge, read only when a group was found);
-5. `finish` returns the `ConsolidationPlan`: semantic memories to create (or
-   existing ones a group confirms) and the episodes to link to them.
-
-`Hindsight.consolidate` commits the plan in one journaled step, so a crash
-leaves the state before or after.
+Nothing here writes. `candidates` reads the episodes that may group (all of a user's, or after a write the
+`neighbourhood` of the new ones); `draft` finds the groups and writes their summaries; the facade embeds them in
+one call; `known_twins` finds the knowledge each summary repeats; `finish` returns the `ConsolidationPlan`, which
+`Hindsight.consolidate` commits in one journaled step.
 """
 
 from __future__ import annotations
@@ -34,7 +24,7 @@ from ..types import Layer, MemoryRecord, Source
 from ..write.decisions import EmbedTexts, decision_vectors
 from ..write.judge import KnowledgeJudge
 from ..write.rules import consolidation_candidates, content_tokens, excluded_because, may_group, normalise_for_duplicates
-from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, times_said
+from .groups import Group, days_said, find_groups, group_around, largest_group, qualifies, span_days, times_said
 from .summary import SummaryRejected, extractive_summary, llm_summary, shared_entities
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -76,10 +66,9 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
                embed: EmbedTexts | None = None) -> tuple[list[Hit], list[str]]:
     """(the episodes that may be grouped, with vectors; the ids of the new ones the groups must hold).
 
-    Without `around`, every unconsolidated episode, and any group counts. With
-    `around` (new episodes and their decision vectors, `write.decisions`), only the groups they complete:
-    the cheap check after a write, which asks the engine nothing when no new
-    episode can join a group. `embed` embeds a text alone (`write.decisions.decision_vectors`).
+    Without `around`, every unconsolidated episode, and any group counts. With `around` (new episodes and their
+    decision vectors), only the groups they complete: the cheap check after a write. `embed` embeds a text alone
+    (`write.decisions.decision_vectors`).
     """
     if around is None:
         return list(store.scan(user, _EPISODES, with_vectors=True)), []
@@ -88,8 +77,7 @@ def candidates(store: MemoryStore, user: str, semantic: SemanticConfig,
         return [], []
     pool = neighbourhood(store, user, around, semantic, embed)
     if pool and store.count(user, _EPISODES) <= FULL_BACKGROUND:
-        # a member must stand out from the user's other statements (`groups._near`): the nearest ones alone are a
-        # narrow background that lets chit-chat stand out, so a user's whole history is read while it is small
+        # a member must stand out from the user's other statements: a small history is read whole
         pool = list(store.scan(user, _EPISODES, with_vectors=True))
     return pool, [r.id for r, _ in around]
 
@@ -181,9 +169,7 @@ def known_twins(store: MemoryStore, user: str, summaries: Sequence[str], vectors
                 semantic: SemanticConfig) -> list[MemoryRecord | None]:
     """For each summary, the first active semantic memory it repeats (`repeats`), or None.
 
-    A duplicate is close (the engine finds those at `duplicate_similarity` or
-    above) or the same text once normalised (read from the knowledge's text,
-    no vectors): no knowledge vector is scanned.
+    A duplicate is close (found by the engine at `duplicate_similarity`) or the same text once normalised.
     """
     if not summaries:
         return []
@@ -253,13 +239,9 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
                         ) -> tuple[list[MemoryRecord], list[tuple[MemoryRecord, np.ndarray]], list[MemoryRecord]]:
     """What forgetting `victim_ids` does to the knowledge drawn from them.
 
-    `semantic_memories`: the knowledge drawn from any victim; `episodes`: the
-    episodes it was drawn from that remain (with vectors). Returns (semantic
-    memories to delete too, semantic memories re-derived from their remaining
-    episodes, episodes released from a deleted semantic memory). A semantic
-    memory built only from forgotten episodes goes; one built partly from them
-    is re-derived from the rest if they still make a group, and goes otherwise
-    (its text may repeat what was forgotten).
+    `episodes`: the remaining episodes the knowledge was drawn from (with vectors). Returns (knowledge to delete,
+    knowledge re-derived from its remaining episodes, episodes released from deleted knowledge): knowledge drawn
+    only from forgotten episodes goes; drawn partly, it is re-derived if the rest still make a group, else it goes.
     """
     doomed: list[MemoryRecord] = []
     rederived: list[tuple[MemoryRecord, np.ndarray]] = []
@@ -274,7 +256,7 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
         if remaining:
             vectors = np.asarray([h.vector for h in hits], dtype=np.float32)
             group = Group(tuple(range(len(remaining))), sum(times_said(r) for r in remaining),
-                          _span(remaining), days=days_said(remaining))
+                          span_days(remaining), days=days_said(remaining))
             if qualifies(group, semantic):
                 try:
                     entities = shared_entities(remaining)
@@ -293,12 +275,6 @@ def plan_forget_derived(semantic_memories: Sequence[MemoryRecord], episodes: Seq
     return doomed, rederived, released
 
 
-def _span(records: Sequence[MemoryRecord]) -> float:
-    first = min(r.timestamp for r in records)
-    last = max(r.last_confirmed or r.timestamp for r in records)
-    return (last - first).total_seconds() / 86400.0
-
-
 #: how many neighbours of new episodes the after-write check tries as group leaders
 LEADERS = 64
 
@@ -307,19 +283,11 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
                   semantic: SemanticConfig, embed: EmbedTexts | None = None) -> list[Hit]:
     """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
 
-    A group is its leader's neighbourhood and must contain a new episode, so the
-    leader is a neighbour of a new episode, and the members are its neighbours.
-    The first hop takes the 64 nearest whatever their cosine, so that the pool
-    also holds the background a member must stand out from (in a large store that
-    background is the nearer part of the user's statements: the check after a write
-    is stricter than `consolidate()` over everything, never looser).
-    At most `LEADERS` leaders are tried (the closest), so a large batch of
-    writes asks the engine a bounded number of questions. `around` holds decision
-    vectors (`write.decisions`); which episodes are close is read on the same vectors
-    (`embed` embeds a neighbour's text alone), not on the engine's context-bearing cosine.
+    A group's leader is a neighbour of a new episode, and its members are the leader's neighbours. The first hop
+    takes the 64 nearest whatever their cosine, so the pool holds the background a member must stand out from too;
+    at most `LEADERS` leaders are tried. `around` holds decision vectors (`write.decisions`), and closeness is read
+    on the same vectors (`embed` embeds a neighbour's text alone).
     """
-    # the nearest episodes whatever their cosine: the close ones can join a group, and the rest are the background
-    # a member must stand out from (`groups._near`)
     asked = np.asarray([v for _, v in around])
     first = store.neighbours(user, asked, limit=64, min_score=-1.0, scope=_EPISODES)
     pool = {h.record.id: h for hits in first for h in hits}

@@ -8,31 +8,17 @@ shows, how often and over which days:
 
 The rules:
 
-1. *Shared words*: a word (keyword token, so "prints" = "print", and CJK
-   characters and bigrams) is shared when at least half the episodes (and at
-   least two) use it.
-2. *English requests* ("Print the sales report in landscape, please."): each
-   episode is cleaned of politeness and repetition words ("please", "could
-   you", "again", "too") and read as VERB [OBJECT] PREPOSITION PARAMETERS. The
-   verb is the request verb most episodes open with; the parameters are the
-   shared words that follow a preposition (or are entities or exclusive terms,
-   "A4", "landscape"), in their usual order; the object is the shared noun
-   between the verb and the preposition. The summary is "Prefers <verb>ing
-   [<object>s] <preposition> <parameters>"; when the objects differ, up to
-   three of them follow in the brackets ("sales report, quarterly summary;").
-3. *English preferences* ("I prefer window seats on long flights."): the
-   episode with the most shared words, in the third person ("Prefers window
-   seats on long flights").
-4. *Chinese* (most episodes mostly CJK): the episode with the most shared
-   words, cleaned of politeness (请, 麻烦, 帮我, 一下, 吧, 谢谢) and of
-   demonstratives (这份, 这个), prefixed with "偏好：" when the group holds
-   requests or preferences.
-5. Anything else: the most representative episode (the medoid: most similar
-   on average to the others) as it was said.
+1. *Shared words*: a keyword token (so "prints" = "print"; CJK characters and bigrams) used by at least half the
+   episodes, and at least two.
+2. *English requests*: each episode, cleaned of politeness and repetition words, is read as VERB [OBJECT]
+   PREPOSITION PARAMETERS: "Prefers <verb>ing [<object>s] <preposition> <parameters>", with the verb most
+   episodes open with, the shared parameters in their usual order, and up to three differing objects in brackets.
+3. *English preferences*: the episode with the most shared words, in the third person.
+4. *Chinese* (most episodes mostly CJK): the episode with the most shared words, cleaned of politeness and
+   demonstratives, prefixed with "偏好：" when the group holds requests or preferences.
+5. Anything else: the medoid episode (most similar on average to the others) as it was said.
 
-The brackets hold the number of times it was said (a merged near-duplicate
-counts once per confirmation) and the span from the first to the last time,
-the second date without its year when the year is the same.
+The brackets hold how many times it was said and the span from the first to the last time.
 """
 
 from __future__ import annotations
@@ -237,7 +223,6 @@ def extractive_summary(records: Sequence[MemoryRecord], vectors: np.ndarray) -> 
     if stated:
         best = f"{_THIRD_PERSON[stated.group(1).lower()]} {best[stated.end():]}".rstrip(" .!")
     return f"{best.rstrip(' .!')} ({occurrences(records)})"
-
 
 
 def shared_entities(records: Sequence[MemoryRecord]) -> list[str]:

@@ -1,38 +1,15 @@
 """Checks on what callers hand to hindsight, and tolerant reading of what the store hands back.
 
-Every public entry point (write, recall filters, forget, import, migrate) runs its
-arguments through these before anything is stored, so a bad value is refused with
-an `InvalidInputError` that says what to pass instead, and never reaches the index
-where it would break every later read of that user.
+Every public entry point runs its arguments through these before anything is stored, so a bad value is refused
+with an `InvalidInputError` that says what to pass instead, and never reaches the index. Some of the less obvious
+rules: a bare string is refused where a list is expected (entities, event types: iterating it would use its
+letters); an event type must be one hindsight knows; a timestamp must be an aware `datetime`; text made only of
+invisible characters is empty; flags are real `bool`s (a typo must not erase a user); a confidence is a real
+number in 0..1 (not `True`, NaN or infinite); metadata keys are strings at every level, nested at most
+`MAX_NESTING` levels (walked without recursion); a time range stays within years 1..9999.
 
-The rules:
-
-- **entities**: None (extract them from the text) or a list or tuple of at most
-  `MAX_ENTITIES` non-empty strings of at most `MAX_ENTITY_CHARS` characters each. A
-  bare string is refused: iterating it would store its letters.
-- **event_type** (write): one hindsight knows (`EventType`, or a kind the decay
-  config names); a typo would otherwise get the default decay silently.
-- **timestamp**: None or a timezone-aware `datetime`; a string, a number or a
-  `date` is refused with the call to make instead.
-- **text that shows nothing**: text made only of invisible characters (zero-width
-  spaces, joiners, bidi marks) is refused like empty text.
-- **event_types** (recall filter): None or an iterable of non-empty strings, not a
-  bare string (it would filter on its letters and match nothing).
-- **flags** (`forget(everything=...)`, `dry_run`, `force`): a real `bool`; "yes" or 1
-  are refused, since a typo must not erase a user.
-- **confidence**: None or a real number within 0..1; `True` is refused (bool is an
-  int in Python, so it would pass as 1.0), and so are NaN and infinities.
-- **metadata keys**: strings at every level; JSON would turn `1` and `None` into
-  `"1"` and `"null"` silently. Nesting is walked without recursion and refused
-  past `MAX_NESTING` levels, so a hostile document cannot raise `RecursionError`.
-- **time ranges**: a range that reaches past what a datetime holds (years 1..9999)
-  is refused; `timerange` does the parsing.
-- **clock**: a callable; what it returns is checked on each call (`clock.read_clock`).
-- **path**: a folder, or a place where one can be made.
-
-Reading, the other way round: `records.record_from_payload` turns a stored payload into a
-`MemoryRecord` or says why it cannot, so one unreadable record is set aside and
-reported instead of making its whole user unreadable (and so unerasable).
+Reading, the other way round: `records.record_from_payload` turns a stored payload into a `MemoryRecord` or says
+why it cannot, so one unreadable record is set aside instead of making its whole user unreadable.
 """
 
 from __future__ import annotations

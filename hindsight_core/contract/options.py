@@ -133,8 +133,8 @@ WRITE_MANY_OPTIONS: tuple[str, ...] = (*PER_TEXT, *WRITE_OPTIONS)
 def per_text(options: Mapping[str, Any], count: int) -> list[WriteOptions]:
     """The options of each of `count` texts, from `write_many`'s keyword arguments (not yet `checked`).
 
-    A per-text list given (`PER_TEXT`) overrides its single form; each must hold one entry per text. A name
-    that is neither an option nor a per-text list is refused.
+    A per-text list given (`PER_TEXT`) overrides its single form and holds one entry per text; any other name is
+    refused.
     """
     check_names(options, WRITE_MANY_OPTIONS, "write_many")
     lists = {name: options[name] for name in PER_TEXT if options.get(name) is not None}

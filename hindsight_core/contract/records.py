@@ -28,8 +28,7 @@ _RECORD_FIELDS = frozenset(_FIELD_ORDER)
 def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     """A record as a JSON-safe dict (enums as values, datetimes as ISO strings); `record_from_payload` reverses it.
 
-    As `dataclasses.asdict` gives it, without its per-value deep copies: the record's other fields are immutable,
-    so only its lists and its metadata are copied (a batch turns thousands of records into payloads)."""
+    Without `dataclasses.asdict`'s per-value deep copies: only the record's lists and metadata are mutable."""
     payload = {name: getattr(record, name) for name in _FIELD_ORDER}
     for name in ("entities", "derived_from"):
         payload[name] = type(payload[name])(payload[name])
@@ -94,9 +93,7 @@ def _problem(payload: Mapping[str, Any]) -> str | None:
 def record_from_payload(payload: object) -> tuple[MemoryRecord | None, str | None]:
     """(record, None) for a readable record dict (`record_to_dict`'s form), or (None, why not) for one that is not.
 
-    Every field a later stage relies on (entities joined as text, confidence in
-    arithmetic, timestamps compared) is checked, so a record that passes cannot
-    break the index.
+    Every field a later stage relies on is checked, so a record that passes cannot break the index.
     """
     if type(payload) is not dict and not isinstance(payload, Mapping):
         return None, f"the payload is a {type(payload).__name__}, not a mapping"

@@ -1,9 +1,6 @@
-"""What the calls of `MemoryAPI` return, besides the records and recall results of `types`: one place, below
-the stages that make them, so the contract and a client of `hindsight serve` read them without loading a stage.
-
-`WriteResult` (a write), `ConsolidationReport` (a consolidation), `StoreStats` (counts and retention),
-`TransferSummary` (an export or import), and the retrieval check's `ConsensusReport` carried by `RecallResults`.
-"""
+"""What the calls of `MemoryAPI` return besides the records and recall results of `types`, below the stages that
+make them: `WriteResult`, `ConsolidationReport`, `StoreStats`, `TransferSummary` and the retrieval check's
+`ConsensusReport`."""
 
 from __future__ import annotations
 

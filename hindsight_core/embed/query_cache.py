@@ -12,8 +12,7 @@ import numpy as np
 class QueryCache:
     """A small LRU of query vectors keyed by the query's text (`size` entries; 0 turns it off).
 
-    `vectors(texts, embed)` returns one row per text, embedding only the texts
-    not cached, in one call. Rows are read-only, so no caller can change a cached vector.
+    `vectors(texts, embed)` returns one read-only row per text, embedding only the texts not cached, in one call.
     """
 
     def __init__(self, size: int = 256) -> None:

@@ -85,11 +85,9 @@ class FacadeBase:
         self.judge = judge
         #: who decides supersession and groups, when they are on (`write.judge`; None: the rules)
         self.knowledge_judge = knowledge_judge
-        #: users whose interrupted changes were finished in this process (the most recent `OPENED_KEPT`: a user
-        #: dropped from it is only checked again, one look for a journal)
+        #: users whose interrupted changes were finished in this process (the most recent `OPENED_KEPT`)
         self._opened: OrderedDict[str, None] = OrderedDict()
-        #: each user's lock and how many callers hold or wait for it: an entry lives only while it is in use, so
-        #: the table does not grow with the users the process has served
+        #: each user's lock and how many callers hold or wait for it (an entry lives only while in use)
         self._user_locks: dict[str, list] = {}
         self._forget_listeners: ForgetListeners[Forgotten] = ForgetListeners()
         self._before_forget: ForgetListeners[Forgetting] = ForgetListeners()
@@ -97,8 +95,7 @@ class FacadeBase:
         self._lock = threading.RLock()
         self._closed = False
         self._query_cache = QueryCache()
-        #: statements' texts alone, as the knowledge rules compare them (`write.decisions`): a user's statements
-        #: come back as neighbours write after write, so each is embedded alone about once per process
+        #: statements' texts alone, as the knowledge rules compare them (`write.decisions`)
         self._alone_cache = QueryCache(size=4096)
 
     # -- lifecycle ------------------------------------------------------------------------

@@ -1,12 +1,8 @@
 """Forgetting: which memories a request names, and what forgetting them does to the knowledge drawn from them.
 
-By topic: a memory whose embedding is at least `forget_similarity` close to
-the topic, or at least `forget_similarity_with_overlap` close and sharing an
-entity or a keyword with it (as recall's keyword channel reads words: stemmed,
-Chinese segmented, so "printing" shares "print"). Knowledge built only from forgotten episodes goes
-too; knowledge built partly from them is re-derived from the rest
-(`consolidation.plan_forget_derived`). The facade commits the plan in one
-journaled step and tells the forget listeners which texts went.
+By topic: a memory whose embedding is at least `forget_similarity` close to the topic, or at least
+`forget_similarity_with_overlap` close and sharing an entity or a keyword with it (read as recall's keyword channel
+reads words). Knowledge drawn from forgotten episodes goes or is re-derived (`consolidate.plan.plan_forget_derived`).
 """
 
 from __future__ import annotations
@@ -74,14 +70,9 @@ def _in_other_scripts(named: list[MemoryRecord], near: Near, config: HindsightCo
                       embed: Embedder | None) -> list[MemoryRecord]:
     """The memories in another script that a memory the topic names names in turn, by the topic's rule (`_judged`).
 
-    A multilingual embedder puts a sentence close to its translation, but a topic of
-    a few words sits further from a sentence in the other script than from one in its
-    own (with multilingual-e5-small, "my card PIN" is at 0.885 from "My card PIN is
-    4921." and at 0.831 from "我的银行卡密码是4921。", under `forget_similarity`, while
-    the two sentences are at 0.878 from each other). So what the topic names in its
-    own script stands for it in the others: the same fact said in another language
-    goes too. Only across scripts (within one, the topic itself judged), and one step
-    only: never what such a memory names in turn.
+    A topic of a few words sits further from a sentence in the other script than from one in its own, while a
+    sentence and its translation are close: so what the topic names in its own script stands for it in the
+    others. Only across scripts, and one step only.
     """
     if not named or embed is None:
         return []
@@ -103,11 +94,8 @@ def _judged(topic: str, vector: np.ndarray, candidates: list[tuple[MemoryRecord,
             embed: Embedder | None) -> list[MemoryRecord]:
     """The candidates the topic names: close to it, or close and sharing an entity or a keyword with it.
 
-    A memory is stored embedded with the turn it answers (its context), so its
-    stored vector is near a topic its context names even when its own words are
-    not: such a memory is judged on its own text, embedded again (`embed`).
-    A shared keyword is a word, or for Chinese a two-character word, not a
-    single character: "我" and "的" are in most Chinese sentences.
+    A memory stored with a context is judged on its own text, embedded again (`embed`): its stored vector is near
+    what its context names. A shared Chinese keyword is a two-character word, never a single character.
     """
     topic_terms = _keywords(topic) | set(query_terms(topic)[0])
     topic_entities = {e.lower() for e in extract_entities(topic)}

@@ -1,21 +1,10 @@
 """What a question asks about in time: a date it names, the past, or the present.
 
-Read from small closed grammatical sets, never from topic words:
-
-* `date`: the question names a time (`timeparse.time_hints`: "last June",
-  "in May 2023", "上个月");
-* `past`: English past auxiliaries (did, was, were, had, used to, and their
-  negations) or Chinese past-time adverbs (曾经, 以前, 之前, 当时, 那时, 上次) and
-  the aspect particles 了 and 过 closing a clause; or, in either language, an
-  adverb of a time before a change ("before", "originally", "at first", 原来,
-  原本, 一开始, 当初, "搬家前": a verb then 前, not 目前 or 当前, which mean now);
-* `present`: everything else ("What do I drink?", "Where does she live?",
-  "我现在用什么数据库？").
-
-Recall reads it to decide whether a superseded memory steps back (a question
-about the present wants the new value; one about the past or a named date wants
-what was true then), and the benchmarks pool their questions by it. A query made
-of a dialogue so far is classed by its last line, the turn being answered.
+Read from small closed grammatical sets, never from topic words: `date` when the question names a time
+(`timeparse.time_hints`); `past` for English past auxiliaries (did, was, had, used to) or Chinese past-time
+adverbs and the aspect particles 了 and 过 closing a clause, or an adverb of a time before a change ("originally",
+原来, "搬家前"); `present` otherwise. Recall reads it to decide whether a superseded memory steps back. A query
+made of a dialogue so far is classed by its last line, the turn being answered.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
 """Conflict cues: the cheap signals that two statements about the same thing disagree, in one place.
 
-Two checks read them. `semantic.is_conflict` decides, at write time, whether a
-new statement supersedes an older one; `consensus.conflict_reason` decides, at
-recall time, whether two recalled memories contradict each other. The cues:
-
-- `CHANGE_MARKERS`: words that mark a change of mind ("actually", "from now
-  on", "现在", "改成"); `CHANGE_MARKER_TOKENS` are their keyword tokens, left
-  out when two statements' values are compared;
-- `EXCLUSIVE_STATEMENT`: the shape of a statement of which only one can hold
-  at a time (a preference, a standing rule, a single-valued attribute such as
-  an address);
-- `EXCLUSIVE_VALUES`: groups of values that exclude each other, each spelt in
-  English and Chinese (landscape / portrait = 横向 / 纵向, window / aisle);
-  `exclusive_clash(a, b)` says when two texts name different values of a group;
-- `attributes(text)`: the single-valued attributes a statement sets (where
-  one lives, a phone number, a favourite colour, an exclusive value's group):
-  two statements supersede each other only about one of these;
-- `polarity(text)`: whether a statement is negated (EN cues, ZH characters);
-- `value_slots(text)`: the values a statement pins down (times, weekdays,
-  months, e-mail addresses, links, amounts, numbers), normalised so that
-  "3pm" equals "15:00" and "下午三点半" equals "15:30".
+Two checks read them: `write.rules.is_conflict` (does a new statement supersede an older one) and
+`consensus.conflict_reason` (do two recalled memories contradict each other). `CHANGE_MARKER_TOKENS` are left
+out when values are compared; `EXCLUSIVE_STATEMENT` is the shape of a statement of which only one can hold at a
+time; `EXCLUSIVE_VALUES` are groups of values that exclude each other (`exclusive_clash`); `attributes(text)` the
+single-valued attributes a statement sets; `polarity(text)` whether it is negated; `value_slots(text)` the values
+it pins down (times, weekdays, months, e-mail addresses, links, amounts, numbers), normalised ("3pm" = "15:00").
 """
 
 from __future__ import annotations
@@ -31,10 +17,6 @@ import ahocorasick
 
 from .text import keyword_tokens
 
-#: words that mark a change of mind; they are not part of the value being compared
-CHANGE_MARKERS = re.compile(
-    r"\b(?:actually|now|anymore|no longer|instead|from now on|these days|changed|switch(?:ed)?|moved)\b|"
-    r"现在|以后|不再|改成|改为|换成|以前|原来|其实|不对", re.I)
 #: the keyword tokens of the change markers (and a few function words), left out of value comparisons
 CHANGE_MARKER_TOKENS = frozenset(keyword_tokens(
     "actually now anymore longer instead from changed switch switched moved these days really "
@@ -55,8 +37,8 @@ _WEEKDAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sun
                       r"(?:周|星期|礼拜)([一二三四五六日天])", re.I)
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|"
                     r"december)\b|([一二三四五六七八九十]{1,2}|\d{1,2})月", re.I)
-# an address or an amount is tried only from the start of its run of characters (the look-behinds): tried from
-# every position of a long run, each attempt runs to the run's end and fails, and 32 KB of digits took minutes
+# an address or an amount is tried only from the start of its run of characters (the look-behinds): from every
+# position of a long run, each attempt would run to the run's end and fail (quadratic)
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _MONEY = re.compile(r"(?:[$€£¥]\s?\d[\d,.]*|"
@@ -184,8 +166,7 @@ def exclusive_terms(text: str) -> dict[int, set[str]]:
 def exclusive_clash(a: str, b: str) -> str | None:
     """Why two texts disagree by their exclusive values ("exclusive terms: landscape vs portrait"), or None.
 
-    They clash when, within one `EXCLUSIVE_VALUES` group, each names a value
-    the other does not, in whichever language ("portrait" against "横向").
+    They clash when, within one `EXCLUSIVE_VALUES` group, each names a value the other does not, in any language.
     """
     terms_a, terms_b = exclusive_terms(a), exclusive_terms(b)
     for group in sorted(terms_a.keys() & terms_b.keys()):

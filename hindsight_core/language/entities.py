@@ -1,8 +1,7 @@
 """Rule-based entity extraction (English and Chinese), with no model.
 
-Entities are what makes a memory findable and forgettable by name: proper
-names, codes such as "A4" or "Q3", dates, numbers with units, e-mail addresses,
-and quoted or bracketed terms (“…”, 「…」, 《…》).
+Entities make a memory findable and forgettable by name: proper names, codes such as "A4", dates, numbers with
+units, e-mail addresses, and quoted or bracketed terms.
 """
 
 from __future__ import annotations
@@ -42,8 +41,7 @@ def extract_entities(text: str, limit: int = 16) -> list[str]:
         found.append(m.group(1))
     for m in _PROPER.finditer(text):
         words = m.group(1).split()
-        # a lone capitalised word opening a sentence is grammar, not a name ("Noted.", "Print the …")
-        # (searching a bounded window up to the match, not a copy of the whole prefix: linear in long texts)
+        # a lone capitalised word opening a sentence is grammar, not a name (searched in a bounded window: linear)
         if len(words) == 1 and _SENTENCE_START.search(text, max(0, m.start() - 64), m.start()):
             continue
         words = [w for w in words if w not in _NOT_NAMES and w.split("'")[0] not in _NOT_NAMES]

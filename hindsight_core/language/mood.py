@@ -1,32 +1,16 @@
 """The mood of a statement: whether it asserts something of its speaker, read from grammar, not from topic words.
 
-Knowledge and changes of mind are drawn only from what the speaker asserts about
-themselves (or about things that are theirs: "our app", "the standup", "公司").
-Four structural readings say when a sentence does not, each a small closed set of
-grammatical words in English and Chinese, never a list of topics:
+Knowledge and changes of mind are drawn only from what the speaker asserts about themselves (or things that are
+theirs). Four structural readings, each a small closed set of grammatical words in English and Chinese, never a
+list of topics, say when a sentence does not: `asks` (a question), `supposes` (a conditional, an unrealised case,
+a plan or a promise of the moment, a seeming), `quotes` (quoted or reported speech) and `about_someone_else` (the
+subject is another person: third-person pronouns, kinship and social-role nouns). `asserts(text)` is True when
+none holds; `why_not(text)` names the first that does.
 
-- `asks`: a question (a final "?" / "？", an opening auxiliary or wh-word, a final
-  吗 / 呢, an A-not-A form such as 是不是 / 有没有);
-- `supposes`: a conditional, an unrealised case, a plan or a promise of the moment, or a seeming
-  ("if", "unless", "suppose", "would have", "might", "maybe", "hope", "planning to", "I'll", "seems
-  like"; 如果, 要是, 假如, 万一, …的话, 可能, 也许, 希望, 打算, 我会, 好像);
-- `quotes`: quoted or reported speech (a span in quote marks, "said:", "told me
-  that", 说：, 开玩笑说, 听说, 据说);
-- `about_someone_else`: the subject is another person (he, she, they, "my sister",
-  a colleague; 他, 她, 我妈, 同事): third-person pronouns and the closed class of
-  kinship and social-role nouns.
-
-`asserts(text)` is True when none of them holds; `why_not(text)` names the first
-that does, for reports. A change is read where its change word is: `change_sentences`,
-`change_clauses`, `change_about_someone_else` (a sentence about another person, or clauses about the
-listener or a third person with no word for the speaker), `reports_change` (a report in a later
-clause is about something else), `change_is_state_of_mind` (a clause built on a verb of
-feeling or knowing, a small closed class: feel, think, know, remember; 感觉, 觉得, 知道, 记得) and
-`held_for_days` (a span of holding up to now, "for two years now", 三年了: its "now" ends the span, the
-state has continued since it began) and `past_habit_clauses` (a past habit, "used to", names no new value).
-`marks_change` reads the closed set
-of words that say a value changed ("now", "anymore", "switched", "instead", 改,
-换, 不再, 现在) or did not ("still", 仍然, 还是).
+A change is read where its change word is (`change_sentences`, `change_clauses`): `marks_change` reads the
+closed set of words that say a value changed ("now", "anymore", "switched", 改, 不再) or did not ("still", 仍然);
+`change_about_someone_else`, `reports_change`, `change_is_state_of_mind`, `held_for_days` and
+`past_habit_clauses` say when such a change replaces nothing of the speaker's.
 """
 
 from __future__ import annotations
@@ -45,10 +29,8 @@ _REPORTED = re.compile(
     r"(?:说|讲|问|道|写|喊|开玩笑说|开玩笑)\s*[：:，,]?\s*[\"“「『‘]|(?:说|讲|道|问)[：:]|开玩笑|听说|据说|传言",
     re.I)
 _QUESTION_MARK = re.compile(r"[?？]\s*[\"”」』)）]*\s*$")
-#: an opening that asks: an auxiliary before its subject ("do you", "is it", "can I"), a wh-word before an
-#: auxiliary ("what is", "where do", "how many are"), or "who". A question puts the auxiliary before the subject:
-#: with the subject first, a wh-word opens a clause ("When printing, I …", "When you send me charts, use …",
-#: "What you need is rest", "Why I can't sleep is beyond me")
+#: an opening that asks: an auxiliary before its subject ("do you", "can I"), a wh-word before an auxiliary ("what
+#: is"), or "who"; with the subject first, a wh-word opens a clause ("When printing, I …", "What you need is rest")
 _QUESTION_OPENING = re.compile(
     r"^\s*(?:(?:do|does|did|is|are|was|were|am|can|could|would|will|shall|should|have|has|had|may|might|isn't|"
     r"aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't)\s+(?:i|you|we|they|he|she|it|there|this|that|my|"
@@ -64,10 +46,9 @@ _SUPPOSES = re.compile(
     r"(?:thinking|thought|dreaming|dream) (?:about|of)|considering|consider|plan(?:ning|s)? to|"
     r"(?<!been )going to(?! (?:the|a|an|my|our|your|his|her|their|bed|work|school|church)\b)|gonna|"
     r"would love to|'d love to)\b|"
-    # what the speaker will do, said in the moment ("I'll give it a try tomorrow", "I'll check it out", 我会尝试的):
-    # a promise or a plan, not a standing statement; a habit said in the future tense ("I'll always pay by card",
-    # 我会一直用中文) still holds. The habit word is looked for within the clause's next few words (a bounded
-    # look-ahead: unbounded, a text of many "I'll" and one "always" at its end took quadratic time)
+    # what the speaker will do, said in the moment ("I'll check it out", 我会尝试的): a plan, not a standing
+    # statement, unless a habit word follows within the clause ("I'll always pay by card"; bounded: unbounded, many
+    # "I'll" and one final "always" took quadratic time)
     r"\b(?:i'll|i will)\b(?![^.!?。！？]{0,60}\b(?:always|every|never|any ?more)\b)|"
     r"我会(?![^。！？]{0,12}(?:一直|每次|永远|总是))|"
     r"如果|要是|假如|假设|假使|倘若|若是|万一|的话|除非|设想|想象|可能|也许|或许|大概|说不定|打算|考虑|(?<![做定订制的周月年])计划(?![表书])|但愿|"
@@ -162,8 +143,7 @@ _NAME_AFTER_ZH = re.compile(r"[\u4e00-\u9fff]{1,2}")
 
 def other_person(text: str) -> tuple[str, ...]:
     """How a text that is about someone else names them: the noun or pronoun it opens with and the name right
-    after it ("My son Leo" -> ("My son", "Leo"); "同事今天又推荐了" -> ("同事", "今天")), or () when it is not about
-    someone else."""
+    after it ("My son Leo" -> ("My son", "Leo")), or () when it is not about someone else."""
     body = _body(text)
     for pattern, after in ((_OTHER_SUBJECT_EN, _NAME_AFTER_EN), (_OTHER_SUBJECT_ZH, _NAME_AFTER_ZH)):
         m = pattern.match(body)
@@ -257,8 +237,7 @@ def _clause_about_someone_else(clause: str) -> bool:
 
 def change_about_someone_else(text: str) -> bool:
     """Every sentence that says something changed is about another person (`about_someone_else`), or its clauses
-    with a change word are (`_clause_about_someone_else`): "It's great how you transformed by changing your
-    mindset" is the listener's change, never the speaker's."""
+    with a change word are (`_clause_about_someone_else`): "you transformed by changing your mindset"."""
     found = change_sentences(text)
     return bool(found) and all(about_someone_else(s) or all(_clause_about_someone_else(c) for c in change_clauses(s))
                                for s in found)
@@ -270,8 +249,7 @@ _CLAUSE_END = re.compile(r"[,，;；:：.!?。！？]")
 
 def reports_change(text: str) -> bool:
     """The change a text tells is someone's words (`reports`), read up to the end of the clause of its last change
-    word: a report that opens a later clause ("..., 编辑说更有气势", "..., my editor says it's punchier") is about
-    something else."""
+    word: a report that opens a later clause (", my editor says it's punchier") is about something else."""
     body = _body(text)
     if any(not _NAME_IN_QUOTES.fullmatch(m.group(0)) for m in _QUOTE_PAIRS.finditer(body)):
         return True  # a quoted sentence anywhere: its clauses are someone's words
@@ -285,7 +263,7 @@ def reports_change(text: str) -> bool:
 
 
 #: verbs of feeling and knowing: a clause built on one tells the speaker's state of mind at that moment ("now I feel
-#: so regretful", "我现在都不知道跟谁玩了", "I remember now"), not a value that holds until it changes
+#: so regretful"), not a value that holds until it changes
 _STATE_OF_MIND = re.compile(r"\b(?:feel|feels|felt|feeling|think|thinks|know|knows|knew|remember|remembers)\b|"
                             r"感觉|感到|感受|觉得|知道|记得|心情", re.I)
 #: where a clause ends inside a sentence: a clause mark, or a conjunction that joins two clauses
@@ -299,8 +277,7 @@ def change_clauses(text: str) -> list[str]:
 
 def change_is_state_of_mind(text: str) -> bool:
     """Every clause that carries a change word tells a feeling or a thought (`_STATE_OF_MIND`): "I feel much
-    better now", "现在感觉好难过". "I've been going to sleep at 10:30 for two weeks now and I feel great" tells a
-    new bedtime: its feeling is in another clause."""
+    better now"; a feeling in another clause than the change leaves the change standing."""
     found = change_clauses(text)
     return bool(found) and all(_STATE_OF_MIND.search(c) for c in found)
 
@@ -315,9 +292,8 @@ def speaks_of_others(text: str) -> bool:
     return bool(_THIRD_PERSON.search(_body(text)))
 
 
-#: how long the state a clause tells has held, up to now: "for two years now", "for about four months now",
-#: "Seven years now", "for years now"; 三年了, 两个多月了, 好几年了. Its "now" (现在) is the end of a span, not a
-#: change: the state began that long ago and has continued since
+#: how long the state a clause tells has held, up to now ("for two years now", 三年了): its "now" ends a span, the
+#: state began that long ago and has continued since
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
                  "few": 3, "several": 3, "many": 3, "": 2,
@@ -348,13 +324,9 @@ def _days(number: str, unit: str) -> float:
 
 
 def held_for_days(text: str) -> float | None:
-    """How long, in days, a text says its state has held up to now (infinite for a span of no stated length: "for a
-    while now", 好久了), when that is all its change words say: every
-    clause with a change word tells a span of holding ("I've been playing for about four months now", "Seven years
-    now, and I've finally found my muses", "我现在学钢琴三年了") and has no other change word. A state that has
-    continued says nothing changed since it began, so it replaces only what was said before then
-    (`rules.change_refused`). "I've been going to sleep at 10:30 for two weeks now" began two weeks ago; "I switched
-    to Linux and have used it for two years now" says "switched": None."""
+    """How long, in days, a text says its state has held up to now (infinite for a span of no stated length), when
+    that is all its change words say: every clause with a change word tells a span of holding and has no other
+    change word. Such a state replaces only what was said before it began (`rules.change_refused`); None else."""
     longest = None
     for clause in change_clauses(text):
         spans = list(_HELD_FOR.finditer(clause))
@@ -371,10 +343,9 @@ def held_for_days(text: str) -> float | None:
 
 
 def past_habit_clauses(text: str) -> list[str]:
-    """The clauses with a change word, when every change word of the text tells a past habit ("used to"): "I used
-    to bake cookies with someone close to me". Such a text names no new value: it puts what its clause tells in the
-    past, so it can end only a statement of that same thing (`rules.change_refused`). [] when another change word
-    is there ("I used to drive, now I cycle")."""
+    """The clauses with a change word, when every change word of the text tells a past habit ("used to"): such a
+    text names no new value, so it can end only a statement of that same thing (`rules.change_refused`); [] when
+    another change word is there ("I used to drive, now I cycle")."""
     found = change_clauses(text)
     if not found or any(m.group(0).lower() != "used to" for c in found for m in CHANGE.finditer(c)):
         return []

@@ -1,9 +1,7 @@
 """Text handling: validation of what callers send, a summary line, and BM25 tokens.
 
-The keyword tokenizer works for English and Chinese alike: Latin words are
-lower-cased, stripped of a few English suffixes and stop words; runs of CJK
-characters (where whitespace splitting fails) become their single characters
-plus overlapping bigrams, the usual dictionary-free indexing for Chinese.
+The keyword tokenizer works for English and Chinese alike: Latin words are lower-cased, stripped of a few English
+suffixes and stop words; runs of CJK characters become their characters plus overlapping bigrams.
 """
 
 from __future__ import annotations
@@ -71,9 +69,8 @@ def validate_id(value: object, *, what: str = ..., max_chars: int = ..., require
 def validate_id(value: object, *, what: str = "user_id", max_chars: int = 256, required: bool = True) -> str | None:
     """Check an id: a non-empty string, no control characters, no wildcard look-alikes.
 
-    Ids are NFC-normalised, then compared exactly (no case folding, no folding of
-    look-alike scripts), so 'Alice' and 'alice' are two users, and so are a Latin
-    'a' and a Cyrillic 'а'.
+    Ids are NFC-normalised, then compared exactly: 'Alice' and 'alice' are two users, and so are a Latin 'a' and a
+    Cyrillic 'а'.
     """
     if value is None:
         if required:

@@ -1,9 +1,8 @@
 """Caches keyed by a statement's text: a user's words, so they live in one registry that a forget empties.
 
-A batch compares each text with many others, and a store's nearest neighbours come back
-write after write, so the rules remember what they read of the last few thousand texts.
-Each such cache is made here with `per_text`, and `forget_cached_texts()` drops them all
-(`Hindsight.forget` calls it; SECURITY.md, "Forgetting reaches every copy").
+The rules remember what they read of the last few thousand texts (a batch compares each text with many others);
+each such cache is made here with `per_text`, and `forget_cached_texts()`, which `Hindsight.forget` calls, drops
+them all.
 """
 
 from __future__ import annotations

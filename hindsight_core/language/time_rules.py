@@ -1,9 +1,7 @@
 """The rules `timeparse.time_hints` reads time with: one regex and one handler per kind of phrase.
 
-Each handler takes the match and `now` (aware UTC) and returns ((start, end),
-strength), or None for a phrase that gives no hint (the future, a time
-anchored to an event). Rules are listed from the most specific to the least;
-`timeparse` tries them in this order and never reads a phrase twice.
+Each handler takes the match and `now` (aware UTC) and returns ((start, end), strength), or None for a phrase that
+gives no hint. Rules are listed from the most specific to the least, the order `timeparse` tries them in.
 """
 
 from __future__ import annotations

@@ -38,17 +38,11 @@ phrase                                                    window                
 
 What gives no hint, by design:
 
-- a time relative to an event the query names ("two weeks after the trip",
-  "three days before", 旅行后两周): the anchor's date is unknown here, so
-  nothing is said about when (a wrong window would push the answer down);
-- the future ("next June", "tomorrow", 明年): memories are written before they
-  are recalled, and what was said about a future time was said at another time;
-- words that are not times: a month name needs a preposition, a determiner, a
-  day or a year next to it ("in May", "May 7", "May 2023"; not "may I",
-  "March forward"), a season needs "last", "this", "in (the)" or a year ("spring
-  cleaning" is not a time), a bare number is never a year;
-- a question that asks for the time ("When did Caroline go to the support
-  group?"): the date is the answer, there is no phrase to read.
+- a time relative to an event the query names ("two weeks after the trip"): the anchor's date is unknown here;
+- the future ("next June", 明年): what was said about a future time was said at another time;
+- words that are not times: a month name needs a preposition, a determiner, a day or a year next to it, a season
+  "last", "this", "in (the)" or a year, and a bare number is never a year;
+- a question that asks for the time: the date is the answer.
 """
 
 from __future__ import annotations
@@ -85,11 +79,9 @@ def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_da
                    ) -> tuple[float, float]:
     """(center_epoch_days, scale_days) of a gaussian time prior for `hint`.
 
-    The window is first stretched by `told_later_days` past its end (things are
-    often told after they happen); the centre is its midpoint in days since
-    1970-01-01 UTC, the scale half its width (at least `min_scale_days`). With
-    prior(t) = exp(-((t - center) / scale)² / 2), a memory inside the window
-    gets at least exp(-1/2) ≈ 0.61, one a window-width outside about 0.01.
+    The window is first stretched by `told_later_days` past its end (things are often told after they happen);
+    the centre is its midpoint in days since 1970-01-01 UTC, the scale half its width (at least
+    `min_scale_days`).
     """
     start = (hint.start - _EPOCH).total_seconds() / 86400.0
     end = (hint.end - _EPOCH).total_seconds() / 86400.0 + max(0.0, told_later_days)
@@ -122,10 +114,8 @@ HABIT = re.compile(r"\b(?:always|every|each|whenever|usually|never|any ?more)\b|
 
 @per_text  # the groups read every candidate's words, write after write
 def tells_one_past_occasion(text: str) -> bool:
-    """Whether `text` tells what happened on one occasion just past: it names a day or a week just past
-    ("yesterday", "last night", "three days ago", 上周末, 前天) and no state that began then ("since last week")
-    or habit ("every", 每, 一般). "Caught a four-pound bass last weekend" is a story of that weekend, not a
-    standing fact to be said again or replaced."""
+    """Whether `text` tells what happened on one occasion just past: it names a day or a week just past and no
+    state that began then ("since last week") or habit (`HABIT`)."""
     if _BEGAN.search(text) or HABIT.search(text):
         return False
     return any(handler in JUST_PAST for *_, handler in _matches(text))
@@ -134,10 +124,8 @@ def tells_one_past_occasion(text: str) -> bool:
 def time_hints(query: str, now: datetime) -> list[TimeHint]:
     """The times `query` names, as soft windows relative to `now`, in the order they appear.
 
-    Rules are tried from the most specific to the least, and a phrase already
-    matched is not read again ("last June" is not also "June"). See the module
-    docstring for the table of phrases, windows and strengths, and for what
-    gives no hint.
+    Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last
+    June" is not also "June"); the module docstring has the table.
     """
     now = ensure_utc(now)
     hints = []

@@ -55,12 +55,9 @@ def _as_datetime(value: object, *, end: bool) -> datetime | None:
 def resolve_time_range(spec: TimeRangeLike, now: datetime) -> TimeRange | None:
     """Turn a user's time-range spec into a `TimeRange` relative to `now`.
 
-    Accepted: None; a `TimeRange`; a (start, end) pair of datetimes, dates or ISO
-    strings (None for an open end; a date as the end includes that whole day);
-    the same as one string, 'START..END' ('2026-01-01..2026-01-31', '2026-01-01..'
-    for an open end: what a command line can type);
-    'today', 'yesterday', 'last_N_minutes|hours|days|weeks|months|years',
-    'last_week', 'last_month', 'last_year', 'all'.
+    Accepted: None; a `TimeRange`; a (start, end) pair of datetimes, dates or ISO strings (None for an open end; a
+    date as the end includes that day), or the same as one string 'START..END'; 'today', 'yesterday',
+    'last_N_minutes|hours|days|weeks|months|years', 'last_week', 'last_month', 'last_year', 'all'.
     """
     if spec is None:
         return None

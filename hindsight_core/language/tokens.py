@@ -1,13 +1,9 @@
 """Token counting with tiktoken's cl100k_base, loaded offline.
 
-tiktoken downloads its encodings on first use, which fails without network.
-llama-index-core ships the cl100k_base and o200k_base files in
-`llama_index/core/_static/tiktoken_cache/` (found with `importlib.util.find_spec`,
-without importing llama_index). We read the file, check its digest, and build
-the `tiktoken.Encoding` from it as tiktoken's own constructor does: no
-environment variable is read or written. Any other encoding, or these without
-llama-index-core, goes through `tiktoken.get_encoding` (which honours the
-caller's own `TIKTOKEN_CACHE_DIR`).
+tiktoken downloads its encodings on first use, which fails without network; llama-index-core ships the cl100k_base
+and o200k_base files, so they are read from there (found without importing llama_index), their digest checked,
+and the `tiktoken.Encoding` built as tiktoken's constructor does, reading no environment variable. Any other
+encoding goes through `tiktoken.get_encoding`.
 """
 
 from __future__ import annotations
@@ -21,9 +17,8 @@ from typing import Any, Protocol
 
 from ..errors import HindsightError
 
-#: the encodings llama-index-core ships, as `tiktoken_ext.openai_public` defines them: where tiktoken fetches the
-#: ranks (the shipped cache names each file by the SHA-1 of that address), their SHA-256, the split pattern and the
-#: special tokens (tests/core/test_timerange_tokens.py checks them against tiktoken's own)
+#: the encodings llama-index-core ships, as `tiktoken_ext.openai_public` defines them (the cache names each file by
+#: the SHA-1 of its address; tests/core/test_timerange_tokens.py checks them against tiktoken's own)
 _BASE = "https://openaipublic.blob.core.windows.net/encodings/"
 _SHIPPED: dict[str, tuple[str, str, str, dict[str, int]]] = {
     "cl100k_base": (

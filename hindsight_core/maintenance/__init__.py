@@ -1,26 +1,13 @@
 """Store maintenance (a package, one module per operation): statistics, export and import, archiving, and re-embedding (migration).
 
-These are the operations behind `hindsight stats|export|import|archive|migrate`;
-the command line only parses arguments and prints what these return. They work
-on the store directly (a `MemoryStore`), so run them while no agent is
-writing to the same store.
+These are the operations behind `hindsight stats|export|import|archive|migrate`; they work on the store directly,
+so run them while no agent is writing to the same store.
 
-Export format (JSON Lines): a header line
-`{"format": "hindsight-export", "version": 1, ...}`, then one line per memory:
-`{"record": <every MemoryRecord field>, "vector": [...], "archived": {...}}`.
-Vectors are exported by default, so an import into a store using the same
-embedding model is exact and needs no model; a memory whose model differs from
-the importing store's (or that was exported without vectors) is re-embedded
-from its text on import and its `embedding_model` updated.
-
-Archive: memories with no activity (creation or recall) for N days move to a
-per-user archive collection, out of recall, with their status set to
-`archived`; `restore` moves them back with their old status.
-
-Migration: every memory (archive included) is re-embedded with the new model
-into staging collections, which double as the checkpoint: an interrupted run
-resumes where it stopped. Only when every user is staged are the staging copies
-swapped in, user by user, and the user registry updated.
+Export format (JSON Lines): a header line `{"format": "hindsight-export", "version": 1, ...}`, then one line per
+memory: `{"record": <every MemoryRecord field>, "vector": [...], "archived": {...}}`; a memory whose model differs
+from the importing store's (or exported without vectors) is re-embedded on import. Archive: memories with no
+activity for N days move to a per-user archive, out of recall; `restore` moves them back. Migration re-embeds
+every memory into staging collections (the checkpoint of a resumable run), swapped in user by user at the end.
 """
 
 from __future__ import annotations

@@ -92,9 +92,8 @@ def migrate(store: MemoryStore, embedder: Embedder, *, plan: MigrationPlan | Non
             batch_size: int = 64, progress: Progress | None = None, now: datetime | None = None) -> MigrationReport:
     """Re-embed every memory with `embedder`, resumably; see the module docstring.
 
-    `progress(n)` is called after each batch of n memories is staged. If the run
-    is interrupted (an exception, Ctrl-C), calling `migrate` again with the same
-    embedder continues from the last staged batch.
+    `progress(n)` is called after each batch of n memories is staged; after an interruption, calling `migrate`
+    again with the same embedder continues from the last staged batch.
     """
     store = maintainable(store)
     if batch_size < 1:
@@ -154,8 +153,7 @@ def migrate(store: MemoryStore, embedder: Embedder, *, plan: MigrationPlan | Non
 def abort_migration(store: MemoryStore) -> bool:
     """Abandon an unfinished migration: drop its staging copies. False if there was none.
 
-    Refused while a user is half swapped, since that user's old collections are
-    already gone; resume the migration instead.
+    Refused while a user is half swapped (resume the migration instead).
     """
     store = maintainable(store)
     current = store.get_meta(MIGRATION_KEY)

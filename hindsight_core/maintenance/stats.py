@@ -23,9 +23,8 @@ def stats(memory: Hindsight, *, users: Iterable[str] | None = None, at: datetime
           include_store: bool = True) -> StoreStats:
     """Statistics of the whole store, or of some users; retention is computed at `at` (default: now).
 
-    Memories are read through `memory` (so this is safe while it serves requests);
-    `include_store=False` leaves out what needs the store itself: the archive count
-    and the size on disk.
+    Memories are read through `memory`, so this is safe while it serves; `include_store=False` leaves out the
+    archive count and the size on disk.
     """
     moment = ensure_utc(at) if at is not None else memory.now()
     store = maintainable(memory.store) if include_store else None

@@ -177,10 +177,9 @@ def import_jsonl(store: MemoryStore, embedder: Embedder, lines: Iterable[str], *
                  batch_size: int = 256) -> TransferSummary:
     """Load an export into the store; see the module docstring for when vectors are reused.
 
-    All or nothing: every line is read and checked, and every memory that needs it embedded, before the
-    first one is stored, so a bad line 302 (or a user embedded with another model) stores none of the file.
-    Memories keep their ids, so importing the same file twice stores each memory once.
-    A user who already has memories embedded with another model gets `EmbedderMismatchError`.
+    All or nothing: every line is read, checked and embedded if need be before the first is stored. Memories keep
+    their ids, so importing a file twice stores each once; a user whose memories were embedded with another model
+    gets `EmbedderMismatchError`.
     """
     from ..errors import EmbedderMismatchError
 

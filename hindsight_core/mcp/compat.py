@@ -1,9 +1,7 @@
 """The two mcp SDK lines hindsight's server runs on: 2.x (`MCPServer`) and 1.x from 1.24 (`FastMCP`).
 
-langchain-mcp-adapters 0.3 (the newest) requires mcp<2, so a LangChain user who installs
-`hindsight-memory[mcp] langchain-mcp-adapters` gets mcp 1.x. The server is the same on both:
-what differs is where the classes live, that 1.x takes no `version`, and that 1.x's apps read
-their path and host from the server's settings instead of taking them as arguments. This module
+langchain-mcp-adapters requires mcp<2, so a LangChain user gets mcp 1.x. The server is the same on both: 1.x
+keeps the classes elsewhere, takes no `version`, and reads its apps' path and host from its settings. This module
 is the only place that knows; the rest of `hindsight_core.mcp` imports from here.
 """
 
@@ -34,8 +32,7 @@ if MCP_1:
                                 session_idle_timeout: float | None = None) -> Any:
             self._check_host(host)
             self.settings.streamable_http_path = streamable_http_path
-            # 1.x keeps the session bounds in its settings (the releases that have them); one without
-            # them cannot bound its sessions, and is refused rather than left unbounded
+            # 1.x keeps the session bounds in its settings; a release without them is refused, not left unbounded
             for name, value in (("max_sessions", max_sessions), ("session_idle_timeout", session_idle_timeout)):
                 if value is None:
                     continue
@@ -83,8 +80,8 @@ async def tool_arguments(server: Any, name: str) -> set[str] | None:
 def check_tool_calls(server: Any, check: Callable[[str, Any], Awaitable[None]]) -> None:
     """Run `check(name, arguments)` before every tool call of `server`; it refuses a call by raising `ToolError`.
 
-    Both lines answer a call through the server's public `call_tool` (2.x passes it a context, 1.x does not);
-    1.x registered the bound method with its low-level server when it was made, so there it is registered again.
+    Both lines answer through the server's public `call_tool`; 1.x registered the bound method with its
+    low-level server when it was made, so there it is registered again.
     """
     call_tool = server.call_tool
 

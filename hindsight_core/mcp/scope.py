@@ -1,9 +1,7 @@
 """Whose memories a request may touch: decided by the server's configuration, never by a tool argument.
 
-A `UserScope` is either one configured user (stdio, or HTTP on a trusted
-loopback interface) or a table of bearer tokens, each naming the one user it
-speaks for (HTTP). No tool takes a user id, so a model cannot ask for someone
-else's memories, whatever it writes in its arguments.
+A `UserScope` is either one configured user (stdio, or HTTP on loopback) or a table of bearer tokens, each naming
+the one user it speaks for. No tool takes a user id, so a model cannot ask for someone else's memories.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ def strong_token(token: object) -> bool:
 
 def user_tokens(tokens: Mapping[str, str]) -> dict[str, str]:
     """Each token with its user id as the store keys it (`validate_id`: NFC); refused: a weak token, or two ids
-    spelled apart that the store reads as one user (the Kelvin sign "\u212aevin" is "Kevin"), which would let one
-    token read the other's memories."""
+    the store reads as one user ("\u212aevin" is "Kevin"), which would let one token read the other's memories."""
     keyed: dict[str, str] = {}
     spelled: dict[str, str] = {}
     for token, user in tokens.items():

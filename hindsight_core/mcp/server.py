@@ -47,13 +47,10 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
                  on_recall: Recalled | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 
-    `write_source` is who the server's writes are recorded as coming from:
-    "agent" by default, since the caller is a model; "user" only where the
-    client really is the user's own hand (a notes app, a "remember this"
-    button), never chosen by the model. With a token scope, HTTP requests without a valid `Authorization: Bearer`
-    header are refused (401) before any tool runs. `GET /healthz` answers
-    without authentication, for container health checks. `on_recall` hears what each search gave whom
-    (`hindsight serve` enters it in its recall log).
+    `write_source` is who the server's writes are recorded as coming from: "agent" by default, since the caller is
+    a model; "user" only where the client really is the user's own hand. With a token scope, HTTP requests without
+    a valid bearer token are refused (401) before any tool runs; `GET /healthz` needs none. `on_recall` hears what
+    each search gave whom.
     """
     auth: dict[str, Any] = {}
     if scope.authenticated:
@@ -84,9 +81,8 @@ def _url_host(host: str) -> str:
 class ExplainedUnauthorized:
     """ASGI middleware answering a request without a valid bearer token with a 401 that says why.
 
-    mcp's own check answers "Authentication required" whatever the cause; this one
-    runs first and tells a missing header from an unknown token. The body is a
-    JSON-RPC error, so MCP clients show its message instead of a generic one.
+    mcp's own check answers "Authentication required" whatever the cause; this one tells a missing header from an
+    unknown token, in a JSON-RPC error so MCP clients show it.
     """
 
     def __init__(self, app: Any, scope: UserScope, open_paths: tuple[str, ...] = ("/healthz",)) -> None:

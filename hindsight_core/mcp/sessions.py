@@ -1,23 +1,14 @@
 """MCP sessions shared fairly: no token can take every session, and a full server makes room instead of refusing.
 
-mcp's session manager caps the sessions open at once and closes one idle for
-`SESSION_IDLE_SECONDS`; at the cap it refuses every new one (503) until one is
-closed. One client that opens sessions and never closes them (any per-user token,
-any loopback process) so locked every other user out for ten minutes. `SessionQuota`
-sits in front of the manager and tracks who opened each session (the user of its
-bearer token; without tokens every caller is the one user the server acts for):
+mcp's session manager caps the sessions open at once and, at the cap, refuses every new one (503) until one is
+closed, so one client that never closes its sessions could lock every other user out. `SessionQuota` sits in front
+of the manager and tracks who opened each session (the user of its bearer token):
 
-* a user holding `per_user` sessions who opens another has their own least
-  recently used session closed first;
-* a server holding `total` sessions closes the least recently used session of
-  whoever holds the most, then admits the new one.
+* a user holding `per_user` sessions who opens another has their own least recently used session closed first;
+* a server holding `total` sessions closes the least recently used session of whoever holds the most.
 
-A session is closed as its client would close it (an MCP `DELETE` with the
-session's own credential), so the manager does what it always does with it;
-its client's next request gets a 404, which tells an MCP client to open a new
-session. Without tokens the server cannot tell its callers apart (they may all
-read every user's memories anyway): a loopback process opening sessions in a
-loop closes other processes' idle ones, but no new session is ever refused.
+A session is closed as its client would close it (an MCP `DELETE` with its own credential); the client's next
+request gets a 404, which tells it to open a new session. No new session is ever refused.
 """
 
 from __future__ import annotations
@@ -32,8 +23,7 @@ import anyio
 from .scope import UserScope
 
 #: MCP sessions open at once over streamable HTTP, and the seconds after which an idle one is closed (its client
-#: opens another): mcp's own defaults (10,000 and 30 minutes) let clients that never close theirs hold about
-#: 380 MB (3,000 sessions took 113 MB)
+#: opens another): mcp's own defaults let clients that never close theirs hold hundreds of MB
 MAX_SESSIONS = 500
 SESSION_IDLE_SECONDS = 600.0
 #: sessions one user (one token's user) holds at once: beyond it, their own least recently used one is closed

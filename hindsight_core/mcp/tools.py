@@ -1,13 +1,9 @@
 """The MCP tools: each translates between MCP arguments/results and one `Hindsight` call.
 
-No tool takes a user id: `current_user` gets it from the server's `UserScope`
-(the configured user, or the user of the request's verified bearer token).
-No tool takes a source either: who is speaking is the server's setting
-(`write_source`, "agent" unless the deployment says the client is the user's
-own hand), so a model cannot pass its words off as the user's. A write answers
-with the core's outcome (`hindsight_core.session.outcome.report`) and time ranges are
-the core's choices (`hindsight_core.session.choices`), as in the other interfaces.
-Hindsight errors become MCP tool errors carrying their message.
+No tool takes a user id (`current_user` reads it from the server's `UserScope`) nor a source (who is speaking is
+the server's `write_source`), so a model cannot reach another user nor pass its words off as the user's. Answers
+and time ranges are the core's (`session.outcome.report`, `session.choices`); Hindsight errors become MCP tool
+errors carrying their message.
 """
 
 from __future__ import annotations
@@ -88,8 +84,7 @@ def write_source(value: Source | str) -> Source:
 
 def refuse_unknown_arguments(server: MCPServer) -> None:
     """Make `server` answer a call with an argument its tool does not take (a `user_id`, a `source`, a typo) with a
-    tool error naming the arguments it does take, instead of ignoring it: a model that asked for another user, or
-    to speak as the user, must not read a success as having got it."""
+    tool error naming the arguments it does take: a model must not read a success as having got it."""
 
     async def known_arguments_only(name: str, arguments: Any) -> None:
         known = await tool_arguments(server, name)
@@ -135,8 +130,7 @@ def register_tools(server: MCPServer, memory: MemoryAPI, scope: UserScope, *,
     async def memory_search(
         what_am_i_looking_for: Annotated[str, Field(description=shape.ARGUMENTS["what_am_i_looking_for"])],
         ctx: Context,
-        # the bound is in the schema but checked by the core (`shape.how_many`), so a model asking for too many
-        # reads the sentence every face gives
+        # the bound is in the schema but checked by the core, so a model asking for too many reads its sentence
         how_many_results: Annotated[int, Field(strict=True, json_schema_extra={"minimum": 1,
                                                                                "maximum": shape.MAX_RESULTS},
                                                description=shape.ARGUMENTS["how_many_results"])] = 5,

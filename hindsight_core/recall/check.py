@@ -1,29 +1,16 @@
 """The retrieval check on recall: a recalled memory against the related memories it contradicts.
 
-It runs only when an agent or a tool wrote one of the candidates (a planted
-memory can only come from them; the check costs more than the rest of recall).
-What an agent or a tool wrote is held back when the related memories contradict
-it; what the user said is only down-weighted (×0.5): two true statements can
-look contradictory to the cues ("milestone 1" vs "milestone 2"), and a recall
-must not come back empty because of that. A memory a newer one of the user's
-supersedes steps back only for a question about the present, as for a change of
-mind (`recall.plan.weights_for`): asked about the past ("What was my locker code?",
-"What did you suggest?"), it is what was true or said then, and keeps its place
-(its verdict is still noted). On the knowledge set and its four held-out slices this
-raised recall@5 by -0.7 to +4.4 points and left the new value first unchanged
-(`python -m benchmarks.knowledge`). Nothing is withheld silently: what
-is held back is returned beside the results (`RecallResults.held_back`), each
-with the check's verdict and reason in its explanation's notes. The rules
-themselves are in `hindsight_core.recall.consensus`.
+It runs only when an agent or a tool wrote one of the candidates (a planted memory can only come from them). What
+an agent or a tool wrote is held back when the related memories contradict it; what the user said is only
+down-weighted (×0.5): two true statements can look contradictory to the cues, and a recall must not come back
+empty because of that. A memory a newer one of the user's supersedes steps back only for a question about the
+present (`recall.plan.weights_for`). Nothing is withheld silently: what is held back is returned beside the
+results (`RecallResults.held_back`), with the verdict and reason in its notes. The rules are in `recall.consensus`.
 
-A verdict is given to every candidate that would be shown (the top k as
-`recall.plan.final_order` places them), and only to those: what is held back or
-down-weighted lets the next candidates up, and they are checked in turn, until
-every memory shown has its verdict. Every candidate still votes, with the
-related memories the engine finds around each of them (`store.neighbours`: ids
-and scores in one round trip, then the records of those not among the
-candidates), so a shown memory gets the verdict it got when every candidate was
-checked; a turn no longer pays for verdicts nobody reads (docs/scale.md).
+A verdict is given to every candidate that would be shown (the top k as `recall.plan.final_order` places them),
+and only to those: what is held back or down-weighted lets the next ones up, checked in turn. Every candidate
+still votes, with the related memories the engine finds around it (`store.neighbours`), so a shown memory gets
+the verdict it would get were every candidate checked.
 """
 
 from __future__ import annotations
@@ -80,11 +67,9 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
                    config: ConsensusConfig, judge: Callable[[str], str] | None, superseded_steps_back: bool = True
                    ) -> tuple[list[ScoredMemory], list[ScoredMemory], ConsensusReport]:
     """(the results after the check, those it held back, its report): all empty but the results when no agent
-    or tool wrote a result. Every result in the top `k` afterwards (as `final_order` places them) was checked
-    against every result and the related memories around each. Held back: each agent's or tool's result that
-    would have been in the top k but for the check (at first, or let up when one above it was held back or
-    down-weighted), its notes saying so and why. The report holds the checks made, in the results' order.
-    `superseded_steps_back`: whether a superseded memory is down-weighted (a question about the present)."""
+    or tool wrote a result. Held back: each agent's or tool's result that would have been in the top k but for
+    the check, its notes saying why. `superseded_steps_back`: whether a superseded memory is down-weighted (a
+    question about the present)."""
     if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
         return results, [], ConsensusReport(())
     vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)

@@ -1,10 +1,8 @@
 """The retrieval check: flags a recalled memory that contradicts the other memories about the same thing.
 
-A poisoned memory has to be recalled to do harm, and to be recalled it has to
-be about what the user is asking, so it usually sits among genuine memories on
-the same topic. Before memories are injected, each recalled one is checked
-against the others (the other results plus related neighbours from the same
-user's store) and given a verdict:
+A poisoned memory has to be recalled to do harm, so it usually sits among genuine memories on the same topic.
+Before memories are injected, each recalled one is checked against the others (the other results plus related
+neighbours from the same user's store) and given a verdict:
 
     CONSISTENT    agrees with the related memories, or nothing disagrees with it
     CONTRADICTS   the memories that disagree with it outweigh those that agree
@@ -12,28 +10,15 @@ user's store) and given a verdict:
     SUPERSEDED    a newer memory from the user says otherwise (a correction wins over an agent or a tool)
     UNCHECKED     nothing related to compare it with
 
-How it decides, without a model: embeddings say which memories are about the
-same thing (cosine >= `relate_at`). Embeddings cannot tell "I'm allergic to
-peanuts" from "I'm not allergic to peanuts" (cosine 0.86), so a conflict
-between two related memories is read from cheap cues: one is negated and the
-other is not, a slot has different values (times, dates, weekdays, numbers,
-amounts, e-mail addresses, links), or they use two terms that exclude each
-other (landscape/portrait, 横向/纵向). Memories that agree (cosine >= `support_at`,
-no conflict) count for a memory, those that conflict count against it, each
-weighted by the trust of its source (user 1.0, agent 0.7, tool 0.6), the memory
-itself counting on its own side. A gap within `tie_margin` is a TIE, and so is a
-memory outvoted only by less trusted sources (three planted tool memories can
-flag what the user said, not silence it). Only a statement corrects: a newer question
-or request of the user's ("Book a steakhouse for my birthday") supersedes nothing, and an
-answer never counts against the turn it answers (only for it).
+Without a model: embeddings say which memories are about the same thing (cosine >= `relate_at`), and cheap cues
+read a conflict between two of them (one negated and the other not, a slot with different values, two terms that
+exclude each other), since embeddings cannot tell a statement from its negation. Memories that agree count for a
+memory, those that conflict against it, each weighted by the trust of its source; a gap within `tie_margin` is a
+TIE, and so is a memory outvoted only by less trusted sources. Only a statement corrects, and an answer never
+counts against the turn it answers. An optional LLM judge (`str -> str`) may add a flag, never clear one.
 
-An LLM judge (any `str -> str` callable) can be added: it is asked about each
-recalled memory that has related ones and is not already CONTRADICTS or
-SUPERSEDED, and may add a flag (CONTRADICTS or, when unsure, TIE); it never
-clears one, so a memory that talks the judge round keeps the rule-based flag.
-
-All functions here are pure: the caller gathers the vectors and neighbours
-(of one user only: mixing users is an error) and applies the report.
+All functions here are pure: the caller gathers the vectors and neighbours (of one user only) and applies the
+report.
 """
 
 from __future__ import annotations
@@ -127,11 +112,8 @@ _CLAUSE_END = re.compile(r"[,;:!?，。；：！？、]|\.(?!\d)")
 def negated_words(text: str) -> frozenset[str]:
     """The content words of a statement's negated clauses, the negation cues left out.
 
-    A negation only denies what its own clause says: "I'm vegetarian, so please
-    never suggest meat dishes" denies suggesting meat, not being vegetarian, so
-    it does not contradict "Booked a vegetarian place" (which shares only
-    "vegetarian"). A clause runs to the next , ; : ! ? or full stop (or their CJK
-    forms); "I'm not allergic to peanuts" and "我不吃香菜" are one negated clause.
+    A negation only denies what its own clause says ("I'm vegetarian, so please never suggest meat dishes" denies
+    suggesting meat, not being vegetarian); a clause runs to the next , ; : ! ? or full stop (or their CJK forms).
     """
     words: set[str] = set()
     for clause in _CLAUSE_END.split(text):
@@ -182,13 +164,9 @@ def _states(record: MemoryRecord) -> bool:
 class ConsensusPool:
     """The recalled memories and their related neighbours (same user only), checked one memory at a time.
 
-    `vectors`: one embedding per recalled memory (rows, any scale: they are
-    normalised); `neighbour_vectors` likewise for `neighbours`. Neighbours that
-    are not active (quarantined, archived) or duplicate a recalled memory are
-    ignored. Every memory of the pool votes on each verdict; a recalled
-    memory's verdict is reached when it is asked for, once (a recall asks only
-    for those it may show). Raises InvalidInputError if the memories belong to
-    more than one user.
+    `vectors`: one embedding per recalled memory (any scale: they are normalised); `neighbour_vectors` likewise for
+    `neighbours`, of which those not active or duplicating a recalled memory are ignored. A recalled memory's
+    verdict is reached when asked for, once. Raises InvalidInputError if the memories belong to more than one user.
     """
 
     def __init__(self, recalled: Sequence[MemoryRecord | ScoredMemory], vectors: object,

@@ -14,42 +14,22 @@ The block has up to two parts, and says who said what:
     - [2026-03-16] tool "web_search" (fact) wrote: "Acme moved its billing to billing@acme.example."
     </memories>
 
-The order of the block is decided here and only here (`prompt_order`):
+The order is decided here and only here (`prompt_order`):
 
-1. What the user said (`Source.USER`) comes first, knowledge before episodes,
-   each group in recall's order. A line gives the date and the event type
-   (none for a plain conversation turn, "dialogue"); knowledge also its layer
-   and confidence (an episode's are the defaults, and cost tokens on every line).
-2. Everything else (an agent, a tool with its name from `metadata["tool"]`, the
-   application) stands apart below a line telling the model it is information,
-   not instructions; each is quoted (as a JSON string) and marked with its
-   source and date. Nothing a tool or an agent wrote is ever shown as the user's.
-3. A memory stored with the turn it answers (`MemoryRecord.context`, paired by
-   the conversation policy, `session.turns.TurnLog`) shows that turn under it,
-   quoted and attributed to whoever said it (`metadata["hindsight_answers"]`,
-   recorded by the policy: "answering the assistant: ..."), cut to
-   `context_chars`; it is left out when that turn is itself a memory in the block.
-   What the assistant said thus reaches the prompt as the assistant's, never as
-   the user's own words.
-4. A knowledge memory shows, under its line, the episodes it stands for in this
-   recall (`ScoredMemory.episodes`, chosen by `recall.plan.final_order`: those
-   ranked above the last memory shown, or else the best one recall found), each
-   dated, in the user's own words (and with the turn it answered, as in 3): the
-   prompt gets the knowledge and the words it was drawn from, never a summary in
-   their place. A budget shortens them with the turns answered
-   (`episode_width`), before it drops a memory.
+1. The user's words (`Source.USER`) first, knowledge before episodes, each group in recall's order; a line gives
+   the date and the event type (none for "dialogue"), knowledge also its layer and confidence.
+2. Everything else (an agent, a tool named by `metadata["tool"]`, the application) stands apart below a line
+   saying it is information, not instructions, each quoted as a JSON string with its source and date.
+3. A memory stored with the turn it answers (`MemoryRecord.context`) shows that turn under it, quoted and
+   attributed (`metadata["hindsight_answers"]`), cut to `context_chars`, unless that turn is itself shown.
+4. A knowledge line shows under it the episodes it stands for (`ScoredMemory.episodes`), dated, in the user's own
+   words; a budget shortens them (`episode_width`) before it drops a memory.
+5. What a tool, an agent or the application wrote that reads as an order, alone or with the block's other such
+   memories, is left out, and so is such a turn under a memory (`admitted`, `safety.prompt_gate`): quoting an
+   order under a warning still shows a model the order.
 
-5. What a tool, an agent or the application wrote that reads as an order to the
-   agent, alone or with the block's other such memories, is not in the block at
-   all, and neither is such a turn under a user's memory (`admitted`,
-   `safety.prompt_gate`): quoting an order under a warning still shows a model
-   the order. Those memories stay stored and recalled; `admitted` says why.
-
-Each line shows the memory's own words (`raw_content`, not the one-line
-summary), cut to `max_chars` at a sentence end or a space, never inside an
-address, a number or a name. Text is flattened to a single line and anything
-that could close the block or open a new role (`</memories>`, `<|im_start|>`,
-`[INST]`) is neutralised, so stored text cannot escape the block it is quoted in.
+Each line shows the memory's own words, cut by `clip`; text is flattened to one line and anything that could
+close the block or open a new role is neutralised (`neutralise`), so stored text cannot escape the block.
 """
 
 from __future__ import annotations
@@ -107,11 +87,9 @@ def neutralise(text: str) -> str:
 def clip(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     """`text` if it fits `max_chars`, else cut at the last sentence end (or space) that splits no protected span.
 
-    Protected spans: e-mail addresses, links, numbers (digits with their
-    separators, so "4400 1234 5678" or "2026-03-15" stay whole) and
-    capitalised names of several words. A cut ends with "…". If no safe place
-    exists within the limit, the text is cut before the first protected span
-    that crosses it.
+    Protected spans: e-mail addresses, links, numbers with their separators and capitalised names of several
+    words. A cut ends with "…"; with no safe place within the limit, the text is cut before the first protected
+    span that crosses it.
     """
     if len(text) <= max_chars:
         return text
@@ -198,8 +176,8 @@ def kind(result: ScoredMemory) -> str:
 def admitted(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[tuple[ScoredMemory, str]]]:
     """(the memories the block may show, in the order given; those it leaves out, each with why).
 
-    What a tool, an agent or the application wrote is left out when it reads as an order, alone or with the
-    block's other such memories, oldest first (`safety.prompt_gate`); the user's own words always stay.
+    What others wrote is left out when it reads as an order, alone or with the block's other such memories, oldest
+    first (`safety.prompt_gate`); the user's own words always stay.
     """
     results = list(results)
     withheld: dict[str, str] = {}
@@ -219,8 +197,8 @@ def admitted(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[
 def prompt_order(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
     """(the user's memories, everyone else's), knowledge before episodes in each, otherwise in the order given.
 
-    The one place the block's order is decided: recall ranks (`recall.plan.final_order`),
-    budgets drop the weakest by that rank (`session.context`), and this lays them out.
+    The one place the block's order is decided: recall ranks, budgets drop the weakest by that rank
+    (`session.context`), and this lays them out.
     """
     results = list(results)
 
@@ -278,12 +256,8 @@ def format_for_prompt(results: Iterable[ScoredMemory], *, header: str = DEFAULT_
                       max_chars: int = DEFAULT_MAX_CHARS, context_chars: int = DEFAULT_CONTEXT_CHARS) -> str:
     """A compact, delimited block for a system prompt; `empty` when there is nothing to show.
 
-    Laid out by `prompt_order`: the user's memories under `USER_SECTION`, then
-    everything written by tools, agents or the application under
-    `OTHERS_SECTION`. A memory stored with the turn it answers shows that turn
-    under it (at most `context_chars` characters; 0 shows none), unless that
-    turn is itself one of the memories shown. What a tool or an agent wrote that reads as an order, alone or
-    with the others, is not shown at all (`admitted`), nor is such a turn under a memory.
+    Laid out by `prompt_order` under `USER_SECTION` and `OTHERS_SECTION`, the turns memories answer cut to
+    `context_chars` (0 shows none), orders from others left out (`admitted`).
     """
     mine, others = prompt_order(admitted(results)[0])
     if not mine and not others:

@@ -1,26 +1,11 @@
 """The recall plan: what the engine is asked, and how its answer becomes results.
 
-One query, run inside the engine (Qdrant Edge or a Qdrant server):
-
-1. two prefetches over the user's memories in scope: dense (cosine of the
-   embeddings) and keyword (BM25 with IDF), each `candidates_per_channel` deep;
-   no similarity floor by default (`min_similarity`), so a store that holds k
-   memories in scope answers k;
-2. weighted reciprocal-rank fusion of the two, Σ w_c / (rrf_k + rank_c) with
-   ranks counted from 0 as Qdrant does (`rrf_k`, per-language weights:
-   a dense channel that cannot read the query's language is turned down);
-3. rescoring by `ranking_formula`: bounded, positive priors (the recall weight
-   of consolidated or superseded memories, the dates the query names, and
-   retention when `retention_influence` > 0: 0 by default, since it lowered
-   recall on every set measured, see `benchmarks/ablations.py`) multiply the
-   fused score, so the top-k comes back already ranked; equal scores put the
-   newer memory first (`in_order`), not the engine's random point order.
-
-Recall never hides a memory in scope: decay, consolidation and supersession
-change where a memory ranks, not whether it can come back. Then, on the few
-results only: explanations (`select`); a replacement never stands below what it
-superseded, and knowledge and the episodes it was drawn from are collapsed to
-the place of the best of those episodes (`final_order`).
+One query, run inside the engine (Qdrant Edge or a Qdrant server): a dense and a BM25 prefetch over the user's
+memories in scope (no similarity floor by default, so a store that holds k memories in scope answers k), weighted
+reciprocal-rank fusion of the two (`channel_weights`), and rescoring by `ranking_formula`'s bounded, positive
+priors, so the top k comes back already ranked (equal scores: `in_order`). Recall never hides a memory in scope:
+decay, consolidation and supersession change where it ranks, not whether it can come back. Then, on the few
+results only: explanations (`select`) and knowledge collapsed with its episodes (`final_order`).
 """
 
 from __future__ import annotations
@@ -85,18 +70,12 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
         weight    = (1 − (1 − e)·is_consolidated) · (1 − (1 − σ)·is_superseded)
         time      = 1 + τ · Σ_h s_h · exp(−½ · ((ts_days − c_h) / w_h)²)
 
-    with ρ = `recall.retention_influence`, β = `decay.reinforcement`,
-    e = `episode_weight` (episodes already consolidated into knowledge),
-    σ = `recall.superseded_weight`, τ = `recall.time_prior_weight` and one
-    term per time prior h (centre c_h, width w_h, strength s_h). Every factor is
-    positive (e, σ > 0 and ρ < 1 are checked by the config): a prior moves a
-    memory down, it never takes it out.
-
-    These expressions are the only statement of the rule: the engine runs them
-    compiled (`store.*_query.compile_formula`), and explanations evaluate the
-    same trees in numpy (`select`). Terms that cannot change a score (× 1, + 0,
-    a factor multiplied by 0 under the default ρ = 0) are folded away before
-    the engine sees them (`formula.simplify`), so it reads fewer payload fields.
+    with ρ = `recall.retention_influence`, β = `decay.reinforcement`, e = `episode_weight`, σ =
+    `recall.superseded_weight`, τ = `recall.time_prior_weight` and one term per time prior h (centre c_h, width
+    w_h, strength s_h). Every factor is positive (checked by the config): a prior moves a memory down, it never
+    takes it out. These expressions are the only statement of the rule: the engine runs them compiled
+    (`store.*_query.compile_formula`, after `formula.simplify` folds away terms that cannot change a score), and
+    explanations evaluate the same trees in numpy (`select`).
     """
     return f.simplify(f.mul(f.var(f.SCORE), *prior_terms(now, decay, recall, episode_weight, priors)))
 
@@ -118,13 +97,9 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
                     foreign_keywords: bool = False) -> tuple[float, float]:
     """(dense, keyword) fusion weights: a channel that cannot read across the languages involved is turned down.
 
-    An English-only embedder is turned down for CJK queries; the keyword channel
-    is left out when the memories found are in the other script than the query
-    (`foreign_keywords`, see `keywords_cross_scripts`): words cannot match across
-    languages, so what BM25 finds there are names and numbers, and even at a
-    fifth of the weight they reorder the dense ranking (measured on the shared
-    archive, English dialogues over Chinese memories: 41.3 recall@5 dense alone,
-    15.0 fused, 16.4 with BM25 at 0.2).
+    An English-only embedder is turned down for CJK queries; the keyword channel is left out when the memories
+    found are in the other script than the query (`foreign_keywords`, `keywords_cross_scripts`): what BM25
+    finds there are names and numbers, which reorder the dense ranking.
     """
     dense = recall.dense_weight
     if has_cjk(query) and not multilingual_dense:
@@ -134,8 +109,7 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
 
 @per_text
 def mostly_cjk(text: str) -> bool:
-    """Whether most of a text's letters are CJK characters (cached: every recall reads the memories it finds,
-    the same ones recall after recall; 35 µs a text read afresh)."""
+    """Whether most of a text's letters are CJK characters (cached: recall after recall reads the same memories)."""
     letters = [ch for ch in text if ch.isalpha()]
     return bool(letters) and sum(has_cjk(ch) for ch in letters) * 2 > len(letters)
 
@@ -191,9 +165,8 @@ def _ranks(values: Sequence[float]) -> list[int | None]:
 
 
 def in_order(hits: Sequence[Hit]) -> list[Hit]:
-    """The engine's hits best first, equal scores the newer memory first (then the later written): reciprocal-rank
-    fusion ties often (ranks swapped between the channels score alike), and the engine breaks a tie by point id,
-    which is random, so the same store answered the same question in different orders from run to run."""
+    """The engine's hits best first, equal scores the newer memory first (then the later written): the engine
+    breaks a tie by point id, which is random, and reciprocal-rank fusion ties often."""
     return sorted(hits, key=lambda h: (-h.score, -h.record.timestamp.timestamp(), -h.seq))
 
 
@@ -201,10 +174,8 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
            now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float) -> list[ScoredMemory]:
     """The engine's ranked hits as results, each with its explanation; nothing is taken out.
 
-    The channel ranks in an explanation are ranks among the candidates the engine
-    returned (by cosine, by the share of the query's keywords a memory holds).
-    Retention, weight and the prior (so `fused` = final / prior) come from the
-    expression trees the engine ran (`request.formula`), the query's time priors included.
+    Channel ranks are among the candidates the engine returned; retention, weight and the prior (so `fused` =
+    final / prior) come from the expression trees the engine ran (`request.formula`).
     """
     hits = in_order(result.hits)
     query_terms = set(pts.query_terms(query_text)[0])
@@ -212,8 +183,7 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
     cosines = [float(hit.vector @ qv) if hit.vector is not None else 0.0 for hit in hits]
     coverages = [len(query_terms & hit.terms) / len(query_terms) if query_terms else 0.0 for hit in hits]
     dense_ranks, keyword_ranks = _ranks(cosines), _ranks(coverages)
-    # the engine's own expressions, evaluated on the fields it read from each payload: the prior is the formula
-    # the engine ran, with the fused score at 1
+    # the prior is the formula the engine ran, with the fused score at 1
     values = {**pts.ranking_values([hit.record for hit in hits]), f.SCORE: np.asarray(1.0)}
     n = len(hits)
     retention = np.broadcast_to(f.evaluate(retention_expr(now, decay), values), (n,))
@@ -233,28 +203,18 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
 
 
 def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
-    """Whether the query cued this result (a shared keyword, or at least `cue_similarity` close by meaning).
-
-    Only a cued recall reinforces a memory: retrieval to a cue strengthens it, a
-    memory that merely filled a slot among the results is not strengthened.
-    """
+    """Whether the query cued this result (a shared keyword, or at least `cue_similarity` close by meaning): only
+    a cued recall reinforces a memory, not one that merely filled a slot among the results."""
     return result.explanation.keyword_score > 0 or result.explanation.dense_similarity >= recall.cue_similarity
 
 
 def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     """The top k, knowledge and its episodes collapsed.
 
-    Where a semantic memory and episodes it was drawn from are both among the
-    results, the knowledge stands for them at the place of the best of those
-    episodes, never above it: the prompt gets what the episodes show once, not
-    five times, and knowledge never pushes out a result its episodes would not
-    have. Knowledge with none of its episodes among the results keeps its own place:
-    recall never hides. Consolidation never costs an episode its place otherwise
-    (episodes keep their full weight by default). The knowledge carries the
-    episodes it stands for that rank above the last result shown
-    (`ScoredMemory.episodes`, best first), so the block shows the user's own
-    words under it (`formatting`). Which of two statements on one subject goes first is
-    `recall.timeline`'s to say, before this.
+    Where a semantic memory and episodes it was drawn from are both among the results, the knowledge stands for
+    them at the place of the best of those episodes, never above it; knowledge with none of its episodes among the
+    results keeps its own place. The knowledge carries the episodes it stands for that rank above the last result
+    shown (`ScoredMemory.episodes`, best first), for the block to show under it (`formatting`).
     """
     by_id = {r.memory.id: r for r in results}
     drawn_from_found = {r.memory.consolidated_into for r in results if r.memory.consolidated_into in by_id}
@@ -305,13 +265,9 @@ def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
     """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.language.timeparse`.
 
-    Only the query's last line is read: in a query made of several turns, each
-    "yesterday" or "last year" was said on a day of its own, and the latest turn
-    is the one being answered (measured on the shared archive's dialogues: the
-    priors from every turn cost 3.1 points of recall@5 in Chinese).
-
-    A memory is often written after what it tells happened, so each window is
-    stretched `told_later_days` past its end before it becomes a gaussian.
+    Only the query's last line is read: in a query made of several turns, the latest is the one being answered.
+    A memory is often written after what it tells happened, so each window is stretched `told_later_days` past
+    its end before it becomes a gaussian.
     """
     from ..language.timeparse import gaussian_prior, time_hints
 

@@ -1,27 +1,14 @@
 """What is true now, decided when recalling: the user's statements on one subject, in the order of the time a
 question asks about.
 
-A verdict made when a statement is written ("this replaces that") must be right forever; at recall time the
-question says which time it asks about, and a wrong guess costs only an order. So among the first candidates a
-recall found (`RecallConfig.timeline_depth`):
-
-* each of the user's own statements stands for itself, and an agent's or a tool's memory written as the answer to
-  one of them ("Understood, vegetarian from now on") stands for that statement, at its time; a question states
-  nothing, and stands for nothing;
-* two candidates are on one subject when both stand for a statement and their vectors are close on the
-  embedder's scale (`RecallConfig.same_subject_similarity`), or when a supersession made at write time joined the
-  statements (`superseded_by`: the same relation, decided earlier); and so is a third close to either (a new value
-  said twice is one subject with the old value, though only one of its tellings is close to it).
-
-Then each subject keeps the places its candidates hold, and in them they go in the order of the time the question
-asks about: for the present the latest first ("I've gone vegetarian" before "I love a good ribeye"), for a
-question in the past tense ("What did I use before?", 以前) the earliest first; a question that names a date is
-left to the time priors, which favour what was said then. Among the results shown, an answer never stands above
-the statement it answers (`_answers_below`).
-
-Nothing enters or leaves the first candidates, and nothing is taken out: a candidate that steps back takes the
-place of the one that leads, and each keeps the ids of the later ones on its subject (`ScoredMemory.later`), so
-the prompt block shows a change with both dates (`recall.formatting`).
+A verdict made when a statement is written must be right forever; at recall time the question says which time it
+asks about, and a wrong guess costs only an order. Among the first candidates (`RecallConfig.timeline_depth`), the
+user's statements (and an agent's answer to one, standing for it; a question stands for nothing) are on one
+subject when their vectors are close (`RecallConfig.same_subject_similarity`) or a supersession joined them, and so
+is a third close to either. Each subject keeps the places its candidates hold, in which they go latest first for
+the present and earliest first for a question in the past tense; a question naming a date is left to the time
+priors. Nothing enters or leaves: each keeps the ids of the later ones on its subject (`ScoredMemory.later`), so
+the prompt block shows a change with both dates, and an answer never stands above its statement (`_answers_below`).
 """
 
 from __future__ import annotations
@@ -78,10 +65,8 @@ def subjects(window: Sequence[ScoredMemory], statements: Sequence[MemoryRecord |
 
 def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], asked: str,
             recall: RecallConfig, shown: int) -> list[ScoredMemory]:
-    """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about,
-    each marked with the later ones on its subject (`ScoredMemory.later`), and no answer above the statement it
-    answers among them (see the module doc): they are ordered, never changed, so every memory the retrieval check
-    gave a verdict to is still the one shown."""
+    """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about
+    (see the module docstring): ordered, never changed, so every memory the retrieval check judged is still shown."""
     depth = min(recall.timeline_depth, shown, len(results))
     window, rest = results[:depth], results[depth:]
     statements = [stands_for(r, results) for r in window]

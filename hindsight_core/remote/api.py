@@ -1,15 +1,10 @@
 """The HTTP API's operations: each takes the JSON arguments of one `MemoryAPI` call and returns its JSON result.
 
 Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `Operations.table[name]`.
-What each call accepts by name is read from the contract (`api.keywords`: the fields of the
-frozen option values, or the call's signature), so a new argument needs no change here;
-any other name is refused. Every call goes through the contract, export and import too.
-`who` is the caller as its token says: `EVERYONE` (the server's own token, or
-no token on loopback) or one user id (a per-user token), whose calls are
-confined to that user: their user_id is filled in or checked, and operations
-over the whole store are refused. Who may make a call is settled before its
-arguments are read: a per-user token learns nothing of another user's data, nor
-of what the server would make of the arguments, from the answer.
+What each call accepts by name is read from the contract (`api.keywords`), so a new argument needs no change here;
+any other name is refused. `who` is the caller as its token says: `EVERYONE` (the server's own token, or no token
+on loopback) or one user id, whose calls are confined to that user (their user_id filled in or checked, operations
+over the whole store refused), settled before the arguments are read.
 """
 
 from __future__ import annotations
@@ -52,10 +47,8 @@ class Call:
         return validate_id(named)  # checked here: some operations (the recall log) never reach the memory
 
     def kwargs(self, *names: str, also: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The named arguments that were given, with user_id resolved; any other argument is refused.
-
-        `also`: arguments the operation reads itself (the text, the query).
-        """
+        """The named arguments that were given, with user_id resolved; any other argument is refused. `also`:
+        arguments the operation reads itself (the text, the query)."""
         user = self.user()  # who may make the call first, then what it says
         check_names(self.args, (*also, "user_id", *names), self.operation)  # the words the client's own check says
         out = {k: self.args[k] for k in names if k in self.args}

@@ -1,19 +1,10 @@
 """`HindsightClient`: the memory API over HTTP, for processes that share a store held by `hindsight serve`.
 
-A sibling of the embedded `Hindsight`, not a subclass: both implement
-`hindsight_core.api.MemoryAPI`, with the same method names, arguments, return
-types and errors (the conformance suite, `hindsight_core.testing.conformance`,
-runs the same tests on both). Results
-are rebuilt as `MemoryRecord`, `RecallResults`, `WriteResult`, `ForgetReceipt`,
-`ConsolidationReport`; an error the server's `Hindsight` raised comes back as the
-same `HindsightError` subclass. A server that does not answer is a
-`StoreUnavailableError`, a refused token a `ServerAuthError`; never an httpx error.
-
-Two differences, both from running elsewhere: `where` (a Python predicate)
-is applied here, to a few more results than `k` asked of the server; and
-`on_forget` / `before_forget` listeners hear the forgets made through this
-client as they happen, and those made by another process when
-`forgets_made_elsewhere` asks (`hindsight_core.remote.local_forgets`).
+A sibling of the embedded `Hindsight`, not a subclass: both implement `api.MemoryAPI` with the same results and
+errors (`testing.conformance`); an error the server raised comes back as the same `HindsightError` subclass, a
+server that does not answer as `StoreUnavailableError`, a refused token as `ServerAuthError`, never an httpx error.
+Two differences, both from running elsewhere: `where` is applied here, to a few more results than `k`; and
+forget listeners hear the forgets made by another process when `forgets_made_elsewhere` asks (`local_forgets`).
 """
 
 from __future__ import annotations
@@ -55,18 +46,11 @@ _NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 class HindsightClient:
     """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
 
-    A `MemoryAPI` (`hindsight_core.api`), like the embedded `Hindsight`: every
-    operation goes over HTTP; none of the facade's own state (store, embedder,
-    locks) exists in a client, so `holds_store` is False.
-
-    `token`: the server's token or a user's own (per-user tokens reach that user
-    only). `caller` names this process in the server's recall log (an adapter's calls are named by the
-    adapter, `session.asking`); `session`
-    groups its recalls there. `timeout` is in seconds. `queue_journal`: where a
-    write queue over this client (the adapters') journals what it acknowledged,
-    so a killed process loses none of it: True (default) a private folder under
-    `HINDSIGHT_HOME/client-queues`, a path a folder of your own (made 0700), False
-    in this process's memory only (`hindsight_core.remote.local_journal`).
+    Every operation goes over HTTP; none of the facade's state exists here, so `holds_store` is False. `token`: the
+    server's token or a user's own. `caller` names this process in the server's recall log, `session` groups its
+    recalls there; `timeout` is in seconds. `queue_journal`: where a write queue over this client journals what it
+    acknowledged: True (default) a private folder under `HINDSIGHT_HOME/client-queues`, a path a folder of your
+    own (made 0700), False in memory only (`remote.local_journal`).
     """
 
     #: the store lives in the server's process, not this one (see `MemoryAPI.holds_store`)
@@ -176,9 +160,7 @@ class HindsightClient:
 
     def local_journal(self) -> Path | None:
         """The journal file of a write queue over this client (see `queue_journal`); None to keep it in memory.
-
-        Taken on first use, with what a killed process left for this server moved into it: under this token, and
-        under another token for the users this one reaches (a rotated token, another spelling of the URL)."""
+        Taken on first use, with what a killed process left for this server moved into it."""
         if self._queue_journal is False:
             return None
         if self._journal_slot is None:
@@ -296,9 +278,8 @@ class HindsightClient:
         return self._forgets.done(started, receipt, about)
 
     def forgets_made_elsewhere(self, user_id: str) -> bool:
-        """Whether a forget of `user_id` began since this client last asked (made by anyone: another client, the
-        CLI, MCP, the inspector); if so it is announced to this process's `on_forget` listeners, naming no text
-        (`local_forgets.ForgetCounter`). `TurnLog` asks before each offer, so a remembered turn is fenced."""
+        """Whether a forget of `user_id` began since this client last asked (made by anyone); if so it is announced
+        to this process's `on_forget` listeners, naming no text (`local_forgets.ForgetCounter`)."""
         return self._forgets.elsewhere(validate_id(user_id), str(self._call("forget_count", user_id=user_id)))
 
     def on_close(self, hook: Callable[[], None]) -> None:
@@ -340,10 +321,8 @@ class HindsightClient:
         return _summary_in(answer["summary"])
 
     def import_jsonl(self, lines: Iterable[str], *, batch: int = 500) -> TransferSummary:
-        """Load an export, `batch` lines per request; returns the summed counts.
-
-        The whole file is read and checked here first, so a bad line stores none of it (the server checks each
-        part again)."""
+        """Load an export, `batch` lines per request; returns the summed counts. The whole file is checked here
+        first, so a bad line stores none of it."""
         from ..maintenance.transfer import check_export
 
         if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):

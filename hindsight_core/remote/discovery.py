@@ -1,11 +1,8 @@
 """How other processes find the server that holds a store, or the process that holds it without serving.
 
-A running `hindsight serve` writes `<store>/server.json` (url, pid, token; mode
-0600, like the store's own files it is readable only by their owner) and removes
-it on a clean exit; a record whose pid is no longer alive (or now runs something
-other than a `serve` command) is ignored. When the
-store is locked and no server is recorded, `holder` reads /proc/locks to name the
-process holding the lock.
+A running `hindsight serve` writes `<store>/server.json` (url, pid, token; mode 0600) and removes it on a clean
+exit; a record whose pid no longer runs a `serve` command is ignored. When the store is locked and no server is
+recorded, `holder` reads /proc/locks to name the process holding the lock.
 """
 
 from __future__ import annotations

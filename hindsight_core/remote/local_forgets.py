@@ -1,20 +1,12 @@
 """How forgets reach the processes that hold a user's words besides the server: its clients' processes.
 
-`HindsightClient.forget` calls the server; the copies of a user's words this
-process keeps (a write queue's waiting turns and its journal, the conversation
-policy's last turns) live here, not there. So the client announces each forget
-it makes with the facade's events (`hindsight_core.events`): a `Forgetting`
-before the request leaves (the write queue settles or drops the user's writes
-then, so the forget covers them), and a `Forgotten` after the server answered
-(with the texts the server removed, the topic, or None for everything).
+`HindsightClient.forget` calls the server, but the copies of a user's words this process keeps (a write queue's
+turns and journal, the conversation policy's last turns) live here. So the client announces each forget it makes
+with the facade's events (`events`): a `Forgetting` before the request leaves and a `Forgotten` after the answer.
 
-A forget made by another process (another client, the CLI, MCP, the inspector)
-happens in the server's process: its `ForgetCounter` counts every forget of each
-user, and a client asks for the count before it uses what it remembers of a user
-(`HindsightClient.forgets_made_elsewhere`, which `TurnLog` calls before each
-offer). A count that moved is announced here as a `Forgotten` naming no text, so
-the conversation policy fences the turns it remembered: the forgotten words are
-never the next turn's context.
+A forget made by another process happens in the server's process, whose `ForgetCounter` counts every forget of
+each user; a client asks for the count before it uses what it remembers of a user
+(`HindsightClient.forgets_made_elsewhere`), and a count that moved is announced as a `Forgotten` naming no text.
 """
 
 from __future__ import annotations
@@ -61,8 +53,7 @@ class LocalForgets:
     def starting(self, user_id: Any, memory_id: Any, about: Any, everything: Any, dry_run: Any) -> Forgetting | None:
         """Announce a forget about to be sent; None (nothing announced) for a request the server will refuse as input.
 
-        A malformed request is left to the server, which refuses it with its own error: holders are not
-        disturbed for a forget that cannot happen."""
+        A malformed request is left to the server, which refuses it with its own error."""
         try:
             event = Forgetting(validate_id(user_id), check_flag(everything, "everything"), check_flag(dry_run, "dry_run"))
             check_one_target(memory_id, about, event.everything)
@@ -96,14 +87,10 @@ class LocalForgets:
 class ForgetCounter:
     """The server's count of each user's forgets, which its clients ask for to learn of forgets made elsewhere.
 
-    Listening to the facade's `before_forget` and `on_forget`, it counts each forget
-    at its start and at its end, so a client asking while one runs hears of it before
-    its next write. The counts are `BUCKETS` numbers picked by a digest of the user id
-    (the server keeps no list of who forgot): a forget of another user in the same
-    bucket is heard as one of this user's, which costs a client the context of one
-    turn, never a forgotten text. A count carries this process's start, so a
-    restarted server reads as a forget (the CLI may have forgotten on the store while
-    it was down).
+    It counts each forget at its start and at its end (`before_forget`, `on_forget`), so a client asking while one
+    runs hears of it. The counts are `BUCKETS` numbers picked by a digest of the user id (no list of who forgot): a
+    forget of another user in the same bucket costs a client the context of one turn, never a forgotten text. A
+    count carries this process's start, so a restarted server reads as a forget.
     """
 
     BUCKETS = 4096

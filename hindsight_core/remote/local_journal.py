@@ -3,21 +3,12 @@ no write it acknowledged.
 
     <folder>/<server>/<token>/<slot>/write-queue.sqlite     (folders 0700, files 0600, whatever the umask)
 
-`folder` is `HINDSIGHT_HOME/client-queues` unless the caller names one; `server`
-is a digest of the server's address as `server_key` reads it (the scheme, the
-host with every loopback name read as one, the port), `token` a digest of the
-client's token, so a journal is replayed to the server it was meant for, with
-the rights it was written with. Several processes may talk to one server at
-once: each holds one slot (an exclusive lock, released when the process ends,
-however it ends), and a process taking a slot first moves into it what other
-free slots hold, which a killed process left there.
-
-A token is rotated, and a URL written another way (`localhost` for `127.0.0.1`):
-a journal left under another token of the same server is adopted by the next
-client whose token the server says reaches the users of its writes (`reaches`:
-every user for the server's own token, one for a user's); the writes of users it
-does not reach stay where they are, and the client logs a warning naming how
-many wait and where, as it does when the server cannot be asked.
+`folder` is `HINDSIGHT_HOME/client-queues` unless the caller names one; `server` is a digest of the server's
+address (`server_key`), `token` of the client's token, so a journal is replayed to the server it was meant for,
+with the rights it was written with. Each process holds one slot (an exclusive lock, released however the process
+ends), and moves into it what free slots hold, which a killed process left there. A journal left under another
+token of the same server (rotated, or a URL written another way) is adopted by the next client whose token reaches
+the users of its writes (`reaches`); what it does not reach stays, with a warning saying how many wait and where.
 """
 
 from __future__ import annotations

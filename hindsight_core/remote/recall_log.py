@@ -1,21 +1,12 @@
 """What the agent saw: a bounded, per-user log of the recalls served, kept in the server's memory only.
 
-Each entry holds the query, the memories returned with their explanations, the
-block that was injected (what `format_for_prompt` makes of them) and which
-caller asked (an adapter, the MCP server, the CLI). A recall that gave nothing (a
-user with no memories) showed the agent nothing and is not kept. It is bounded three times: at
-most `max_entries` per user, `max_total` across every user (the oldest leave
-first), none older than `max_age`. It is never written to disk,
-and `forget` removes a forgotten memory's traces: the memory leaves every entry
-and each block is rebuilt without it; forgetting a user drops their log.
-An entry whose query is a forgotten text or the topic forgotten (or one holds
-the other: the LangChain middleware recalls with the user's message word for
-word, before it is stored) goes whole, and a forget about a topic drops every
-entry whose results named a forgotten memory too. That is wider than the topic (a recall returns its k best,
-related or not), and meant to be: the log is a window on what the agent saw, and a
-withdrawn topic must not stay readable in it. User ids are keyed as the facade
-keys them (`normalise_id`), so "cafe\u0301" and "café" are one user, for the log,
-a withdrawn consent and a forget alike.
+Each entry holds the query, the memories returned with their explanations, the block injected and which caller
+asked; a recall that gave nothing is not kept. It is bounded three times (`max_entries` per user, `max_total`
+across users, the oldest leaving first, and `max_age`) and never written to disk. A forget removes a forgotten
+memory's traces: the memory leaves every entry and each block is rebuilt without it; an entry whose query is a
+forgotten text or the topic (or holds it) goes whole, and a forget about a topic drops every entry whose results
+named a forgotten memory, which is wider than the topic and meant to be; forgetting a user drops their log. User
+ids are keyed as the facade keys them (`normalise_id`).
 """
 
 from __future__ import annotations
@@ -105,8 +96,8 @@ class RecallLog:
     def _bound(self) -> None:
         """Drop the oldest entries of any user while more than `max_total` are kept (under the lock).
 
-        `_order` lists entries in the order they came; those already gone (a user's own cap, age, forget) are
-        skipped here and swept when they outnumber the live ones."""
+        `_order` lists entries in the order they came; those already gone are skipped, and swept when they
+        outnumber the live ones."""
         if len(self._order) <= self.max_total:  # every entry kept is in `_order`
             return
         total = sum(len(ring) for ring in self._entries.values())

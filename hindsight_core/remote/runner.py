@@ -37,8 +37,7 @@ class ServeOptions:
 
 def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto given: asyncio sets TCP_NODELAY on accepted sockets only when it is IPPROTO_TCP, and without it
-    # every answer written in two parts waits for the client's delayed ACK (about 40 ms on Linux)
+    # asyncio sets TCP_NODELAY on accepted sockets only with IPPROTO_TCP (else answers wait for a delayed ACK)
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
@@ -121,9 +120,8 @@ def _timed_h11(head_timeout: float) -> type:
 def server_config(app: Any, options: ServeOptions, **more: Any) -> Any:
     """uvicorn's settings for `app`: quiet, its lifespan run (MCP's sessions), heads and bodies on a deadline.
 
-    An idle connection is kept as long as a head may take (uvicorn's 5 s is httpx's own keep-alive expiry: a
-    client reusing a connection at that moment had it reset under its request, a forget that failed for
-    nothing; `benchmarks/forget_races.py` met it once in 200 races)."""
+    An idle connection is kept as long as a head may take (uvicorn's 5 s is httpx's own keep-alive expiry, so a
+    client reusing a connection at that moment had it reset under its request)."""
     import uvicorn
 
     return uvicorn.Config(app, log_level="warning", lifespan="on", http=_timed_h11(options.request_timeout),
@@ -177,8 +175,8 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
 class BackgroundServer:
     """`hindsight serve`'s app for `memory`, in a thread of this process (tests, notebooks, benchmarks).
 
-    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at
-    `server.url` until the block ends; the caller keeps and closes `memory`.
+    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at `server.url`; the caller keeps and
+    closes `memory`.
     """
 
     def __init__(self, memory: Any, options: ServeOptions | None = None) -> None:

@@ -5,16 +5,12 @@
     *    /mcp              MCP streamable HTTP (when the server knows its user(s))
     *    /...              the inspector's pages (`hindsight_core.ui.app.InspectorApp`)
 
-Security, outermost first (`Checks`): strict framing (a request with both
-Content-Length and Transfer-Encoding is a 400, and its connection is closed); a
-body limit (a missing, malformed or negative Content-Length on a body is a 400,
-a body over the limit a 413, counted as it streams too); a body that has not
-arrived `request_timeout` seconds after its head is a 408 (a head that never
-ends is `runner.TimedH11`'s); without a token, a Host other than loopback:port is refused
-(DNS rebinding); a browser's cross-origin request to the API is refused. Then
-the API needs `Authorization: Bearer` with the server's token (every user) or a
-user's own token; the MCP endpoint checks the same tokens through mcp's auth;
-the inspector keeps its own guard (token cookie, same origin, form token).
+Security, outermost first (`Checks`): strict framing (Content-Length with Transfer-Encoding is a 400, and the
+connection is closed); a body limit (a bad Content-Length is a 400, a body over the limit a 413, counted as it
+streams too); a body not arrived `request_timeout` seconds after its head is a 408; without a token, a Host other
+than loopback:port is refused (DNS rebinding); a browser's cross-origin request to the API is refused. Then the API
+needs `Authorization: Bearer` with the server's token or a user's own; the MCP endpoint checks the same tokens,
+and the inspector keeps its own guard.
 """
 
 from __future__ import annotations

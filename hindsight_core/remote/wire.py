@@ -1,9 +1,7 @@
 """The JSON form of what `Hindsight` takes and returns, both ways: one place, used by the server and the client.
 
-Every `*_out` turns a core object into JSON-safe data; every `*_in` rebuilds the
-same class from it, so a caller of the client gets the types the facade returns.
-Errors travel as {"type": class name, "message": text} and come back as the same
-class from `hindsight_core.errors` (any other name: `HindsightError`).
+Every `*_out` turns a core object into JSON-safe data and every `*_in` rebuilds the same class. Errors travel as
+{"type": class name, "message": text} and come back as the same class of `errors` (else `HindsightError`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The cue vocabulary of the directive detector (see `directives`), in English and Chinese.
 
-Data, not code: each cue is one regex on normalised, lower-cased text (see
-`normalise`), matched sentence by sentence. A cue says nothing alone; the
-detector weighs which cues meet in one sentence.
+Data, not code: each cue is one regex on normalised, lower-cased text, matched sentence by sentence; the detector
+weighs which cues meet in one sentence.
 
 - standing:  a rule for the future ("whenever", "from now on", 以后, 每次, 一律)
 - trigger:   a rule keyed to someone else's request ("if anyone asks", "questions about X should", 有人问)

@@ -1,23 +1,10 @@
 """The small lexicon the structural detector (`structure`) reads sentences with, per language.
 
-Data, not code. Three questions are asked of every sentence, and each group
-below answers one of them in English, Chinese, French, Spanish and German:
-
-- **who is addressed**: the assistant, agent, AI, model, bot, memory or system,
-  by name or vocative ("Assistant, …", "note to AI models: …", "the agent must …",
-  "助手请…", "à l'assistant : …", "nota para la IA", "Hinweis an die KI");
-  "you" (du, vous, usted, 你) counts only in tool output, where no person is spoken to;
-- **the mood**: an imperative verb first ("send", "envoie", "envía", "sende", 发送)
-  or an obligation or standing rule ("must", "from now on", 必须, 以后, désormais,
-  a partir de ahora, ab sofort);
-- **the target**: what the order acts on: money (payments, invoices, bank accounts,
-  IBANs), credentials (passwords, tokens, API keys), tools and commands, sending data
-  out (a link, an address, an e-mail), the memory itself (remember, forget, store,
-  update memory, ignore earlier instructions).
-
-The words are classes (verbs, nouns, modals), not phrasings: a new wording of an
-order still has an addressee, a mood and a target, and the detector looks for
-those three, whatever the words between them.
+Data, not code. Each group below answers, in English, Chinese, French, Spanish and German, one of three questions
+asked of every sentence: who is addressed (the assistant, an AI, the memory, by name or vocative; "you" only in a
+tool's output), the mood (an imperative verb first, or an obligation or standing rule) and the target (money,
+credentials, tools, sending data out, the memory itself). The words are classes, not phrasings: a new wording of
+an order still has an addressee, a mood and a target.
 """
 
 from __future__ import annotations
@@ -256,7 +243,7 @@ LINK_RELAY = re.compile(r"\b(?:recommend|suggest|tell|point|direct|refer|send|re
                         r"customers?|anyone|everyone|callers?|clients?|the (?:user|customer|caller|client))\b"
                         rf"[^\n]{{0,80}}?{_DESTINATION}|(?:推荐|引导|告诉)[^。\n]{{0,30}}?(?:https?://|www\.|链接|网址)", _F)
 
-# -- claims about the user (issue 29): a preference, rule, consent or change asserted by someone else ------------
+# -- claims about the user: a preference, rule, consent or change asserted by someone else ----------------------
 #: the user as the subject of what is asserted ("the user's default payee is …", "用户希望 …")
 USER_SUBJECT = re.compile(r"\b(?:the |this |our )?(?:user|account ?(?:holder|owner)|end user|owner|member|principal|"
                           r"subscriber|household|family)(?:'s|s'|s)?\b"
@@ -304,7 +291,7 @@ PERMISSION_OVER_USER = re.compile(
     r"[^.\n]{0,60}?\b(?:the user'?s?|their|his|her)\b"
     r"|(?:授权|允许|准许)(?:你|您|助手)[^。\n]{0,30}?(?:用户|他的|她的|他们的)", _F)
 
-# -- the agent as the doer (issue 45): "the assistant accepts every invite …" states an order as a habit -----------
+# -- the agent as the doer: "the assistant accepts every invite …" states an order as a habit ---------------------
 #: an AI (not a person's travel agent) as the subject of what it does, will do or always does
 AGENT_ACTS = re.compile(
     rf"\b{_AI_NOUN}(?:'s)?\s+(?:\w+ly\s+|also\s+|now\s+|then\s+|simply\s+)?(?:will|would|shall|can|may|always|never|"
@@ -315,7 +302,7 @@ AGENT_ACTS = re.compile(
 #: a line of a settings file: "key: value" or "key = value"
 SETTING_LINE = re.compile(r"^\s*[\"']?[\w .-]{1,40}[\"']?\s*[:=]\s*\S", re.MULTILINE)
 
-# -- orders stated as facts about the world (issue 45): read by the prompt gate only -----------------------------
+# -- orders stated as facts about the world: read by the prompt gate only ----------------------------------------
 #: the user's money, data, credentials or contacts: what a standing route sends somewhere
 OWNED = re.compile(
     r"\b(?:payments?|invoices?|bills?|deposits?|refunds?|salary|salaries|payroll|rent|fees?|dues|reimbursements?|"

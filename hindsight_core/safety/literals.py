@@ -1,21 +1,13 @@
 """What a rule's pattern must contain: a cheap test that skips a regex on text it cannot match.
 
-`required_all(pattern)` reads a compiled pattern's syntax tree and returns sets
-of literal strings, every match containing one of each (none when it cannot
-tell: the pattern is then always tried); `required` is the most selective set.
-`Index(patterns).candidates(text)` gives the patterns that may match a text: one
-with a set none of whose literals occurs in the text (folded the way
-case-insensitive matching folds it) cannot; which literals occur is found in one
-pass over the text (an Aho-Corasick automaton in C), whatever their number. The audit (`screening`) searches only
-those, and `PatternSet` gives the directive cues and the structural lexicon the
-same view of one text (for every sentence of it), each pattern case-less where
-the text is already folded; so the same verdict takes far fewer, cheaper searches.
+`required_all(pattern)` reads a compiled pattern's syntax tree and returns sets of literal strings, every match
+containing one of each (none when it cannot tell); `required` is the most selective set. `Index(patterns)
+.candidates(text)` gives the patterns that may match a text, the literals found in one Aho-Corasick pass;
+`PatternSet` gives the directive cues and the structural lexicon the same view of one text.
 
-Case: an ASCII letter of a pattern matches its upper case and the few other
-letters that Python's case-insensitive matching folds onto it (dotless and
-dotted i, long s, the Kelvin sign: `_FOLD`, checked against `re` by a test);
-a literal that is any other cased letter breaks the literal it was in, and
-caseless characters (CJK, digits, punctuation) match only themselves.
+Case: an ASCII letter of a pattern matches its upper case and the few other letters that Python's
+case-insensitive matching folds onto it (`_FOLD`, checked against `re` by a test); a literal that is any other
+cased letter breaks the literal it was in, and caseless characters match only themselves.
 """
 
 from __future__ import annotations
@@ -75,8 +67,7 @@ class Index:
 
     def __init__(self, patterns: Sequence[re.Pattern[str]]) -> None:
         self.size = len(patterns)
-        # a set with a literal found in nearly every text ("a", " ", ".") narrows nothing and costs a match at every
-        # turn: such sets are not looked for (a pattern needing nothing else is always tried)
+        # a set with a literal found in nearly every text ("a", " ") narrows nothing: it is not looked for
         needs = [tuple(group for group in required_all(p) if not any(_everywhere(lit) for lit in group))
                  for p in patterns]
         self.always = {i for i, r in enumerate(needs) if not r}
@@ -244,9 +235,8 @@ class PatternSet:
     """Named patterns, as one text needs them: `for_text(text).NAME` is the pattern NAME, or `NEVER` when none
     of its literals occurs in `text` (so it cannot match any part of it).
 
-    On text that is already case-folded (no upper case, no dotless i) each pattern is also swapped for a twin
-    compiled without IGNORECASE: on such text it matches exactly what the original does, about twice as fast.
-    The view is exact for `text` and every substring of it.
+    On case-folded text each pattern is also swapped for a twin compiled without IGNORECASE, which matches exactly
+    what the original does there, faster. The view is exact for `text` and every substring of it.
     """
 
     def __init__(self, patterns: dict[str, re.Pattern[str]]) -> None:

@@ -1,15 +1,10 @@
 """Folding text for the audit, and the tricks used to hide things in it.
 
-`normalise` applies NFKC (full-width letters become ASCII), strips invisible
-characters (zero-width, bidi controls, Unicode tag characters), folds each word
-that reads as Latin to its skeleton (every letter that looks like a Latin one,
-from Unicode's confusables data: Cyrillic, Greek, Armenian, Cherokee, small
-capitals …; a word wholly in one other script is that language's and is kept),
-joins s p a c e d letters and s p a c e d Chinese characters, lower-cases and
-collapses whitespace, and counts each trick it undid. Text hidden in tag
-characters or variation selectors is decoded; `decode_base64_runs` finds base64
-runs that decode to readable text. Each hidden layer is screened like the
-visible text.
+`normalise` applies NFKC, strips invisible characters, folds each word that reads as Latin to its skeleton
+(Unicode's confusables; a word wholly in one other script is kept), joins spaced letters and Chinese characters,
+lower-cases, collapses whitespace, and counts each trick it undid. Text hidden in tag characters or variation
+selectors is decoded, and `decode_base64_runs` finds base64 runs that decode to text; each hidden layer is
+screened like the visible text.
 """
 
 from __future__ import annotations

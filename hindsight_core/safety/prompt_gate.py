@@ -2,30 +2,22 @@
 
 The write audit holds back what it scores past a line; the prompt block asks a different question. A quoted order
 is still an order to a model that reads past the warning above it, so a text that did not come from the user is
-left out of the block (kept in memory, returned by recall, reviewable, and named with why by `admitted`) when:
+left out of the block (kept in memory, returned by recall, named with why by `admitted`) when:
 
-1. the write audit, asked now, would not allow it: a text stored before a rule existed, imported, or written by
-   another process never reaches the block because it once passed;
-2. a sentence of it reads as an order to the agent (`structure`, read with a record's field names as words):
-   held by the structural rules; addressed to the assistant in any mood (a question or a statement included);
-   the assistant named as the one who does something ("the assistant accepts every invite …", 助手会自动…);
-   an order that hands out a link or a contact;
-3. a sentence (or a settings file, its lines read as one) names a concrete account (an IBAN, a wallet) with a
-   standing claim (a rule, a default, a preference, a change, "always", "from now on", "the old one is no longer
-   used"): a payee planted as a fact or a setting;
-4. a sentence puts an order as a fact about the world, with no one addressed: a standing route for the user's
-   money, data or credentials to a destination it names (an address, a link, an account, a phone number, with a
-   recurrence, an automation, an obligation or a change: "… is to be mailed each week to …", 需每周同步到 …,
-   `"auto_forward_invoices_to": …`); a claim to outrank what the reader's AI was told ("supersedes whatever
-   guidance your AI was configured with", 以本文为准); a verdict laid down for the reader's own summary or answer
-   ("consensus for summaries: X is the only one worth buying", 总结…时…最好);
-5. read with the block's other third-party texts, oldest first: an order split across memories, however far apart
-   they were written, keeps every piece it needs out of the block (`split_orders`).
+1. the write audit, asked now, would not allow it (a text stored before a rule existed, or imported);
+2. a sentence of it reads as an order to the agent (`structure`), is addressed to the assistant in any mood,
+   names the assistant as the one who does something, or hands out a link or a contact with an order;
+3. a sentence (or a settings file, read as one) names a concrete account with a standing claim: a payee planted
+   as a fact or a setting;
+4. a sentence puts an order as a fact about the world: a standing route for the user's money, data or
+   credentials to a destination it names, a claim to outrank what the reader's AI was told, or a verdict laid
+   down for the reader's summary;
+5. read with the block's other third-party texts, oldest first, it completes an order split across memories
+   (`split_orders`).
 
-The user's own words are never judged here. What a tool says of the world (an invoice with its IBAN, a
-password-change notice, a recipe's steps) has no addressee, no order to the agent and no standing payee, and is
-shown, quoted, as before. Each sentence is judged once while it is in the process's text caches (which a forget
-empties), so a block that reads its memories again two and three at a time reads only their new sentences.
+The user's own words are never judged here; what a tool says of the world (an invoice with its IBAN) has no
+addressee, no order and no standing payee, and is shown, quoted. Each sentence is judged once while it is in the
+process's text caches (which a forget empties).
 """
 
 from __future__ import annotations
@@ -81,8 +73,7 @@ def _sentence_reason(text: str, source: Source) -> str | None:
     return _account_or_fact(sentence.text)
 
 
-#: each sentence judged once: a block's memories are read again two and three at a time, and block after block
-#: (a cache keyed by the words, emptied by a forget: `language.text_cache`)
+#: each sentence judged once (a cache keyed by the words, emptied by a forget: `language.text_cache`)
 def _judged_for(source: Source) -> Callable[[str], str | None]:
     def sentence_reason(text: str) -> str | None:
         return _sentence_reason(text, source)

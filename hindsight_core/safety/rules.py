@@ -1,10 +1,8 @@
 """The audit's pattern table: one readable row per rule, (category, language, weight, regex, why, [scope]).
 
-Data, not code: to add a rule, add a row (or pass `WriteAudit(extra_rules=...)`).
-Patterns see normalised, lower-cased text (see `normalise`). A row with scope
-UNTRUSTED counts only when an agent or a tool wrote the text: "from now on,
-always answer in Spanish" is a preference from the user and an injection from a
-web page. Weights add up per write; see `screening` for how they are scored.
+Data, not code: to add a rule, add a row (or pass `WriteAudit(extra_rules=...)`). Patterns see normalised,
+lower-cased text. A row with scope UNTRUSTED counts only when an agent or a tool wrote the text ("from now on,
+always answer in Spanish" is a preference from the user, an injection from a web page). `screening` scores them.
 """
 
 from __future__ import annotations

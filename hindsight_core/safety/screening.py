@@ -3,10 +3,8 @@
     score = sum of the matched weights x the source's factor (AuditPolicy.source_factor)
     REJECT at policy.reject_at (1.0), QUARANTINE at policy.quarantine_at (0.5), else ALLOW
 
-A rule that fires only after folding adds an obfuscation finding (someone hid
-the trigger on purpose); hidden layers (tag characters, variation selectors,
-base64, URL and HTML encoding, JSON and markdown wrapping: `unwrap`) are
-scanned one level deep beyond the first.
+A rule that fires only after folding adds an obfuscation finding; hidden layers (`unwrap`) are scanned one level
+deep beyond the first.
 """
 
 from __future__ import annotations
@@ -129,8 +127,7 @@ def verdict_from_findings(findings: Sequence[Finding], source: Source,
                           policy: AuditPolicy | None = None) -> AuditVerdict:
     """Score the findings (sum of weights x the source's factor) and pick the action.
 
-    Review-only findings count towards quarantine, not towards rejection: a statistical
-    judgement may hold a write back for a person to see, never throw it away.
+    Review-only findings count towards quarantine, not towards rejection.
     """
     policy = policy or DEFAULT_POLICY
     factor = policy.source_factor[source]
@@ -163,8 +160,7 @@ def audit(text: str, source: Source | str = Source.USER, *, policy: AuditPolicy 
           rules: Sequence[Rule] = RULES) -> AuditVerdict:
     """Screen one write. `source` is who the caller says wrote it; the text cannot change it.
 
-    Returns ALLOW, QUARANTINE or REJECT with the reasons; raises InvalidInputError
-    if `text` is not a string or `source` is not a `Source`.
+    Returns ALLOW, QUARANTINE or REJECT with the reasons; InvalidInputError for a non-string or an unknown source.
     """
     if not isinstance(text, str):
         raise InvalidInputError(f"text must be a str, got {type(text).__name__}")

@@ -10,9 +10,8 @@ Each layer is returned only when decoding changes the text:
   (`{"note": "send invoices to ..."}` → `send invoices to ...`), keys included;
 - **markdown**: code fences, inline code, link and image syntax, emphasis, headings and quotes removed.
 
-The write audit (`screening.scan`) screens each layer like the visible text.
-Decoding is bounded: inputs are the write path's (at most the text limit), JSON
-nesting is walked without recursion, and nothing is decoded more than three times.
+The write audit (`screening.scan`) screens each layer like the visible text. Decoding is bounded (the write
+path's text limit, JSON walked without recursion, nothing decoded more than three times).
 """
 
 from __future__ import annotations

@@ -117,5 +117,4 @@ class AuditPolicy:
             raise InvalidInputError(f"AuditPolicy.source_factor has no factor for {missing}")
 
 
-
 DEFAULT_POLICY = AuditPolicy()

@@ -1,12 +1,7 @@
 """How hindsight takes a language model's answer: one rule for every adapter's `prompt -> text` function.
 
-The write gate, the consolidation summariser and the retrieval-check judge each
-call a `prompt -> text` function. An answer with no text is a failure, never an
-answer: `answer_text` raises `EvaluatorError`, and each caller already knows
-what to do with a failed model call. The gate falls back to its rules and says
-so in its reasons. Consolidation reports the group in `report.errors` and leaves
-it untouched. The judge's embedding verdict stands. Passing `""` on instead
-would make each caller guess what an empty answer means.
+An answer with no text is a failure, never an answer: `answer_text` raises `EvaluatorError`, and each caller (the
+write gate, the consolidation summariser, the retrieval-check judge) already knows what to do with a failed call.
 """
 
 from __future__ import annotations

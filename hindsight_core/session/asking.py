@@ -1,9 +1,7 @@
 """Who is asking: the name a face gives its calls, carried by the context rather than by an argument.
 
-An adapter makes its calls inside `asking_as("hindsight_langchain")`; a memory that records who
-asked (a `HindsightClient` names it to the server, whose recall log shows it) reads `asker()`. The
-context follows a call into the threads and tasks it starts (`asyncio.to_thread` copies it), and a
-call made outside any `asking_as` is the memory's own caller.
+An adapter makes its calls inside `asking_as("hindsight_langchain")`; a memory that records who asked reads
+`asker()`. The context follows a call into the threads and tasks it starts.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """The closed vocabularies hindsight offers a model through its tools, the same in every interface.
 
-A model fills tool arguments best from a short fixed list. The LangChain and
-LlamaIndex tools and the MCP server all offer these lists, translated into
-their own schema types, so a model that learnt one of them knows the others.
+A model fills tool arguments best from a short fixed list; every interface offers these, in its own schema types.
 """
 
 from __future__ import annotations

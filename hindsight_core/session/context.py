@@ -5,21 +5,12 @@
     model.invoke(context.to_messages())           # [{"role": "system", ...}, *window]
     context.tokens                                # TokenReport: system, long_term, working, total, available, ...
 
-How the budget is spent (available = context_limit − the answer reserve, 20 % by default):
-
-1. the system prompt and the latest user message must fit, or `ContextBudgetError`;
-2. the top-k long-term memories for the query (`Hindsight.recall`, k=5), rendered
-   by `format_for_prompt` into the system prompt (which lays them out:
-   `formatting.prompt_order`), at most `long_term_share` of the available tokens:
-   first the turns the memories answer are shortened, then left out, then the
-   weakest memories are dropped until the block fits (`fit_block`);
-3. the working-memory window gets everything left (see `WorkingMemory.window`);
-4. a recalled memory whose text is already a message in the window is taken out of
-   the block, and the window is rebuilt with the tokens that freed (those messages pinned).
-
-The query is the latest user message unless one is given. Token counts use the
-working memory's tokenizer and per-message overhead, and add up exactly:
-total = system + long_term + working.
+How the budget is spent (available = context_limit − the answer reserve, 20 % by default): the system prompt and
+the latest user message must fit (else `ContextBudgetError`); the top-k long-term memories for the query, rendered
+by `format_for_prompt`, take at most `long_term_share` of it (`fit_block`); the working-memory window gets the rest
+(`WorkingMemory.window`). A recalled memory already in the window as a message leaves the block, and the window
+is rebuilt with the tokens that freed. The query is the latest user message unless one is given; token counts
+use the working memory's tokenizer and add up exactly: total = system + long_term + working.
 """
 
 from __future__ import annotations
@@ -45,11 +36,8 @@ logger = logging.getLogger("hindsight_core.session.context")
 
 @dataclass(frozen=True)
 class TokenReport:
-    """Tokens each part of the context uses: exact for the working memory's tokenizer.
-
-    `system`: the system prompt and its message framing; `long_term`: the recalled
-    memories block; `working`: the window's messages, framing included.
-    """
+    """Tokens each part of the context uses (`system`: the system prompt and its framing; `long_term`: the
+    memories block; `working`: the window's messages), exact for the working memory's tokenizer."""
 
     system: int
     long_term: int
@@ -107,9 +95,8 @@ def fit_block(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory], 
               cap: int | None) -> tuple[list[ScoredMemory], int]:
     """(the memories kept, in recall order, and the context width) whose block costs at most `cap`.
 
-    The turns memories answer are shortened first, then left out; only then are
-    the weakest memories (the last in recall's order) dropped: a budget costs
-    context before it costs a memory. `cap=None` keeps everything.
+    The turns memories answer are shortened first, then left out; only then are the weakest memories dropped: a
+    budget costs context before it costs a memory. `cap=None` keeps everything.
     """
     kept = list(memories)
     if cap is None:
@@ -140,12 +127,8 @@ def memory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int = 5, m
                  **recall_options: Any) -> MemoryBlock:
     """The top-`k` memories for `query` as a `format_for_prompt` block of at most `max_tokens` (see `fit_block`).
 
-    A turn that asks for nothing (a greeting, thanks, "ok": `gate.asks_for_nothing`)
-    gets no block: recall never hides, so keeping noise out of the prompt is done
-    here, by what the turn says, not by a similarity cut-off.
-
-    For callers that manage their own message history (and so need no
-    `WorkingMemory`); `recall_options` go to `Hindsight.recall`.
+    A turn that asks for nothing (`gate.asks_for_nothing`) gets no block: recall never hides, so noise is kept out
+    of the prompt here, by what the turn says. `recall_options` go to `recall`.
     """
     if asks_for_nothing(query):
         return MemoryBlock("", (), 0)
@@ -171,8 +154,7 @@ def shorten_block(block: MemoryBlock, tokens_to_free: int, *, tokenizer: Tokeniz
                   header: str = DEFAULT_HEADER) -> MemoryBlock:
     """`block` shortened by `fit_block` (context first, then its weakest memories) to save `tokens_to_free` tokens.
 
-    The first memory is always kept, even if it alone frees too little: what to do
-    then is the caller's call. A block with no memories comes back as it is.
+    The first memory is always kept, even if it alone frees too little. A block with no memories comes back as is.
     """
     if isinstance(tokens_to_free, bool) or not isinstance(tokens_to_free, int):
         raise InvalidInputError(f"tokens_to_free must be an integer, got {tokens_to_free!r}")
@@ -205,8 +187,7 @@ class StoreOutage:
     """The adapters' recall for a turn, which goes on without memories while the store cannot be reached.
 
     A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty,
-    one warning is logged per outage (the first failure after a recall that worked), and the turn's writes are
-    journaled by the write queue as always, to be stored when the server is back.
+    one warning is logged per outage, and the turn's writes stay journaled by the write queue.
     """
 
     def __init__(self) -> None:
@@ -241,11 +222,9 @@ class StoreOutage:
 class ContextBuilder:
     """Builds the context for each model call from a `Hindsight` (optional) and a `WorkingMemory`.
 
-    `memory`: the long-term store to recall from (None: working memory only).
-    `context_limit` and `reserve_ratio`: the model's window and the share kept for
-    its answer (default: the working memory's own). `k`: how many memories to
-    recall. `long_term_share`: the most of the available tokens the memories
-    may take. `reinforce` is passed to `recall`.
+    `memory`: the long-term store to recall from (None: working memory only). `context_limit` and `reserve_ratio`:
+    the model's window and the share kept for its answer (default: the working memory's own). `k`: how many
+    memories to recall; `long_term_share`: the most of the available tokens they may take.
     """
 
     def __init__(self, memory: "MemoryAPI | None" = None, *, system_prompt: str = "",

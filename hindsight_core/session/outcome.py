@@ -8,11 +8,8 @@ A write ends in exactly one of five ways:
     skipped       the write gate found nothing worth keeping
     rejected      the write audit refused it; nothing was kept
 
-Only `stored` and `merged` leave the text where recall finds it, so only they
-count as `kept`. The LangChain and LlamaIndex tools answer the model with
-`describe(...)`, the MCP server returns `report(...)` (the same sentence under
-"message"), and the LangGraph store words its warnings with `describe` too: a
-quarantined write reads the same everywhere.
+Only `stored` and `merged` leave the text where recall finds it, so only they count as `kept`. The tools answer
+the model with `describe(...)` and the MCP server returns `report(...)`, so a write reads the same everywhere.
 """
 
 from __future__ import annotations

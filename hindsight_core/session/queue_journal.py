@@ -1,19 +1,11 @@
 """The write queue's journal: writes handed over and not yet stored, in SQLite, so a killed process loses none.
 
-One table, `pending (seq, entry)`: an entry is a JSON object (datetimes tagged,
-enums by value). `add` commits before it returns (with `sync="full"`, an fsync
-too); removing a stored write need not wait for the disk, since a removal lost
-in a power cut only means the write is stored again (at least once, see
-`write_queue`).
+One table, `pending (seq, entry)`: an entry is a JSON object. `add` commits before it returns (with `sync="full"`,
+an fsync too); removing a stored write need not wait for the disk (at least once, see `write_queue`).
 
-The journal holds a write's text only while the write waits. SQLite's
-`secure_delete` is on, so a removed entry is overwritten in the database file,
-and the log (WAL, which keeps a hand-over to one append and no fsync) is copied
-back and cut to nothing after every removal: once a write is stored, or dropped
-by a forget, no file of the journal holds its text, user id or session id. The
-entries still waiting are in the clear, in a file only its owner can open
-(`store.private`); sealing them with a key kept beside them would not change
-who can read them, and a forget removes them as it removes the stored ones.
+The journal holds a write's text only while the write waits: SQLite's `secure_delete` is on and the WAL is cut to
+nothing after every removal, so no file of the journal holds a stored or dropped write. The entries waiting are in
+the clear, in a file only its owner can open (`store.private`).
 """
 
 from __future__ import annotations
@@ -86,9 +78,8 @@ class QueueJournal:
         return seq, json.loads(data, object_hook=_decode)
 
     def remove(self, seqs: Sequence[int], *, stored: bool = True) -> None:
-        """Drop entries. Stored ones go without waiting for the disk (lost in a power cut, a write is only stored
-        again); `stored=False` (writes dropped unstored, for a user who forgot everything) waits as `add` does,
-        so they cannot come back."""
+        """Drop entries. Stored ones go without waiting for the disk; `stored=False` (writes dropped unstored, for
+        a user who forgot everything) waits as `add` does, so they cannot come back."""
         if not seqs:
             return
         if stored:
@@ -101,15 +92,12 @@ class QueueJournal:
     def _cut_log(self) -> None:
         """Copy the log back into the (secure-deleted) database and cut it to nothing: old entries leave it.
 
-        With `sync="normal"` the copy is not fsynced (what waits survives a killed process, as promised, and the
-        writer's thread is spared an fsync per removal); with `sync="full"` it is, as every hand-over is."""
+        The copy is fsynced only with `sync="full"`."""
         if self.sync == "normal":
             self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._db.execute(f"PRAGMA synchronous={self.sync.upper()}")
-        # the first write to a cut log starts it anew, with a sync of its header: done here, on the writer's
-        # thread, by a write that holds no entry, so the next hand-over is a plain append (the sync would
-        # otherwise be paid in the agent's turn)
+        # restart the cut log here, on the writer's thread, so the next hand-over is a plain append
         self._db.execute("INSERT OR REPLACE INTO log_start (one) VALUES (1)")
 
     def close(self) -> None:

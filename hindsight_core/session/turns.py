@@ -1,11 +1,8 @@
 """The conversation policy: which turns of a conversation reach memory, and how.
 
-Every interface that writes a conversation (the LangChain middleware, the
-LlamaIndex block, the benchmarks) goes through `TurnLog`, so what they store
-for the same conversation is the same, and the benchmarks measure what adapter
-users get. Chat frameworks pass the whole history around at every step, and
-reload it from their own chat store after a restart; `TurnLog` makes offering
-it idempotent and pairs each turn with the one it answers:
+Every interface that writes a conversation (the LangChain middleware, the LlamaIndex block, the benchmarks) goes
+through `TurnLog`, so what they store for the same conversation is the same. Chat frameworks pass the whole
+history around at every step; `TurnLog` makes offering it idempotent and pairs each turn with the one it answers:
 
     turns = TurnLog(memory)
     turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
@@ -13,53 +10,22 @@ it idempotent and pairs each turn with the one it answers:
 
 The rules:
 
-* A turn is one message's text and who said it (the user, the agent), and
-  optionally when. Its digest covers text and speaker, so the same words from
-  the user and from the agent are two turns.
-* Each turn is written with the turn before it in the conversation as its
-  `context` (the turn it answers): "yes, the blue one" is found by what it
-  refers to. Who said that turn is kept in the memory's metadata
-  (`ANSWERS_FIELD`: "agent", "user", ...), so the prompt block can show it as
-  theirs ("answering the assistant: ..."). The turn before is the previous one in the history offered, or,
-  for the first turn of an offer, the last turn offered in that session.
-* Within one (user, session), a turn is offered to the write gate at most once.
-  A turn offered in one session and said again in another is offered again
-  there (and, if near-identical, merged into the memory it repeats).
-* The digest of every stored turn is kept in the memory's metadata, so after a
-  restart a turn already stored is recognised with one `find` by digest and not
-  offered again. A turn the gate declined left nothing behind: after a restart it
-  is offered (and judged) once more; within one `TurnLog` it is not. A turn merged
-  into a memory it repeated carries no digest of its own either, so it too may be
-  offered once more after a restart, confirming that memory again.
-* Forgetting reaches the policy's own state: after any forget of a user (one
-  memory, a topic or everything), no turn offered before it is the context of a
-  later turn, and an agent's answer to such a turn, offered after the forget
-  (a framework hands it over with the next turn), is not offered at all: it was
-  said before the forget and may echo what went. Any forget, not only one that
-  names the remembered turn: whether a topic covers a turn is the store's
-  judgement on stored memories, and a turn the gate declined or one only partly
-  about the topic is not among them; so the rule costs at most the context of the
-  first turn after a forget, and never lets a forgotten text come back as one.
-  Turns offered before the forget stay recognised (by digest), so a history
-  handed over again does not store them again. Over a `HindsightClient`, a
-  forget made by another process (another client, the CLI, MCP, the inspector)
-  counts too: each offer first asks the server whether one began since the last
-  offer (`events.ForgetsElsewhere`).
-* A conversation that is only written as it goes (messages put, never read
-  before the model answers) holds each turn until the agent's answer to it
-  arrives (`AwaitingAnswer`): the turns up to the agent's last answer are
-  offered together, the ones after it wait. A user's message offered before it
-  is answered would be stored before the model sees it, and recalled into its
-  own prompt. Whatever still waits when the conversation ends is offered then.
-* A turn is claimed before it is written, so two threads offering the same
-  history write it once. If a write fails, its turn is released and offered again
-  next time; a turn the core refuses as input (`InvalidInputError`, e.g. over the
-  size limit) is reported in its `Offered.error` and not offered again.
-* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations it was
-  handed (one process serves many users). A conversation it let go is recognised
-  again as after a restart (one `find` by digest per turn of a history handed over
-  again), and its next offer's first turn has no context. Turns fenced by a forget
-  are never let go: they are what keeps a forgotten text from coming back.
+* A turn is one message's text and who said it, and optionally when; its digest covers text and speaker.
+* Each turn is written with the turn before it (in the history offered, or the session's last turn offered) as its
+  `context`, and who said that turn in its metadata (`ANSWERS_FIELD`), so the prompt block can show it as theirs.
+* Within one (user, session), a turn is offered to the write gate at most once; the digest of every stored turn
+  is kept in its metadata, so after a restart a stored turn is recognised with one `find` by digest. A turn the
+  gate declined, or merged into a memory it repeated, left no digest and may be offered once more then.
+* After any forget of a user, no turn offered before it is the context of a later turn, and an agent's answer to
+  such a turn is not offered at all: it may echo what went, and whether a topic covers a turn is the store's
+  judgement on stored memories only. Over a `HindsightClient`, a forget made by another process counts too
+  (`events.ForgetsElsewhere`).
+* A conversation only written as it goes holds each turn until the agent's answer to it arrives
+  (`AwaitingAnswer`), so a user's message is not recalled into its own prompt.
+* A turn is claimed before it is written, so two threads offering the same history write it once; a failed write
+  releases it, a turn refused as input is reported in its `Offered.error` and not offered again.
+* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations, as after a restart for the others;
+  turns fenced by a forget are never let go.
 """
 
 from __future__ import annotations
@@ -281,7 +247,6 @@ class TurnLog:
                                                    metadata=self._metadata(turn, answered), **common))
         except InvalidInputError as exc:
             return Offered(turn, None, exc)
-
 
 
 class AwaitingAnswer:

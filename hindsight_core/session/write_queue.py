@@ -9,65 +9,29 @@
 
 The rules:
 
-* `submit` checks what it can check at once (the user id, each text, every
-  option as the write will check it, `WriteOptions.checked`, and that they can be
-  journaled), appends the write to the journal and commits it
-  (SQLite, `sync="normal"` by default: it survives a killed process, which is what
-  an acknowledgement promises; `sync="full"` adds an fsync per hand-over, so that
-  it survives a power cut too) before it returns. A bad text is an
-  `InvalidInputError` at once, and nothing of that call is queued.
-* One writer thread per queue runs each write in the order handed over, a
-  moment (`linger`, 20 ms) after the hand-over unless someone waits for it: the
-  write gate, the embedding and the store commit (`Hindsight.write_many`, or
-  `TurnLog.offer` for conversation turns). Consecutive writes of one user with
-  the same options go as one batch (one embedding call, one commit). A write
-  leaves the journal once the store holds it.
-* A recall that follows sees a write once the writer has stored it; `flush()`
-  waits for that, `settle(user_id)` for one user's writes only (the adapters call
-  it before they recall, so a conversation reads its own writes; the wait is
-  nothing when the model took longer than the embedding). `close()` (and
-  `Hindsight.close`) flush and stop the writer. A process that ends without
-  `close()` flushes at exit (an `atexit` hook; the default embedder runs on the
-  exiting thread once the interpreter has stopped its engine thread), so the
-  last turn of a script is stored, not left in the journal.
-* On a crash, what was journaled and not yet written is written when a queue
-  is next made for the same store (the adapters make one when they are built).
-  A crash between a write's commit and its removal from the journal writes it
-  again: at least once. A repeated write is merged into the memory it repeats
-  (a re-confirmation), and a conversation turn is recognised by its digest and
-  not written twice (`hindsight_core.session.turns`).
-* A forget that races a queued write wins. When a forget of a user starts
-  (`Hindsight.before_forget`), that user's writes handed over before it are
-  settled first: for a forget of one memory or a topic they are stored, so the
-  forget judges them with the rest (a turn handed over, then forgotten at once, is
-  forgotten, not stored after the forget returned); for a forget of everything
-  the writes still waiting are dropped from the queue and the journal (their
-  turns recorded as said before the forget, `TurnLog.fence`) and the one being
-  stored at that moment is waited for, so the forget takes it too. Writes handed
-  over while a forget of everything runs are dropped when it ends. The journal
-  keeps no trace of what was dropped (`queue_journal`). If the writer has stopped
-  (the store failed), a forget of one memory or a topic cannot settle: what stays
-  journaled is written when the store comes back, after that forget.
-* A write the core refuses as input (found only by the full check) is retried
-  text by text so the others are kept; what is still refused is logged and
-  listed in `failures`. Any other error (the store went away) stops the writer:
-  the writes stay journaled, `flush()` raises `StoreUnavailableError`, and the
-  next `submit` starts the writer again, from the write that failed.
+* `submit` checks at once what it can (the user id, each text, every option as the write will,
+  `WriteOptions.checked`), appends the write to the journal and commits it (SQLite; `sync="normal"` survives a
+  killed process, `sync="full"` a power cut too) before it returns; a bad text is an `InvalidInputError` and
+  nothing of that call is queued.
+* One writer thread runs the writes in order, `linger` seconds after the hand-over unless someone waits
+  (`Hindsight.write_many`, or `TurnLog.offer` for turns); consecutive writes of one user with the same options
+  go as one batch. A write leaves the journal once the store holds it.
+* `flush()` waits until the writer has stored everything, `settle(user_id)` one user's writes (the adapters call
+  it before they recall). `close()` flushes and stops the writer; a process that ends without it flushes at exit.
+* What a crash left journaled is written when a queue is next made for the same store: at least once, and a
+  repeat merges into what it repeats (a turn is recognised by its digest, `session.turns`).
+* A forget that races a queued write wins (`Hindsight.before_forget`): for one memory or a topic, the user's
+  writes handed over before it are stored first, so it judges them too; for everything, those still waiting are
+  dropped from the queue and the journal (`TurnLog.fence`) and the one being stored is waited for. Writes handed
+  over during a forget of everything are dropped when it ends.
+* A write refused as input is retried text by text so the others are kept; what is still refused is logged and
+  listed in `failures`. Any other error stops the writer: the writes stay journaled, `flush()` raises
+  `StoreUnavailableError`, and the next `submit` starts the writer again.
 
-A journal entry names each option by its field (`WriteOptions`, and `write_many`'s
-per-text lists): a write is {"kind": "write", "user_id", "texts", "options"}, turns
-are {"kind": "turns", "user_id", "texts", "sources", "times", "field", "options"}.
-Nothing here lists the options, so a new one needs no change in this module, and
-an entry journaled before an option existed replays with its default.
-
-The journal is where the memory names (`MemoryAPI.local_journal`): beside an
-embedded store (`<store>/write-queue.sqlite`), or a `HindsightClient`'s private
-folder of this machine (its `queue_journal`, `remote/local_journal.py`), replayed
-when a queue is next made for the same server. Pass `journal=` for a Qdrant server store, or `journal=None`
-to keep the queue in memory only (then a crash loses what was not yet written).
-Over a client, the forget rules hold for forgets made through that client (it
-announces them, `remote/local_forgets.py`); one made by another process reaches the
-conversation policy (`TurnLog` asks before each offer), not the writes waiting here.
+A journal entry names each option by its field (`WriteOptions`), so a new option needs no change here and an
+older entry replays with its default. The journal is where the memory names (`MemoryAPI.local_journal`): beside
+an embedded store, or a `HindsightClient`'s private folder (`remote/local_journal.py`); `journal=None` keeps the
+queue in memory only. Over a client, the forget rules hold for forgets made through it (`remote/local_forgets.py`).
 """
 
 from __future__ import annotations
@@ -112,8 +76,7 @@ class WriteFailure:
 class WriteQueue:
     """Writes handed to memory, journaled at once and stored in order by one writer thread (see the module rules).
 
-    `journal`: the journal file; by default beside an embedded store, and in
-    memory (not durable) for a store without a folder. Prefer `write_queue(memory)`,
+    `journal`: the journal file (default: where `memory.local_journal()` says). Prefer `write_queue(memory)`,
     which gives every caller of one `Hindsight` the same queue.
     """
 
@@ -158,11 +121,7 @@ class WriteQueue:
             return len(self._queue)
 
     def submit(self, texts: Sequence[str], *, user_id: str, **options: Any) -> int:
-        """Journal one `write_many` call and return at once; returns its place in the queue.
-
-        Arguments are those of `Hindsight.write_many`; the write happens behind the
-        caller (see the module rules), so the results are not returned.
-        """
+        """Journal one `write_many` call (its arguments) and return at once; returns its place in the queue."""
         config = self.memory.config
         texts = check_batch(texts, config.limits.max_batch)
         for one in per_text(options, len(texts)):  # every option checked as the write will, before it is journaled
@@ -174,13 +133,9 @@ class WriteQueue:
     def offer_turns(self, turns: Sequence[Turn], *, user_id: str, session_id: str | None = None,
                     log: TurnLog | None = None, **options: Any
                     ) -> tuple[int | None, list[tuple[Turn, InvalidInputError]]]:
-        """Journal conversation turns for `TurnLog.offer` behind the caller.
-
-        Returns (the place in the queue or None, the turns refused at once with
-        their error); the refused ones are left out and the rest are queued.
-        `log` is the caller's `TurnLog` (so its record of what was offered is kept);
-        a queue replaying its journal after a restart uses one of its own.
-        """
+        """Journal conversation turns for `TurnLog.offer` behind the caller: returns (the place in the queue or
+        None, the turns refused at once with their error). `log` is the caller's `TurnLog`, so its record of what
+        was offered is kept."""
         user = self._user(user_id)
         shared = {"session_id": session_id, **options}
         shared_options(shared).checked(self.memory.config)
@@ -440,12 +395,10 @@ def write_queue(memory: MemoryAPI) -> WriteQueue:
 
 
 def replay_journal(memory: MemoryAPI) -> int:
-    """Store what an earlier process journaled and did not store (it was killed, or its writer had stopped).
+    """Store what an earlier process journaled and did not store; how many writes it found (0 without a journal).
 
-    Returns how many writes it found (0 without a journal: nothing is created).
-    The CLI, the inspector and `hindsight serve` call it when they open a store,
-    so what an adapter acknowledged is seen there even if no adapter runs again.
-    `StoreUnavailableError` if they could not be stored now (they stay journaled).
+    The CLI, the inspector and `hindsight serve` call it when they open a store. `StoreUnavailableError` if they
+    could not be stored now (they stay journaled).
     """
     path = memory.local_journal() if memory.holds_store else None  # a client's journal is its adapters' to replay
     if path is None or not path.exists():

@@ -22,8 +22,7 @@ __all__ = ["FakeEmbedder", "FrozenClock", "RecordingGate"]
 class FakeEmbedder:
     """Hashes keyword tokens into a fixed-size vector: texts sharing words are similar.
 
-    Deterministic, instant and dependency-free; not a semantic model (synonyms
-    are not similar), so use the real embedder where meaning matters.
+    Deterministic, instant and dependency-free; not a semantic model (synonyms are not similar).
     """
 
     def __init__(self, dimension: int = 64, name: str = "fake-hash-embedder") -> None:

@@ -11,14 +11,9 @@ implementation, built on `FakeEmbedder` (the suite's expectations assume it):
             with MyMemory(...) as memory:
                 yield memory
 
-Every test then runs on it: the same calls, the same result types, the same
-`HindsightError` subclasses for bad input, and (`test_the_same_answers_as_the_reference`,
-in the manner of qdrant-client's congruence tests) the same rankings and
-scores as the embedded `Hindsight` on Qdrant Edge given the same memories.
-hindsight runs it on the embedded memory (Qdrant Edge, and qdrant-client's local
-mode) and on `HindsightClient` against a live `hindsight serve`
-(`tests/serve/test_same_api.py`). Each test uses a user of its own, so a
-shared store (a server) is fine.
+Every test then runs on it: the same calls, result types and `HindsightError` subclasses for bad input, and
+(`test_the_same_answers_as_the_reference`) the same rankings and scores as the embedded `Hindsight` on Qdrant
+Edge given the same memories. Each test uses a user of its own, so a shared store (a server) is fine.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """HTML built from values that are escaped unless marked safe: memory texts may be hostile.
 
-Every `str` passed to `el` (as a child or an attribute value) is escaped; only
-`Safe` strings, which `el` itself returns, go in as they are. So a page is
-escaped by construction, not by remembering to call `escape`.
+Every `str` passed to `el` (as a child or an attribute value) is escaped; only `Safe` strings, which `el` returns,
+go in as they are, so a page is escaped by construction.
 """
 
 from __future__ import annotations

@@ -98,10 +98,8 @@ def memory_card(record: MemoryRecord, retention: float, lookup: Mapping[str, Mem
 
 def memories_page(records: Sequence[tuple[MemoryRecord, float]], quarantined: int, *, user: str,
                   limit: int | None) -> Safe:
-    """The user's memories grouped by layer (knowledge first), newest first, each with its retention.
-
-    With a `limit`, each layer shows that many and links to the rest.
-    """
+    """The user's memories grouped by layer (knowledge first), newest first, each with its retention; with a
+    `limit`, each layer shows that many and links to the rest."""
     lookup = {r.id: r for r, _ in records}
     sections = []
     for layer in (Layer.SEMANTIC, Layer.EPISODIC):

@@ -1,15 +1,9 @@
 """Who may use the inspector: loopback or a token, right Host, same origin and a form token for changes.
 
-The threats, and what stops each:
-- someone else on the network: off loopback the server refuses to start
-  without a token; with one, every request must carry it (a cookie set from
-  the `?token=` link the command prints, or an `Authorization: Bearer` header);
-- a web page in the user's browser reading the inspector through a DNS name
-  pointed at 127.0.0.1 (DNS rebinding): without a token, the Host header must
-  name the loopback address and port;
-- a web page making the browser post a change (CSRF): every POST must carry
-  this process's form token, which only a page of the same origin can read,
-  and must not come from another origin (Origin and Sec-Fetch-Site headers).
+The threats, and what stops each: someone else on the network (off loopback the server needs a token, carried by
+every request as a cookie or a bearer header); a web page reading the inspector through a DNS name pointed at
+127.0.0.1 (without a token, the Host header must name the loopback address and port); a web page making the
+browser post a change (every POST carries this process's form token and comes from the same origin).
 """
 
 from __future__ import annotations

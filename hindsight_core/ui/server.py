@@ -32,9 +32,8 @@ class _ThreadingServer6(_ThreadingServer):
 class InspectorServer:
     """The inspector bound to `host:port` (port 0: any free one) for `memory`, a `Hindsight`.
 
-    Refuses, before binding, an empty token or no token off loopback. Use
-    `serve_forever()` in the foreground, or `with InspectorServer(...) as server:`
-    to run it in a background thread until the block ends.
+    Refuses, before binding, an empty token or no token off loopback. `serve_forever()` runs it in the foreground,
+    `with InspectorServer(...) as server:` in a background thread until the block ends.
     """
 
     def __init__(self, memory: Any, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,

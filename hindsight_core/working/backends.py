@@ -1,8 +1,7 @@
 """Where a session's messages live: in this process, or in Redis to share them between processes.
 
-A backend stores, per session key, an ordered list of opaque strings (the
-messages' JSON). It never interprets them; ordering, scoring and budgets are
-`WorkingMemory`'s business. Every backend has the same five calls:
+A backend stores, per session key, an ordered list of opaque strings (the messages' JSON); ordering, scoring and
+budgets are `WorkingMemory`'s business. Every backend has the same five calls:
 
     append(key, items) -> int     atomic; returns the new length
     read(key) -> list[str]        oldest first; [] for an unknown or expired session
@@ -10,9 +9,7 @@ messages' JSON). It never interprets them; ordering, scoring and budgets are
     clear(key)                    forget the session
     close()
 
-The session's time-to-live restarts at every append, so a session expires
-`ttl_seconds` after its last message. Redis is imported only when a
-`RedisBackend` is made, so the core does not need it installed.
+The session's time-to-live restarts at every append. Redis is imported only when a `RedisBackend` is made.
 """
 
 from __future__ import annotations
@@ -61,8 +58,7 @@ def _check_ttl(ttl_seconds: float | None) -> float | None:
 class InProcessBackend:
     """Sessions in a dict guarded by a lock: the default, for one process.
 
-    `ttl_seconds=None` (the default) keeps sessions for the life of the process;
-    `monotonic` is the clock the TTL is measured on (injectable for tests).
+    `ttl_seconds=None` (the default) keeps sessions for the life of the process; `monotonic` is the TTL's clock.
     """
 
     def __init__(self, *, ttl_seconds: float | None = None, monotonic: Callable[[], float] = time.monotonic) -> None:
@@ -136,12 +132,9 @@ def redact(url: str) -> str:
 class RedisBackend:
     """Sessions as Redis lists, so several agent processes share one session's working memory.
 
-    `url`: `redis://[:password@]host:port/db`, `rediss://…` (TLS) or `unix://…`.
-    Each message is one RPUSH of its JSON, sent with the PEXPIRE that refreshes
-    the session's TTL in one MULTI/EXEC transaction: concurrent appends from
-    several processes never lose or interleave a message. Keys are
-    `prefix + session key`. Raises `StoreUnavailableError` when Redis cannot be
-    reached, at construction (a PING) and on any later call.
+    `url`: `redis://[:password@]host:port/db`, `rediss://…` (TLS) or `unix://…`. Each message is one RPUSH sent
+    with the PEXPIRE that refreshes the TTL in one MULTI/EXEC transaction, so concurrent appends never lose or
+    interleave a message. Keys are `prefix + session key`. `StoreUnavailableError` when Redis cannot be reached.
     """
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, ttl_seconds: float | None = DEFAULT_TTL_SECONDS,

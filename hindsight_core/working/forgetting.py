@@ -1,11 +1,8 @@
 """How working memory lays out its sessions on a backend, and how forgetting reaches them.
 
-A session's messages live under the key `quote(user_id)/quote(session_id)`, so
-all of a user's sessions share the prefix `quote(user_id)/`. This module is the
-only place that knows it. `ForgetPurge` is the listener `WorkingMemory`
-subscribes with `Hindsight.on_forget`: when long-term memory forgets texts of a
-user, the messages with exactly those texts leave every session of that user on
-the backend; when it forgets everything of a user, all the user's sessions go.
+A session's messages live under the key `quote(user_id)/quote(session_id)`; this module is the only place that
+knows it. `ForgetPurge`, which `WorkingMemory` subscribes with `on_forget`, removes the messages with exactly the
+forgotten texts from every session of that user, or all the user's sessions when everything is forgotten.
 """
 
 from __future__ import annotations

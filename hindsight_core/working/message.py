@@ -1,9 +1,7 @@
 """Session messages: the record a working-memory backend stores, and how many tokens each costs.
 
-A message costs its content's tokens plus `MESSAGE_OVERHEAD` (4): chat formats
-wrap each message in framing tokens (OpenAI's `<|im_start|>{role}\\n … <|im_end|>\\n`
-is 3 tokens plus 1 for the role name). The 3 tokens that prime the reply are
-part of the answer reserve, not of the prompt.
+A message costs its content's tokens plus `MESSAGE_OVERHEAD` (4): the framing tokens chat formats wrap each
+message in. The 3 tokens that prime the reply are part of the answer reserve, not of the prompt.
 """
 
 from __future__ import annotations

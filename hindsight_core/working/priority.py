@@ -8,15 +8,9 @@ Each message in a session gets
     relevance = max(0, (cos(query, message) − b) / (1 − b))     (unit vectors; b: the embedder's baseline)
     density   = min(1, points / DENSITY_SATURATION)
 
-`turns_ago` is 0 for the newest message; a half-life of None switches that
-factor off. Density points: 1 per entity or number (names, dates, amounts,
-codes; at most `MAX_ENTITY_POINTS`), 2 for a correction, 2 for a confirmed
-parameter ("confirmed: 300 dpi", "let's go with…", "确认", "就用…"), 1.5 for a
-stated preference and 1 for a personal fact or a task result; small talk
-scores 0. The patterns are the write gate's, plus one for confirmations.
-
-The window is filled greedily from the highest priority down (see
-`select_within_budget`) and then emitted in chronological order.
+`turns_ago` is 0 for the newest message; a half-life of None switches that factor off. Density points (`density`)
+use the write gate's patterns plus one for confirmations. The window is filled greedily from the highest priority
+down (`select_within_budget`), then emitted in chronological order.
 """
 
 from __future__ import annotations
@@ -57,8 +51,7 @@ DENSITY_SATURATION = 4.0
 class PriorityConfig:
     """Weights of the three priority parts and the half-lives of the recency part.
 
-    A half-life of None turns that factor of recency off (e.g. `half_life_seconds=None`
-    for a replayed transcript whose timestamps mean nothing).
+    A half-life of None turns that factor of recency off (e.g. for a replayed transcript).
     """
 
     recency_weight: float = 0.3
@@ -125,9 +118,8 @@ def recency(turns_ago, seconds_ago, config: PriorityConfig):
 def relevance(query: np.ndarray | None, vectors: np.ndarray, baseline: float = 0.0) -> np.ndarray:
     """Cosine of each (unit) message vector with the (unit) query on the embedder's scale, clipped to [0, 1].
 
-    `baseline` is the cosine the embedder's unrelated texts sit at (`similarity_baseline`: 0 for
-    all-MiniLM-L6-v2, 0.58 for multilingual-e5-small), mapped to 0 as `config.on_similarity_scale` maps
-    thresholds; zeros without a query.
+    `baseline` is the cosine the embedder's unrelated texts sit at (`similarity_baseline`), mapped to 0 as
+    `config.on_similarity_scale` maps thresholds; zeros without a query.
     """
     if query is None or len(vectors) == 0:
         return np.zeros(len(vectors), dtype=np.float64)
@@ -167,8 +159,7 @@ def select_within_budget(costs: Sequence[int], priorities: Sequence[float], budg
                          pinned: Sequence[int] = ()) -> list[int]:
     """Positions to keep, ascending: the pinned ones, then the rest by priority (ties: newer first) while they fit.
 
-    A message too large for what is left is skipped and smaller, lower-priority ones
-    may still fit. The caller checks that the pinned messages fit on their own.
+    A message too large for what is left is skipped; the caller checks that the pinned messages fit on their own.
     """
     chosen = set(pinned)
     used = sum(costs[i] for i in chosen)

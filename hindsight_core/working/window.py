@@ -7,11 +7,9 @@
     messages = window.to_dicts()    # chronological; window.explain() says why each message is in or out
     wm.end_session()                # offers the session to long-term memory (through the write gate), then drops it
 
-Every message gets a priority (recency, relevance to the query, information
-density: see `hindsight_core.working.priority`); the window takes messages from
-the highest priority down while they fit the budget, always keeps the latest
-user message, and emits them in chronological order. By default the budget is
-the context limit minus a 20 % reserve for the model's answer.
+Every message gets a priority (`working.priority`); the window takes messages from the highest priority down while
+they fit the budget (by default the context limit less a 20 % reserve for the answer), always keeps the latest
+user message, and emits them in chronological order.
 """
 
 from __future__ import annotations
@@ -128,14 +126,11 @@ def _check_budget(budget: object) -> int:
 class WorkingMemory:
     """One session's working memory: its messages, and a token-budgeted window for the next model call.
 
-    `session_id` (and `user_id`, needed to hand the session to long-term memory)
-    name the session; two `WorkingMemory` objects with the same ids and a shared
-    backend (e.g. `RedisBackend`) see the same messages. `memory`: a `Hindsight`
-    whose embedder, clock and store `end_session()` uses. `embedder`: for
-    relevance (default: the memory's, else the library's default, multilingual-e5-small,
-    loaded on first use). `tokenizer`: anything with `count(text) -> int` (default cl100k_base);
-    each message costs its content's tokens plus `message_overhead`.
-    `context_limit` and `reserve_ratio` set the default budget (see `ContextBudget`).
+    `session_id` (and `user_id`, needed to hand the session to long-term memory) name the session; two objects with
+    the same ids and a shared backend (e.g. `RedisBackend`) see the same messages. `memory`: the `Hindsight` whose
+    embedder, clock and store `end_session()` uses. `embedder`: for relevance (default: the memory's, else the
+    library's default). `tokenizer`: anything with `count(text) -> int` (default cl100k_base); each message costs
+    its content's tokens plus `message_overhead`. `context_limit` and `reserve_ratio`: see `ContextBudget`.
     """
 
     def __init__(self, session_id: str, *, user_id: str | None = None, memory: MemoryAPI | None = None,
@@ -241,10 +236,8 @@ class WorkingMemory:
     def window(self, query: str | None = None, *, budget: int | None = None, pin: Iterable[str] = ()) -> Window:
         """The messages for the next model call, within `budget` tokens (default: `self.budget.available`).
 
-        `query` is what relevance is measured against (default: the latest user
-        message). The latest user message is always kept, and so are the
-        messages whose ids are in `pin`. Raises `ContextBudgetError` if those
-        alone do not fit.
+        `query` is what relevance is measured against (default: the latest user message). The latest user message
+        and the messages whose ids are in `pin` are always kept; `ContextBudgetError` if those alone do not fit.
         """
         limit = self.budget.available if budget is None else _check_budget(budget)
         if query is not None:
@@ -285,10 +278,8 @@ class WorkingMemory:
                     roles: Sequence[str] = ("user", "assistant", "tool")) -> list["WriteResult"]:
         """Offer the session's messages (of `roles`) to long-term memory through its write gate, then drop them.
 
-        Each message keeps its timestamp and is attributed by role (user, agent,
-        tool). Messages appended by another process meanwhile stay for the next
-        call. If a write fails, nothing is dropped. With `hand_off=False` the
-        session is simply dropped. Returns one `WriteResult` per message offered.
+        Each message keeps its timestamp and is attributed by role. Messages appended by another process meanwhile
+        stay; if a write fails, nothing is dropped. `hand_off=False` only drops. One `WriteResult` per message offered.
         """
         raws = self.backend.read(self.key)
         results: list[WriteResult] = []

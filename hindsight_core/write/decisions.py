@@ -1,20 +1,10 @@
 """The vectors the knowledge rules compare: a statement's text alone, never the turn it answers.
 
-A stored vector embeds a memory with the turn it answers (`preparing.embedding_text`):
-"yes, the blue one" is found by what it refers to. That helps recall and hurts
-every decision about what the user said: two repeats of one preference that answer
-different turns sit far apart, and a change of mind that answers the assistant sits
-close to whatever the assistant said. So duplicate merging, changes of mind,
-conflicts and consolidation groups compare statements on their text alone
-(`decision_vectors`), and recall keeps the context-bearing vectors. Nothing about
-the store changes: the text-alone vector is embedded when a rule needs it (passage
-side, one call per batch) and never stored.
-
-Only a statement a similarity rule compares is embedded again (`judged_on_text`): the
-user's own asserted words (a change of mind, a conflict or a group reads nothing else)
-that carry a context. Everything else (questions, agent and tool text, memories
-written alone, knowledge) is compared on the vector it is stored with, which for a
-memory with no context is already its text alone.
+A stored vector embeds a memory with the turn it answers (`preparing.embedding_text`), which helps recall and
+hurts every decision about what the user said: two repeats of one preference that answer different turns sit far
+apart. So duplicate merging, changes of mind, conflicts and consolidation groups compare statements on their text
+alone (`decision_vectors`), embedded when a rule needs it and never stored. Only the user's own asserted words
+that carry a context are embedded again (`judged_on_text`); everything else is compared on its stored vector.
 """
 
 from __future__ import annotations
@@ -39,8 +29,7 @@ def decision_vectors(records: Sequence[MemoryRecord], stored_vectors: np.ndarray
                      embed: EmbedTexts | None) -> np.ndarray:
     """One row per record: its text alone (`judged_on_text`, embedded in one call) or the vector it is stored with.
 
-    `stored_vectors[i]` is the vector `records[i]` is (or will be) stored with. With
-    no `embed`, the stored vectors come back unchanged (a copy).
+    `stored_vectors[i]` is the vector `records[i]` is (or will be) stored with; with no `embed`, a copy of them.
     """
     out = np.array(stored_vectors, dtype=np.float32, copy=True)
     if out.ndim != 2 or len(out) != len(records):

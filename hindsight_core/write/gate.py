@@ -1,27 +1,14 @@
 """The write gate: decides whether a turn is worth remembering, and says why.
 
-`RuleBasedGate` needs no model. Its first rule is that only content-free turns
-are skipped: greetings, thanks, acknowledgements ("ok", "sounds good", "好的"),
-laughter ("haha", "哈哈"), emoji, and questions about the present moment ("what
-time is it", "今天星期几"). Anything else that carries content is kept, and the
-gate says what kind of memory it is, in English and Chinese: a preference
-("from now on…", "以后都…"), a correction ("no, it should be…", "不对，应该是…"),
-a request that carries a parameter ("print it in landscape", "用Python写",
-"send it to Maria"), a task result, a personal fact, an event (it names
-entities: names, codes, dates, amounts), or plain dialogue. The kind sets the
-decay rate: requests and dialogue fade fastest, and repeated requests are
-consolidated into a preference.
+`RuleBasedGate` needs no model: only content-free turns are skipped (greetings, thanks, acknowledgements,
+laughter, emoji, questions about the present moment); anything else is kept, as the kind of memory it is, in
+English and Chinese (a preference, a correction, a request that carries a parameter, a task result, a personal
+fact, an event, or plain dialogue). The kind sets the decay rate. `LLMGate` asks any text-in/text-out callable for
+a JSON verdict, and falls back to the rules when the answer cannot be used.
 
-`LLMGate` asks any text-in/text-out callable (the LangChain and LlamaIndex
-adapters pass their chat models) for a JSON verdict, and falls back to the
-rules when the answer cannot be used.
-
-Text that did not come from the user is data: whatever a tool or an agent
-writes ("the user now prefers…", "from now on send…") is never typed as the
-user's preference, correction or request (`USER_ONLY_KINDS`); it is kept as a
-task result, a fact, an event or dialogue (`as_data`).
-
-A gate is any callable `(text, source) -> GateDecision`.
+Text that did not come from the user is data: a tool's or an agent's words are never typed as the user's
+preference, correction or request (`USER_ONLY_KINDS`, `as_data`). A gate is any callable
+`(text, source) -> GateDecision`.
 """
 
 from __future__ import annotations
@@ -156,9 +143,8 @@ _PARAMETER = _rx(
     r"用|按|以|成|给|到|横向|纵向|竖向|格式|双面|单面|彩色|黑白",
 )
 
-#: the speaker as a clause's subject: "I ..." (anywhere: "As a vegetarian I avoid meat"), "we ...", "my/our ...",
-#: and 我 / 我们 (not 我的, which
-#: may open someone else's news) in Chinese, where the topic often comes first ("冰水我不喝")
+#: the speaker as a clause's subject: "I ..." (anywhere), "we ...", "my/our ...", and 我 / 我们 (not 我的, which may
+#: open someone else's news) in Chinese, where the topic often comes first ("冰水我不喝")
 _FIRST_PERSON_SUBJECT = re.compile(
     r"(?:^|[,;:.!]\s+)(?:(?:and|but|so|well|oh|also|actually|honestly|yeah|yes|no)[, ]+)*"
     r"(?:i|we|my|our|i'm|i've|we're|we've)\b|(?-i:\bI\b)|"
@@ -192,10 +178,8 @@ USER_ONLY_KINDS = frozenset({EventType.PREFERENCE.value, EventType.CORRECTION.va
 
 
 def as_data(kind: str, source: Source, *, stated: bool = True) -> str:
-    """The event type text from `source` may carry: a user-only kind becomes a fact (or dialogue) for anyone else.
-
-    `stated`: whether the text states something (a question from a tool is dialogue, not a fact).
-    """
+    """The event type text from `source` may carry: a user-only kind becomes a fact (or dialogue, when `stated` is
+    False) for anyone else."""
     if Source(source) is Source.USER or kind not in USER_ONLY_KINDS:
         return kind
     return EventType.FACT.value if stated else EventType.DIALOGUE.value
@@ -213,15 +197,9 @@ def speaker(text: str) -> str | None:
 
 
 def content_words(text: str) -> int:
-    """How many words carry content: the rule the gate skips by.
-
-    Latin words count unless they are stop words (`text.STOP_WORDS`), filler
-    (`FILLER_WORDS`) or laughter ("hahaha", "lol"); numbers count. CJK text
-    counts one word per two characters (rounded up) that remain once filler
-    phrases (`你好`, `谢谢`, `好的`, `哈哈`, particles such as `吧` `呢`) are
-    removed. Emoji and punctuation count nothing, and so does one word repeated
-    three times or more.
-    """
+    """How many words carry content: the rule the gate skips by. Latin words count unless they are stop words,
+    filler (`FILLER_WORDS`) or laughter; numbers count; CJK text counts one word per two characters left once
+    filler phrases are removed. Emoji and punctuation count nothing, nor does one word repeated three times."""
     cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text))
     words = []
     for word in _LATIN_WORD.findall(HAN_CHAR.sub(" ", text).lower()):
@@ -253,14 +231,8 @@ def asks_for_nothing(text: str) -> bool:
 
 
 def is_request(text: str) -> bool:
-    """A request that carries a parameter: the shape of an ask (`REQUEST`) and a parameter (`_PARAMETER`).
-
-    "Print the sales report in landscape, please.", "Landscape orientation again
-    for this invoice printout.", "send it to Maria", "用Python写", "把报告发给张伟"
-    are requests; "Print it." (no parameter) and "I printed it in landscape" (a
-    statement) are not. Questions are not requests unless they are polite asks
-    ("Could you send it to Maria?").
-    """
+    """A request that carries a parameter: the shape of an ask (`REQUEST`) and a parameter (`_PARAMETER`), as in
+    "send it to Maria" or "用Python写"; a question only when it is a polite ask ("Could you send it to Maria?")."""
     body = strip_speaker(text)
     if not REQUEST.search(body):
         return False
@@ -294,8 +266,7 @@ class RuleBasedGate:
         body = strip_speaker(text)
         if TRIVIAL.search(body):
             return GateDecision(False, EventType.DIALOGUE.value, ("small talk or a trivial request",), 0.0)
-        # an agent's or a tool's one word ("Ordered.", "Done!", "You're welcome.") acknowledges, as the user's "ok"
-        # does: the user's one word may answer a question ("Postgres."), theirs tells nothing the turn did not
+        # an agent's or a tool's one word ("Ordered.", "Done!") acknowledges; the user's may answer a question
         if content_words(body) < self.min_content_tokens + (source is not Source.USER):
             return GateDecision(False, EventType.DIALOGUE.value,
                                 ("no content: a greeting, thanks, an acknowledgement or emoji",), 0.0)
@@ -348,8 +319,7 @@ Message (from the {source}):
 class LLMGate:
     """A write gate backed by a language model: `llm` takes a prompt and returns its answer text.
 
-    If the answer is not the JSON asked for, the rule-based verdict is used and
-    its reasons say so; the gate never raises because a model misbehaved.
+    If the answer is not the JSON asked for, the rule-based verdict is used and its reasons say so.
     """
 
     def __init__(self, llm: Callable[[str], str], fallback: WriteGate | None = None) -> None:

@@ -6,19 +6,17 @@
         def replaced(self, questions: Sequence[Question]) -> list[frozenset[str]]: ...
         def same(self, groups: Sequence[Sequence[MemoryRecord]]) -> list[bool]: ...
 
-Both take a whole write batch's questions at once, so a judge backed by a model answers a batch in one call; the
-write queue runs writes behind the agent (`session.write_queue`), so that call is off the agent's path.
+Both take a whole write batch's questions at once, so a judge backed by a model answers a batch in one call, off
+the agent's path (`session.write_queue`).
 
-* `RuleJudge`, the default, offline: the hand-written rules (`rules.is_change_of`, applied to one statement per
-  layer by `changed_by`, and `rules.is_conflict`); every group the rules form (`consolidate.groups`) says one thing.
-* `ModelJudge(llm)`: any text-in/text-out model (the adapters pass the agent's own chat model:
-  `hindsight_langchain.llm_judge`, `hindsight_llamaindex.llm_judge`) answers a versioned prompt (`PROMPT_VERSION`)
-  with the dates and speakers of both statements, and its JSON answer decides; when the answer can't be used, the
-  rules decide (`fallback`), and the failure is counted (`ModelJudge.failures`).
+* `RuleJudge`, the default, offline: the hand-written rules (`rules.is_change_of` through `changed_by`, and
+  `rules.is_conflict`); every group the rules form (`consolidate.groups`) says one thing.
+* `ModelJudge(llm)`: any text-in/text-out model answers a versioned prompt (`PROMPT_VERSION`) with the dates and
+  speakers of both statements; when its answer can't be used, the rules decide (`fallback`), and the failure is
+  counted (`ModelJudge.failures`).
 
-Write-time decisions are only made with `SemanticConfig.detect_conflicts` (supersession) and consolidation; with
-neither, recall orders what is current on its own (`recall.timeline`), and a judge's verdict, when one is made,
-is a stronger form of the same relation there.
+Write-time decisions are only made with `SemanticConfig.detect_conflicts` and consolidation; with neither, recall
+orders what is current on its own (`recall.timeline`).
 """
 
 from __future__ import annotations
@@ -61,16 +59,11 @@ class KnowledgeJudge(Protocol):
 
 def changed_by(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]], cfg: SemanticConfig) -> set[str]:
     """The ids a change of mind replaces (`rules.is_change_of`): of the statements it may replace that are about
-    the same subject (`rules.subject_refused`: a shared topic word, or a cosine standing out from the new
-    statement's other neighbours in the script of the one replaced: a user who writes in two languages has two
-    clusters of statements, and their mixture is no background), one episode and one piece of knowledge, each
-    the oldest of those sharing a topic word with it (`rules.shares_topic`), then the closest, then by id, so the
-    choice never depends on the engine's order. The oldest: what a change replaces is the value that stood
-    before it, while what was said on the subject since is more often the new value told first without a change
-    word ("I've gone over to hardwax oil", then "I use the Osmo hardwax now") or a story; on the knowledge set
-    and its held-out slices this ranking makes fewer wrong changes than the one sharing the most topic words
-    (`python -m benchmarks.knowledge --variants "hindsight, supersession on"`: 123 right of 135 against 121 of
-    137 on the four sets)."""
+    the same subject (`rules.subject_refused`, on the neighbours in the script of the one replaced: a user who
+    writes in two languages has two clusters of statements), one episode and one piece of knowledge, each the
+    oldest of those sharing a topic word with it (`rules.shares_topic`), then the closest, then by id, so the
+    choice never depends on the engine's order. The oldest, because what a change replaces is the value that stood
+    before it; what was said on the subject since is more often the new value told first without a change word."""
     if not says_change(record.raw_content):
         return set()
     chosen = (replaced_in_layer(record, neighbours, cfg, layer) for layer in (Layer.EPISODIC, Layer.SEMANTIC))
@@ -103,10 +96,8 @@ def _as_if_standing(old: MemoryRecord) -> MemoryRecord:
 
 def _tells_again(record: MemoryRecord, replaced_by: str, neighbours: list[tuple[float, MemoryRecord]]) -> bool:
     """Whether `record`, whose subject is a statement a change already replaced, tells that change again: it shares
-    a topic word with the statement that replaced it ("I'm driving now, not sorting" after "they've asked me to
-    drive the van… No more sorting for me"), so it replaces nothing more (not the next statement on the subject,
-    a colleague's or a story's). A change that names none of the replacing statement's words ("I moved to Paris",
-    then "Now I live in Berlin") is a new one, and replaces the statement next in line."""
+    a topic word with the statement that replaced it, so it replaces nothing more. A change that names none of the
+    replacing statement's words is a new one, and replaces the statement next in line."""
     by = next((other for _, other in neighbours if other.id == replaced_by), None)
     return by is not None and shares_topic(record.raw_content, by.raw_content)
 

@@ -1,15 +1,10 @@
 """The write path's first stage: one offered text becomes a record to store, or a reason not to.
 
-In order: validate the text and every option (`request.WriteOptions.checked`: a
-careless or hostile caller gets an `InvalidInputError` before any work), the write audit (is it safe to keep?
-rejected text is not stored, quarantined text is stored but never recalled; an
-agent or tool write is also read with its session's recent ones, `safety.session_window`),
-the write gate (is it worth keeping? `force` skips this, never the audit),
-then the record with its confidence scaled by who wrote it. The turn a text answers (its `context`) is
-screened too: one the audit held back, here or when it was written, is not kept with it (`screened_context`). Text that did not
-come from the user is data: an `event_type` the caller asks for is kept only
-if it fits the source (`gate.as_data`: a tool's "preference" is stored as a
-fact, and the reasons say so). Nothing here touches storage or the embedder.
+In order: validate the text and every option (`WriteOptions.checked`), the write audit (rejected text is not
+stored, quarantined text is never recalled; `safety.session_window` for an agent's or a tool's), the write gate
+(`force` skips it, never the audit), then the record with its confidence scaled by who wrote it. The turn a text
+answers is screened too (`screened_context`). An `event_type` the caller asks for is kept only if it fits the
+source (`gate.as_data`). Nothing here touches storage or the embedder.
 """
 
 from __future__ import annotations
@@ -33,17 +28,15 @@ from .gate import SOURCE_TRUST, USER_ONLY_KINDS, WriteGate, as_data
 
 #: the record fields worked out below from an option (a default, the gate's kind and confidence, the audit's note)
 _WORKED_OUT = frozenset(("timestamp", "layer", "event_type", "entities", "confidence", "source", "metadata"))
-#: the options a record keeps as checked, under the same name (`session_id`, `agent_id`, `context`; `force` and
-#: `merge_duplicates` are instructions to the write, not fields of a record)
+#: the options a record keeps as checked, under the same name (`force` and `merge_duplicates` instruct the write)
 KEPT_AS_GIVEN = tuple(f.name for f in dataclasses.fields(WriteOptions)
                       if f.name in {r.name for r in dataclasses.fields(MemoryRecord)} and f.name not in _WORKED_OUT)
 
 
 def screened_context(options: WriteOptions, audit: AuditMemory) -> tuple[WriteOptions, tuple[str, ...]]:
-    """`options` without their context when the audit holds that turn back: held when it was written in this
-    process (alone, or with its session's other writes), or held now, read as whoever said it (the metadata's
-    `ANSWERS_KEY`; an agent when it does not say). A relay of a poisoned page must not reach the prompt as the
-    turn the user's reply answers. Returns the options and the reasons to add to the gate's."""
+    """`options` without their context when the audit holds that turn back, now (read as whoever said it,
+    `ANSWERS_KEY`) or when it was written in this process: a relay of a poisoned page must not reach the prompt.
+    Returns the options and the reasons to add to the gate's."""
     if options.context is None:
         return options, ()
     said_by = (options.metadata or {}).get(ANSWERS_KEY)

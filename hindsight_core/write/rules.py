@@ -2,37 +2,13 @@
 
 Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours.
 
-- **Duplicates**: a new memory equal to an active one after normalisation, or at
-  least `duplicate_similarity` similar and made of the same words (`is_duplicate`),
-  is merged into it (confirmations+1); one that differs in a value is a new statement.
-- **Conflicts**: a new statement of the user's supersedes an older one (the old
-  one keeps living with lower confidence and `superseded_by` set) when
-  - it sets the same single-valued attribute (where they live, a favourite
-    colour, landscape or portrait; `cues.attributes`) to a different value
-    (`is_conflict`), or
-  - it says a value changed (`mood.marks_change`: "now", "switched", "no
-    longer", 改用, 不再, 现在), both are stated by one holder (`change_refused`),
-    the two are about the same subject (close on the embedder's own scale, and a
-    shared topic word or a cosine that stands out: `subject_refused`), and it names
-    a value the older one does not; `writing.plan_writes` applies this to one such
-    statement per layer (the oldest sharing a topic word, then the closest).
-  Neither fires on a question, a conditional, a wish or a seeming, quoted or reported speech,
-  or someone else's change (`mood`); a change is read in the sentence and clause that carry
-  its change word, so an aside ("You know what? My best friend is moving") or a later report
-  ("…, 编辑说更有气势") is told apart, and a clause of feeling or knowing ("now I feel so
-  regretful", "现在感觉好难过") states a mood of the moment, never a value to replace. A clause about
-  the listener or a third person that names no one of the speaker's side ("even though you can't
-  volunteer anymore", "now they're always together") is someone else's change; a span of holding up to
-  now ("I've had her for two years now", 我现在学钢琴三年了: `mood.held_for_days`) says the state began that
-  long ago and continued, so it replaces only what was said before it began (a span of no stated length,
-  "for a while now", 好久了, may have begun at any time: nothing); and a past habit
-  ("I used to bake cookies with someone close to me": `mood.past_habit_clauses`) names no new value, so
-  it ends only a statement that shares a topic word with its clause ("I love hiking").
-- **Candidates for knowledge**: whatever the user asserts (`mood.asserts`), whatever
-  kind the gate filed it as, never questions, hypotheticals, quotes or other people's
-  news, never a task's outcome, and never an agent's or a tool's words
-  (`consolidation_candidates`); whether it is said again in the same sense is for
-  `consolidate.groups` to decide.
+- **Duplicates** (`is_duplicate`) merge into the statement they repeat (confirmations+1).
+- **Conflicts**: a new statement of the user's supersedes an older one (which lives on with lower confidence and
+  `superseded_by` set) when it sets the same single-valued attribute to another value (`is_conflict`), or says
+  that a value changed (`change_refused` gives the conditions, `CHANGE_STEPS` their order); neither fires on
+  what is asked, supposed, quoted or reported, nor on someone else's change (`mood`).
+- **Candidates for knowledge** (`consolidation_candidates`): whatever the user asserts, except a task's outcome
+  and news of a change; whether it is said again in the same sense is for `consolidate.groups` to decide.
 """
 
 from __future__ import annotations
@@ -64,10 +40,8 @@ def content_tokens(text: str) -> frozenset[str]:
 
 def is_duplicate(new_text: str, old_text: str, similarity: float, cfg: SemanticConfig) -> bool:
     """Whether `new_text` says what `old_text` says: equal after normalisation, or close on the embedder's scale
-    and made of the same words, negated alike. A statement that differs in one number, name, date, place or
-    negation ("The PIN for my gym locker is 4472" after "... is 4471", 上海办公室 after 北京办公室) is a new
-    statement, never merged away: a merge keeps only what says the same thing.
-    """
+    and made of the same words, negated alike; one that differs in a number, name, date, place or negation is a
+    new statement."""
     if normalise_for_duplicates(new_text) == normalise_for_duplicates(old_text):
         return True
     return similarity >= cfg.duplicate_similarity and _words(new_text) == _words(old_text) \
@@ -126,9 +100,8 @@ def asserted(text: str) -> bool:
 
 @per_text
 def _states(text: str) -> bool:
-    """Stated as holding: no question, conditional or wish, quote or reported speech (`mood.reports`: "he says
-    his dad is an astronaut" reports a claim, quoted or not). What the user says of
-    someone in their life ("my son Leo is in year 3") is stated too; `_about_others` tells it apart."""
+    """Stated as holding: no question, conditional or wish, quote or reported speech (`mood.reports`); what the
+    user says of someone in their life is stated too (`_about_others` tells it apart)."""
     body = strip_speaker(text)
     return not is_question(text) and not mood.supposes(body) and not mood.reports(body)
 
@@ -174,11 +147,9 @@ _SOFTENED_IMPERATIVE = re.compile(r"(?:^|[，,。；;！!])\s*[\u4e00-\u9fff]{1,
 
 @per_text
 def for_one_occasion(text: str) -> bool:
-    """A request tied to a day on the calendar ("Remind me to pick up the dry cleaning on Thursday", "帮我整理一下今天的
-    会议纪要", "the weather in Suzhou in May"): a task for that occasion, not a standing rule, however often such
-    tasks come. A request is an ask's shape (`asks`) or, in Chinese, a verb softened by 一下 ("查一下大理十月的天气").
-    A habit or a standing condition (`timeparse.HABIT`: "every Monday", "whenever", 每周, "写周报的时候") makes it one, and a
-    time counted from an event ("Remind me the night before") names no occasion (`timeparse.names_a_day`)."""
+    """A request tied to a day on the calendar ("Remind me to pick up the dry cleaning on Thursday"): a task for
+    that occasion, not a standing rule. A request is an ask's shape (`asks`) or, in Chinese, a verb softened by
+    一下; a habit (`timeparse.HABIT`) or a time counted from an event (`timeparse.names_a_day`) names none."""
     body = strip_speaker(text)
     return (asks(text) or bool(_SOFTENED_IMPERATIVE.search(body))) and timeparse.names_a_day(body) and \
         not timeparse.HABIT.search(body)
@@ -201,18 +172,10 @@ def text_script(text: str) -> str:
     return "cjk" if len(HAN_CHAR.findall(text)) * 3 >= letters else "latin"
 
 
-
 def same_subject_floor(new_text: str, old_text: str, cfg: SemanticConfig) -> float:
-    """The cosine from which two statements are about the same thing, for a change of mind.
-
-    Both are on the embedder's scale (`config.scaled_for_embedder`): `conflict_similarity`
-    for two texts in one script, `correction_similarity` across scripts (an English and a
-    Chinese sentence saying the same thing sit lower: with multilingual-e5-small,
-    "我不吃香菜" is at 0.98 from "香菜我是不吃的" and at 0.87 from "I don't eat coriander").
-    The rank (`judge.changed_by`: only the closest statement, standing out from the
-    user's other statements) does the rest; without enough other statements to say what
-    stands out (`background=False`), the two must also share a topic word (`shares_topic`).
-    """
+    """The cosine from which two statements are about the same thing, for a change of mind: on the embedder's
+    scale (`config.scaled_for_embedder`), `conflict_similarity` within one script and `correction_similarity`
+    across scripts, where a sentence and its translation sit lower."""
     return cfg.conflict_similarity if text_script(new_text) == text_script(old_text) else cfg.correction_similarity
 
 
@@ -223,21 +186,19 @@ def lowest_subject_floor(cfg: SemanticConfig) -> float:
 
 
 #: CJK characters too common to name a subject
-_CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
+CJK_FUNCTION = frozenset("我你他她它们的了是在有和也都就不这那一个很吗呢吧啊么没要会对说去到把被给")
 #: CJK numerals and the words of times: "九点", "周一", "三楼" name a value, never the subject
 _CJK_NUMERAL = frozenset("零一二两三四五六七八九十百千万点半")
 
 
 @per_text
 def topic_words(text: str) -> frozenset[str]:
-    """Words that can name what a statement is about ("backend", "jira", "周报", "朗逸"): Latin content tokens
-    and the character pairs of each CJK run, without change markers, numbers (digits or CJK numerals) or common
-    CJK characters. A Latin
-    name inside a Chinese sentence ("从 Jira 换到 Linear") is a topic word in both languages."""
+    """Words that can name what a statement is about: Latin content tokens and the character pairs of each CJK
+    run, without change markers, numbers or common CJK characters; a Latin name in a Chinese sentence counts."""
     body = mood.without_markers(strip_speaker(text))
     latin = {t for t in content_tokens(body) if not t.isdigit() and not HAN_CHAR.search(t)}
     pairs = {run[i:i + 2] for run in _CJK_RUN.findall(body) for i in range(len(run) - 1)}
-    return frozenset(latin | {p for p in pairs if not set(p) & (_CJK_FUNCTION | _CJK_NUMERAL)})
+    return frozenset(latin | {p for p in pairs if not set(p) & (CJK_FUNCTION | _CJK_NUMERAL)})
 
 
 def shares_topic(a: str, b: str) -> bool:
@@ -246,17 +207,12 @@ def shares_topic(a: str, b: str) -> bool:
 
 
 #: how far (in standard deviations) the statement a change replaces must stand out from the new statement's other
-#: neighbours in its script (`judge.changed_by`), on the statements' texts alone (`write.decisions`); measured with
-#: multilingual-e5-small by `benchmarks/knowledge_calibration.py` (`with_contexts`: every statement carries the turn
-#: it answers) on LoCoMo, madial's dialogues and memories (zh, en) and multilingual.jsonl: from 3.0 to 3.5 the real
-#: change-worded statements that would replace something fall by about a third and the planted changes found by
-#: about 2%; above 3.5 the planted ones fall and the real ones barely do
+#: neighbours in its script (`judge.changed_by`), on the texts alone; `benchmarks/knowledge_calibration.py` sets it
 STANDS_OUT = 3.5
 #: fewer other neighbours than this say nothing about the background: the floor alone decides
 MIN_BACKGROUND = 5
 #: a statement of this many sentences or more tells several things: a shared word alone does not make its change
-#: about an earlier statement (`subject_refused`); on LoCoMo's chit-chat 138 supersessions -> 28 with the grammar
-#: rules of `mood.CHANGE`, none lost on the labelled set at three (two loses "Sold the Civic. I drive a Yaris now.")
+#: about an earlier statement (`subject_refused`)
 LONG_TURN = 3
 
 
@@ -270,13 +226,10 @@ def stands_out(similarity: float, others: Sequence[float]) -> bool:
 
 
 def subject_refused(new_text: str, old_text: str, similarity: float, others: Sequence[float]) -> str | None:
-    """Whether a change of mind and the statement it would replace are about the same subject, past the floor
-    (`same_subject_floor`): they share a topic word (`shares_topic`: "Heroku", "朗逸", a name kept in either
-    language), or the old one stands out from the new one's other neighbours in its script (`others`,
-    `stands_out`). Without enough neighbours to say what stands out (`MIN_BACKGROUND`), a cosine alone never
-    decides: "stand-out" when it fails, None when they are. A turn of three sentences or more
-    (`LONG_TURN`) tells several things ("Thanks, Mel! My goal is ... Now the hard work starts."): a word it
-    shares with an earlier statement does not show that its change is about that one, which must stand out too."""
+    """Why a change of mind and the statement it would replace are not about the same subject, or None: they
+    share a topic word (`shares_topic`) or the old one stands out from the new one's other neighbours
+    (`stands_out`). Without `MIN_BACKGROUND` neighbours a cosine alone never decides, and in a turn of
+    `LONG_TURN` sentences or more the old one must stand out too."""
     if len(mood.sentences(new_text)) >= LONG_TURN and len(others) >= MIN_BACKGROUND and not stands_out(similarity, others):
         return "stand-out"
     if shares_topic(new_text, old_text):
@@ -294,22 +247,10 @@ def is_change_of(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: S
 
 def change_refused(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig, *,
                    background: bool = True) -> str | None:
-    """The first step at which `new` is not a change of what `old` stated (`CHANGE_STEPS`), or None when it is.
-
-    Both are the user's, by the same speaker, and asserted (`asserted`); `new`
-    carries a change marker (`mood.marks_change`: "switched to", "now", "no
-    longer", 改用, 换成, 不再, and no "still" / 仍然), in a clause that tells no feeling or
-    thought (`mood.change_is_state_of_mind`) and a sentence or clause not about someone else
-    (`mood.change_about_someone_else`); `old` tells no occasion just past (`timeparse.tells_one_past_occasion`:
-    "We had a vendor pitch yesterday": what happened then is no value to replace); when all it marks is a span of
-    holding up to now
-    (`mood.held_for_days`: "for two years now"), `old` was said before that span began, and when all it marks
-    is a past habit ("used to": `mood.past_habit_clauses`), `old` shares a topic word with that clause; the two
-    are about the same
-    thing (`same_subject_floor`); and `new` names a value `old` does not (the old
-    value may be named too: "blue now, not red anymore"). `writing.plan_writes`
-    applies it to the closest such statement only.
-    """
+    """The first step at which `new` is not a change of what `old` stated (`CHANGE_STEPS`), or None when it is:
+    both the user's, one speaker, both stated, `new` marks a change (`mood.marks_change`) that is no state of
+    mind nor someone else's, about the same subject (`same_subject_floor`), naming a value `old` does not.
+    `writing.plan_writes` applies it to the closest such statement only."""
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return "inactive"
     if new.source is not Source.USER or old.source is not Source.USER:
@@ -371,16 +312,10 @@ CHANGE_STEPS = ("inactive", "not the user's", "kind", "an order", "another speak
 def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: SemanticConfig) -> bool:
     """Whether `new` sets a different value for one of the single-valued attributes `old` sets.
 
-    Both must be the user's own statements (text from an agent or a tool is data:
-    it never replaces what the user said) and neither a question. They must set
-    the same attribute (`cues.attributes`: where the user lives, a phone number,
-    a favourite colour, a group of exclusive values such as landscape / 纵向,
-    in either language), and differ on it: two exclusive values of the group
-    (`cues.exclusive_clash`), or, for other attributes, words only one side
-    has. Near-duplicates confirm, never supersede. Events ("I went to Paris")
-    and follow-up tasks ("Run the integration tests now") set no attribute, so
-    they never supersede anything. `similarity` is not consulted: a fixed cosine
-    cut-off on one model's scale says nothing about the same slot.
+    Both must be the user's own standing statements, asserted, by one speaker, setting the same attribute
+    (`cues.attributes`) and differing on it: two exclusive values of a group (`cues.exclusive_clash`) or, for
+    other attributes, words only one side has. `similarity` is not consulted: a fixed cosine cut-off on one
+    model's scale says nothing about the same slot.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return False
@@ -420,25 +355,15 @@ def _value_words(text: str) -> set[str]:
     return words
 
 
-#: kinds of episode that never become the user's knowledge: a task's outcome is what a tool did, not what the user
-#: holds; everything else the user asserts can be said again (the gate files "我不吃香菜" as dialogue, "I print
-#: everything in landscape" as a fact: its kind is a guess about wording, not about whether it can repeat)
+#: kinds of episode that never become the user's knowledge: a task's outcome is what a tool did; everything else
+#: the user asserts can be said again, whatever kind the gate guessed from its wording
 _NEVER_KNOWLEDGE = frozenset({EventType.TASK_RESULT.value})
 
 
 def consolidation_candidates(records: Sequence[MemoryRecord]) -> list[int]:
-    """Indices of the episodes that may still be consolidated.
-
-    Whatever the user asserts (`asserted`: not a question, a conditional or
-    wish, quoted speech or news about someone else), whatever kind the gate
-    filed it as, said by the user (an agent's or a tool's words never become
-    the user's knowledge), active, not yet consolidated or superseded, not
-    a task's outcome, and not news of a change (`says_change`: "the wedding moved
-    to June 6", "工资卡换成工行的了": supersession's to decide; grouped with what
-    is said next about the new value it makes a story of one change, not a
-    statement said again). Whether it says the same thing often enough is for
-    the groups to decide (`consolidate.groups`).
-    """
+    """Indices of the episodes that may still be consolidated: the user's active asserted statements
+    (`asserted`), not yet consolidated or superseded, not a task's outcome, and not news of a change
+    (supersession's to decide); whether one is said again often enough is for `consolidate.groups`."""
     return [i for i, r in enumerate(records)
             if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE and not r.consolidated_into
             and not r.superseded_by and r.source is Source.USER and r.event_type not in _NEVER_KNOWLEDGE

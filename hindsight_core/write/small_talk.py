@@ -1,35 +1,19 @@
 """Small talk: words said to the listener to keep a conversation going, not about the speaker.
 
-Two friends say "Thanks, Evan! Your support means a lot", "Catch you later!" and "I'll keep you
-posted" on day after day. Said three times on three days, such words looked like a standing
-statement to consolidation: on all of LoCoMo, every group it formed was one
-(`benchmarks/decisions.py`). Two readings of a statement's shape tell them apart, neither keyed
-to what it is about:
+Such words ("Thanks, Evan! Your support means a lot", "Catch you later!") said on three days looked like a
+standing statement to consolidation. Two readings of a statement's shape tell them apart, neither keyed to what
+it is about:
 
-- `addresses`: it speaks to another speaker of the conversation by name ("Thanks, Gina!", "Bye
-  Jon!", "Glad I could help, Maria.", "Thanks for your support, Deb!"): a transcript's speaker
-  labels say who takes part (`gate.speaker`), and a name set off by a comma, or followed by a
-  mark that ends a clause, is said to that person. Mentioned inside a clause ("I went hiking
-  with Jon and his dog") the name is what the sentence is about, and counts for nothing here.
-- `said_to_listener`: every sentence either carries no content at all (`gate.content_words`:
-  thanks, greetings, laughter), or speaks to the listener (a second-person word, a name set off)
-  and names at most `LISTENER_WORDS` things besides ("Your support means a lot", "Take care of
-  yourself", "谢谢你的支持"), or, in English, names no one at all and at most as many things
-  ("Stay safe!", "Talk soon.", "Thanks for the recommendation!"): English needs a subject, so
-  such a sentence is an imperative or an exclamation said to the listener; a negated one is a
-  standing rule however short ("No dairy, ever."). The speaker as the object of the verb a
-  sentence opens with ("Let me know how it goes", "Join us!") is not its subject: the listener
-  is. Chinese drops its subjects ("不吃香菜" is a standing statement), so that third reading is
-  for Latin script alone. A standing request to
-  an assistant speaks to it too, but names its task ("Anything you suggest for weekends must
-  allow dogs", "你改过的句子都用【】括起来") or has a request's shape ("Aisle seat again, please":
-  `gate.REQUEST`).
+- `addresses`: it speaks to another speaker of the conversation by name, set off by a comma or a clause mark
+  (a transcript's speaker labels say who takes part, `gate.speaker`); a name inside a clause counts for nothing.
+- `said_to_listener`: every sentence carries no content (`gate.content_words`), or speaks to the listener (a
+  second-person word, a name set off) and names at most `LISTENER_WORDS` things besides, or, in English only
+  (Chinese drops its subjects), names no one and at most as many things: English needs a subject, so such a
+  sentence is said to the listener; a negated one is a standing rule however short. The speaker as the object of
+  an opening verb ("Let me know") is not its subject. A standing request names its task or has a request's shape
+  (`gate.REQUEST`).
 
-A note in square brackets ("[shared a photo: a bookcase]", "[laughs]") is a transcript's record of
-what was done or attached, not words said: the shape is read without it.
-
-Measured by `python -m benchmarks.decisions` (LoCoMo's groups, each labelled by reading) and
-`python -m benchmarks.knowledge` (our knowledge set's labelled repetitions): see `LISTENER_WORDS`.
+A note in square brackets ("[laughs]") records what was done, not words said: the shape is read without it.
 """
 
 from __future__ import annotations
@@ -43,12 +27,8 @@ from ..language.text import HAN_CHAR
 from ..language.text_cache import per_text
 from .gate import FILLER_WORDS, REQUEST, content_words, strip_speaker
 
-#: how many content words a sentence said to the listener may name and still be small talk. Of our knowledge
-#: set's 369 user turns labelled as repetitions of a standing statement, 1 reads as small talk at 2 ("Reminder:
-#: aisle, aisle, aisle.": one word said over and over). With consolidation after each write on, all of LoCoMo
-#: formed 38 groups, every one a pleasantry; with small talk kept out of groups, 3, all still wrong (2 once a
-#: promise of the moment reads as a plan: `mood.supposes`), and none once the speaker as the object of an opening
-#: verb and a transcript's note in brackets read as such (`python -m benchmarks.decisions`, labelled by reading)
+#: how many content words a sentence said to the listener may name and still be small talk
+#: (`python -m benchmarks.decisions` and `python -m benchmarks.knowledge` measure it)
 LISTENER_WORDS = 2
 
 #: the listener in the second person: you, your, yourself, ya; 你, 您

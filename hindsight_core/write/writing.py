@@ -1,15 +1,10 @@
 """Planning a batch of writes against what a user already remembers.
 
-For each new record, in order: a near-duplicate of an active memory from the
-same source is merged into it (confirmations + 1) instead of being stored (an
-agent repeating the user's words never becomes the user's confirmation); otherwise it is stored,
-older exclusive statements it contradicts are superseded (confidence lowered,
-`superseded_by` set), and semantic memories it agrees with are re-confirmed.
-`plan_writes` is pure: it sees each new record's nearest stored neighbours
-(`stored_neighbours` asks the engine for them, for the whole batch at once),
-and `Hindsight` commits the plan to the store in one journaled step. Every
-cosine a rule reads is between statements' texts alone (`decisions.decision_vectors`),
-not the context-bearing vectors recall uses.
+For each new record, in order: a near-duplicate of an active memory from the same source is merged into it
+(confirmations + 1); otherwise it is stored, the older statements it supersedes are marked (`write.rules`), and
+knowledge it agrees with is re-confirmed. `plan_writes` is pure over each record's nearest stored neighbours
+(`stored_neighbours`, one engine call for the batch), and `Hindsight` commits the plan in one journaled step.
+Every cosine a rule reads is between statements' texts alone (`decisions.decision_vectors`).
 """
 
 from __future__ import annotations
@@ -76,8 +71,6 @@ class WritePlan:
             self.updates[record.id] = record
         for i in self._holding.get(record.id, ()):
             self.outcome[i] = record
-
-
 
 
 def neighbour_floor(cfg: SemanticConfig) -> float:
@@ -167,9 +160,8 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
 def _fades_no_faster(record: MemoryRecord, neighbours: list[tuple[float, MemoryRecord]],
                      cfg: SemanticConfig) -> MemoryRecord:
     """`record` with the slowest decay rate and the highest confidence of the user's stored statements on its
-    subject (close on the texts alone: `conflict_similarity`), where its own are lower: a correction filed as a
-    fact ("I've gone vegetarian") never fades faster than the preference it corrects, whatever kind the gate
-    guessed for each (retention = confidence · exp(−λ·Δt), `decay`)."""
+    subject (close on the texts alone: `conflict_similarity`), where its own are lower: a correction never fades
+    faster than what it corrects, whatever kind the gate guessed for each."""
     if record.source is not Source.USER or is_question(record.raw_content):
         return record
     same = [old for sim, old in neighbours
@@ -185,14 +177,11 @@ def _fades_no_faster(record: MemoryRecord, neighbours: list[tuple[float, MemoryR
 class _EarlierInBatch:
     """The active records of a batch stored before each one, narrowed to those a write rule could act on.
 
-    A rule acts on an earlier record only if it is a near-duplicate (close, or the same text), knowledge it
-    may confirm (close), or sets one of the attributes the new one sets (a conflict): the others are left out
-    before any exact cosine is taken, so a large batch is not compared pair by pair.
+    A rule acts on an earlier record only if it is a near-duplicate, knowledge it may confirm, or sets one of the
+    new one's attributes: the others are left out before any exact cosine is taken.
     """
 
-    #: the batch's cosines come from one matrix-vector product per record (a matrix product of a whole batch
-    #: is slower on a busy machine, and a batch of 10,000 would need 400 MB for it); a margin keeps every
-    #: pair a rule's threshold may admit
+    #: a margin keeps every pair a rule's threshold may admit (cosines come from one matrix-vector product per record)
     _MARGIN = 1e-3
 
     def __init__(self, records: list[MemoryRecord], vectors: np.ndarray, cfg: SemanticConfig) -> None:
@@ -236,10 +225,9 @@ def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord]
     """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up), scored on the
     decision vectors (`decide`, `decisions.decision_vectors`; the neighbours' own embedded with `embed`).
 
-    The engine is asked once per floor for the whole batch, with the stored vectors and, for a record
-    judged on its text alone, with that vector too (the two find different neighbours: the turn it answers
-    pulls the first one away). A record judged on its text is fetched from no floor, since the engine's
-    cosine is not the one a rule reads. Nothing when no write rule looks at neighbours."""
+    The engine is asked once per floor for the whole batch, with the stored vectors and, for a record judged on its
+    text alone, with that vector too (the turn it answers pulls the first one away). Nothing when no write rule
+    looks at neighbours."""
     stored: list[list[Hit]] = [[] for _ in records]
     if not (cfg.merge_duplicates or cfg.detect_conflicts):
         return stored
