@@ -302,7 +302,6 @@ def _most_decisive(systems: dict, key: str, made: str) -> tuple[str, dict]:
 def knowledge_section(report: dict, image_prefix: str) -> list[str]:
     """Knowledge decisions and questions on the set of changes and repetitions (`benchmarks/knowledge.py`)."""
     systems = report["systems"]
-    mine = next(s for s in systems.values() if s["kind"] == "hindsight")
     data = report["data"]["overall"]
     lines = ["", "### Knowledge: repetitions and changes of mind", "",
              f"`benchmarks/data/knowledge/`: {data['cases']} dated conversations written for it (English, Chinese "
