@@ -1,8 +1,10 @@
 """The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
 in them (files: `edge_files`).
 
-Qdrant's multitenancy layout, the same as the server store's: each point carries
-its `user_id`, a tenant-indexed payload field, and every request filters on it.
+Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed
+digest, never the user id: `sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and
+every request filters on it. The keyword channel's IDF is the asking user's own (`keywords`): nothing
+another user stores moves a user's scores.
 The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
 by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
 (`edge_query.edge_filter`); deletes and field updates go through that filter and
@@ -13,15 +15,15 @@ store's one key file (`sealing`); what the engine reads whole when it
 loads a shard (its log, its payload indexes' page files) is paged out after the load,
 and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
 (the points leave the segment files) and deletes their keys for good (`sealing`: the
-text in the engine's log can no longer be opened).
+text in the engine's log can no longer be opened, nor its tenant tied to the user).
 The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
 holds the GIL for the whole build, so it never runs in the caller's process.
 Durability: Edge writes every update to its write-ahead log before the call
 returns, so an acknowledged write survives a killed process; `sync="full"`
 also flushes segments after every change (against power loss, slower).
-A store written with one shard per user (format 2), or with a key file per user
-(format 3), moves to this layout when it is opened (`edge_layout`).
+A store written with one shard per user (format 2), with a key file per user
+(format 3), or with user ids in its shards (format 4), moves to this layout when it is opened (`edge_layout`).
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `edge_upkeep` (`MaintenanceStore`).
@@ -46,10 +48,10 @@ from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
-    TEMPORARY_PREFIX,
     FORMAT,
     KEY_FILE,
     MAKING,
+    TEMPORARY_PREFIX,
     LegacyStoreError,
     bucket_of,
     ensure_indexes,
@@ -59,18 +61,19 @@ from .edge_files import (
     open_root,
     remove_abandoned_temporaries,
     shard_config,
-    shard_exists,
     shard_dimension,
+    shard_exists,
     shard_name,
     store_format,
     user_dir_name,
     write_json_atomic,
 )
-from .edge_layout import SHARED_SHARDS, migrate_to_shared, move_key_files
-from .edge_query import edge_filter, engine_batch
+from .edge_layout import ONE_KEY_FILE, SHARED_SHARDS, migrate_to_shared, move_key_files, rebuild_shards
+from .edge_query import edge_filter, engine_batch, user_points
 from .edge_upkeep import EdgeUpkeep
-from .fields import is_uuid
+from .fields import SPARSE, is_uuid
 from .indexing import IndexBuilder, settle_folder
+from .keywords import KeywordStats, TermCounts, weighted
 from .mapped import page_out
 from .private import make_private, private_folder
 from .sealing import KeyFile, KeyStore
@@ -130,6 +133,8 @@ class EdgeStore(EdgeUpkeep):
             raise
         #: registry entries of the most recently used users (the others are read again from their file)
         self._users: Recent[dict[str, Any]] = Recent()
+        #: the keyword statistics of the users most recently recalled for (`keywords`)
+        self._keywords = KeywordStats(kept=self.max_open)
         #: what could not be read, per user (empty reports are dropped in bulk once they pass `USERS_KEPT`)
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
@@ -140,7 +145,9 @@ class EdgeStore(EdgeUpkeep):
             try:
                 if store_format(root) < SHARED_SHARDS:
                     migrate_to_shared(self)
-                move_key_files(self)
+                if store_format(root) < ONE_KEY_FILE:
+                    move_key_files(self)
+                rebuild_shards(self)
             except BaseException:
                 self.close()
                 raise
@@ -254,6 +261,11 @@ class EdgeStore(EdgeUpkeep):
         readable)."""
         return self._key_file.of(user_dir_name(user_id), space)
 
+    def _tenant(self, user_id: str) -> str:
+        """What the user's points hold as their user, and every request filters on (`KeyStore.tenant`: never the
+        user id, and tied to the user only by a key that forgetting the user destroys)."""
+        return self._keystore(user_id, MEMORIES).tenant()
+
     def _after_change(self, shard: Any) -> None:
         if self.sync == "full":
             shard.flush()
@@ -305,7 +317,8 @@ class EdgeStore(EdgeUpkeep):
         indices, values = pts.document_terms(pts.keyword_text(record))
         return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
                 "sparse": [indices, values],
-                "payload": pts.to_payload(record, seal=seal, extra=extra, digest=self._id_digest(user_id))}
+                "payload": pts.to_payload(record, seal=seal, extra=extra, digest=self._id_digest(user_id),
+                                          tenant=self._tenant(user_id))}
 
     def _id_digest(self, user_id: str) -> Callable[[str], str] | None:
         """The keyed digest session and agent ids are filtered by (one per user, every space), when sealing."""
@@ -314,16 +327,16 @@ class EdgeStore(EdgeUpkeep):
         return lambda value: self._keystore(user_id, MEMORIES).id_digest(value)  # opened only when a filter needs it
 
     def _upsert_points(self, shard: Any, points: list[dict]) -> None:
-        """Write points, each under the user its payload names (conditional on that user, `edge_changes`)."""
-        for user_id in dict.fromkeys(p["payload"]["user_id"] for p in points):
-            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == user_id], user_id)
+        """Write points, each under the tenant its payload names (conditional on that tenant, `edge_changes`)."""
+        for tenant in dict.fromkeys(p["payload"]["user_id"] for p in points):
+            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == tenant], tenant)
 
-    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], user_id: str) -> None:
-        set_fields(shard, updates, user_id)  # a method: the crash tests stop a change half-way here
+    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], tenant: str) -> None:
+        set_fields(shard, updates, tenant)  # a method: the crash tests stop a change half-way here
 
     def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str], space: str = MEMORIES) -> None:
         if memory_ids:
-            delete_points(shard, memory_ids, user_id)
+            delete_points(shard, memory_ids, self._tenant(user_id))
             if self.seal:
                 self._keystore(user_id, space).destroy(memory_ids)
 
@@ -373,30 +386,57 @@ class EdgeStore(EdgeUpkeep):
         return int(entry["dimension"]) if entry else None
 
     def _apply(self, user_id: str, shard: Any, entry: dict[str, Any]) -> None:
-        entry = {**entry, "user_id": user_id}
-        if entry["upserts"]:
-            upsert_points(shard, entry["upserts"], user_id)
+        tenant, space = self._tenant(user_id), entry.get("space", MEMORIES)
+        # under the user's tenant, whatever the payload says (a journal an older version wrote names the user)
+        upserts = [{**p, "payload": {**p["payload"], "user_id": tenant}} for p in entry["upserts"]]
+        entry = {**entry, "tenant": tenant, "upserts": upserts}
+        counts = self._keywords.kept(user_id) if space == MEMORIES else None
+        if counts is not None:
+            self._count_change(counts, shard, tenant, upserts, entry["deletes"])
+        if upserts:
+            upsert_points(shard, upserts, tenant)
         if entry["updates"]:
-            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
-        self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
+            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], tenant)
+        self._delete(user_id, shard, entry["deletes"], space)
         self._after_change(shard)
-        self._logged(user_id, entry.get("space", MEMORIES),
-                     len(entry["upserts"]) + len(entry["updates"]) + len(entry["deletes"]))
-        if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
+        self._logged(user_id, space, len(upserts) + len(entry["updates"]) + len(entry["deletes"]))
+        if self._indexer is not None and space == MEMORIES:
             name = self._memories_shard(user_id)
             self._indexer.record(name, "entry", entry)
-            if entry["upserts"]:
+            if upserts:
                 self._indexer.maybe_start(name, shard, self._shard_path(name))
+
+    @staticmethod
+    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]
+                      ) -> None:
+        """Keep a user's keyword counts in step with a change about to be applied: the terms of the points it
+        replaces or deletes go out, those it writes come in (a point another user holds stays as it is, as the
+        change leaves it)."""
+        ids = list(dict.fromkeys([p["id"] for p in upserts] + list(deletes)))
+        held = {str(p.id): p for p in shard.retrieve(ids, with_payload=["user_id"], with_vector=[SPARSE])} \
+            if ids else {}
+        mine = {key: pts.sparse_terms(p) for key, p in held.items() if (p.payload or {}).get("user_id") == tenant}
+        after = dict(mine)
+        for point in upserts:
+            if point["id"] in mine or point["id"] not in held:
+                after[point["id"]] = point["sparse"][0]
+        for key in deletes:
+            after.pop(key, None)
+        for terms in mine.values():
+            counts.add(terms, -1)
+        for terms in after.values():
+            counts.add(terms)
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is not None and updates:
-                self._set_fields(shard, updates, user_id)
+                tenant = self._tenant(user_id)
+                self._set_fields(shard, updates, tenant)
                 if durable:
                     self._after_change(shard)
-                self._record(user_id, "fields", (user_id, [(m, dict(f)) for m, f in updates]))
+                self._record(user_id, "fields", (tenant, [(m, dict(f)) for m, f in updates]))
 
     def recover(self, user_id: str) -> int:
         with self._lock:
@@ -420,10 +460,17 @@ class EdgeStore(EdgeUpkeep):
             return done
 
     # -- reading ------------------------------------------------------------------------------------
-    def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None,
-             space: str = MEMORIES) -> Hit | None:
-        return pts.to_hit(user_id, point, with_vectors=with_vectors, report=report,
-                          unseal=self._keystore(user_id, space).unseal if self.seal else None)
+    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES
+              ) -> dict[str, Hit]:
+        """The user's readable records among `points`, by point id, in their order (the user's tenant, keys and
+        load report read once for them all)."""
+        if self.seal and points:
+            self._keystore(user_id, space).load(str(p.id) for p in points)
+        tenant, report = self._tenant(user_id), self._report(user_id) if space == MEMORIES else None
+        unseal = self._keystore(user_id, space).unseal if self.seal else None
+        hits = ((str(p.id), pts.to_hit(user_id, p, with_vectors=with_vectors, report=report, unseal=unseal,
+                                       tenant=tenant)) for p in points)
+        return {key: hit for key, hit in hits if hit is not None}
 
     def _report(self, user_id: str) -> LoadReport:
         report = self._reports.get(user_id)
@@ -443,10 +490,9 @@ class EdgeStore(EdgeUpkeep):
             if shard is None or not ids:
                 return []
             found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False)
-            # to_hit serves only this user's points: an id another user holds reads as not found
-            hits = [self._hit(user_id, p, with_vectors, self._report(user_id)) for p in found]
+            # only this user's points are read: an id another user holds reads as not found
             order = {m: i for i, m in enumerate(ids)}
-            return sorted((h for h in hits if h is not None), key=lambda h: order.get(h.record.id, 0))
+            return sorted(self._hits(user_id, found, with_vectors).values(), key=lambda h: order.get(h.record.id, 0))
 
     def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int:
         from qdrant_edge import CountRequest
@@ -455,7 +501,7 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, space)
             if shard is None:
                 return 0
-            flt = edge_filter(scope, user_id, self._id_digest(user_id))
+            flt = edge_filter(scope, self._tenant(user_id), self._id_digest(user_id))
             return int(shard.count(CountRequest(filter=flt, exact=True)))
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
@@ -467,19 +513,15 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None or not len(vectors):
                 return [[] for _ in vectors]
-            flt = edge_filter(scope, user_id, self._id_digest(user_id))
+            flt = edge_filter(scope, self._tenant(user_id), self._id_digest(user_id))
             batch = shard.query_batch(QueryBatchRequest([
                 QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
                              score_threshold=min_score, with_payload=False, with_vector=False)
                 for v in vectors]))
-            report = self._report(user_id)
 
             def read(ids: list[str]) -> dict[str, Hit]:
                 found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE])
-                if self.seal:
-                    self._keystore(user_id).load(ids)
-                hits = ((str(p.id), self._hit(user_id, p, True, report)) for p in found)
-                return {key: hit for key, hit in hits if hit is not None}
+                return self._hits(user_id, found, True)
 
             return pts.neighbour_lists(batch, read, known)
 
@@ -488,13 +530,27 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
                 return SearchResult([])
-            flt = edge_filter(request.scope, user_id, self._id_digest(user_id))
+            tenant = self._tenant(user_id)
+            if any(channel.using == SPARSE for channel in request.channels):
+                request = weighted(request, self._keyword_counts(user_id, shard, tenant))
+            flt = edge_filter(request.scope, tenant, self._id_digest(user_id))
             found = shard.query_batch(engine_batch(request, flt))
-            if self.seal:
-                self._keystore(user_id).load(str(p.id) for p in found[0])
-            report = self._report(user_id)
-            hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
-            return SearchResult(hits)
+            return SearchResult(list(self._hits(user_id, found[0], True).values()))
+
+    def _keyword_counts(self, user_id: str, shard: Any, tenant: str) -> TermCounts:
+        """The user's keyword statistics (`keywords`), read from their points' terms when not kept."""
+        from qdrant_edge import ScrollRequest
+
+        def read() -> Any:
+            offset = None
+            while True:
+                batch, offset = shard.scroll(ScrollRequest(offset=offset, limit=1024, filter=user_points(tenant),
+                                                           with_payload=False, with_vector=[SPARSE]))
+                yield from (pts.sparse_terms(p) for p in batch)
+                if offset is None:
+                    return
+
+        return self._keywords.of(user_id, read)
 
     def flush(self) -> None:
         with self._lock:

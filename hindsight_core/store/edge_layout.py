@@ -1,5 +1,6 @@
 """Moving older layouts forward: format 2 (one Edge shard per user and space) to 3 (shards every user shares),
-and 3 (a key file per user) to 4 (one key file per store).
+3 (a key file per user) to 4 (one key file per store), and 4 (user ids in the clear in the shards, keyword IDF
+over every user of a shard) to 5 (each user's tenant in their place, the IDF the asking user's own).
 
 Each runs once, when `EdgeStore` opens a folder whose FORMAT says less, under the store's lock (no
 other process can have it open).
@@ -24,6 +25,16 @@ then are the old files removed, and FORMAT says 4 once all are. A crash before t
 the old files in place (the rows are added again: none is replaced); after it, the rest are
 removed on the next open. The store serves nobody until this is done, so no key deleted by a
 forget can come back from an old file.
+
+Format 4 to 5 (`rebuild_shards`), shard by shard: a new shard is made beside the old one
+(`<name>.rebuilding/`, with plain BM25 weights: `keywords`), every point copied into it with
+its `user_id` replaced by the user's tenant (`sealing.KeyStore.tenant`), flushed and marked
+(`REBUILT`); the old folder is renamed to `<name>.format4`, the new one to `<name>`, and the
+old one removed, its write-ahead log with it: the log of a format-4 shard held every user id
+it was ever given, a forgotten user's too. A crash before the first rename leaves the old shard
+(the copy is made again); after it, the next open finishes the renames. FORMAT says 5 once every
+shard is rebuilt. The vector index is built again in the background (`indexing`), as after any
+write.
 """
 
 from __future__ import annotations
@@ -37,16 +48,31 @@ from pathlib import Path
 from typing import Any
 
 from .edge_changes import upsert_points
-from .edge_files import FORMAT, KEY_FILE, bucket_of, shard_exists, shard_name, write_json_atomic
+from .edge_files import (
+    FORMAT,
+    KEY_FILE,
+    MAKING,
+    bucket_of,
+    ensure_indexes,
+    shard_config,
+    shard_dimension,
+    shard_exists,
+    shard_name,
+    write_json_atomic,
+)
 from .fields import DENSE, SPARSE
-from .indexing import settle_folder
-from .private import open_private
+from .indexing import COPY, OLD, settle_folder
+from .private import make_private, open_private
 from .values import MEMORIES, SPACES
 
 logger = logging.getLogger("hindsight_core.store")
 MOVED = ".moved"
 #: the format whose users share the shards (each still with a key file of their own)
 SHARED_SHARDS = 3
+#: the format with one key file per store
+ONE_KEY_FILE = 4
+#: a shard rebuilt for format 5 (its folder holds this file), the copy being made, the old shard being removed
+REBUILT, REBUILDING, FORMER = "hindsight-format", ".rebuilding", ".format4"
 
 
 def old_spaces(user_folder: Path) -> list[str]:
@@ -137,11 +163,77 @@ def move_key_files(store: Any) -> int:
     for folder in users:
         for leftover in folder.glob("keys*.sqlite.new*"):  # a key file a killed process was making
             leftover.unlink(missing_ok=True)
-    _write_format(store.root, FORMAT)
+    _write_format(store.root, ONE_KEY_FILE)
     if moved:
         logger.info("hindsight: moved %d keys of %d users into the store's key file (format %d)",
-                    moved, len(users), FORMAT)
+                    moved, len(users), ONE_KEY_FILE)
     return moved
+
+
+def rebuild_shards(store: Any) -> int:
+    """Make every shard again with tenants in place of user ids and plain BM25 weights; returns the points copied.
+    Resumable."""
+    folder = store.root / "shards"
+    entries = [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
+    names = sorted({name.removesuffix(REBUILDING).removesuffix(FORMER) for name in entries
+                    if not name.endswith((MAKING, COPY, OLD))})
+    copied = 0
+    for name in names:
+        store._close_shard(name)  # an earlier step of the move may have opened it
+        copied += _rebuild(store, folder / name)
+    _write_format(store.root, FORMAT)
+    if copied:
+        logger.info("hindsight: rebuilt the shards of %d memories (format %d)", copied, FORMAT)
+    return copied
+
+
+def _rebuild(store: Any, target: Path) -> int:
+    from qdrant_edge import EdgeShard, ScrollRequest
+
+    made, former = target.with_name(target.name + REBUILDING), target.with_name(target.name + FORMER)
+    if former.exists():  # killed between the renames: the copy was complete and flushed before the first
+        if not target.exists():
+            made.rename(target)
+        shutil.rmtree(former)
+        return 0
+    shutil.rmtree(made, ignore_errors=True)  # a copy a killed process was making
+    settle_folder(target)
+    if not shard_exists(target) or (target / REBUILT).exists():
+        return 0
+    old = EdgeShard.load(str(target))
+    new = EdgeShard.create(str(made), shard_config(shard_dimension(target.name)))
+    count, tenants = 0, {}
+    try:
+        ensure_indexes(new)
+        offset = None
+        while True:
+            batch, offset = old.scroll(ScrollRequest(offset=offset, limit=512, with_payload=True,
+                                                     with_vector=[DENSE, SPARSE]))
+            points = [_as_point(p) for p in batch]
+            for point in points:
+                user_id = point["payload"].get("user_id")
+                if isinstance(user_id, str):
+                    if user_id not in tenants:
+                        tenants[user_id] = store._tenant(user_id)
+                    point["payload"]["user_id"] = tenants[user_id]
+            if points:
+                upsert_points(new, points)  # a new shard: nothing of anyone's to keep
+            count += len(points)
+            if offset is None:
+                break
+        new.flush()
+    finally:
+        with contextlib.suppress(Exception):
+            old.close()
+        with contextlib.suppress(Exception):
+            new.close()
+    with open_private(made / REBUILT) as out:
+        out.write(f"{FORMAT}\n")
+    make_private(made)
+    target.rename(former)
+    made.rename(target)
+    shutil.rmtree(former)
+    return count
 
 
 def _move_space(store: Any, user_folder: Path, user_id: str, space: str, dimension: int) -> int:

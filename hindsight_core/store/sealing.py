@@ -22,7 +22,10 @@ file (row `~ids`), so the engine's log holds neither id in the clear. The
 digest is not erased by forgetting one memory (other memories of the same
 session share it); it goes with the user (`forget(everything=True)`). Someone
 who holds both the engine's files and `keys.sqlite` can test a guessed id
-against it, as they could read every memory not yet forgotten.
+against it, as they could read every memory not yet forgotten. The user id
+itself is never in the engine's files either: a user's points hold their
+`tenant`, an HMAC under the same key, so once the user is forgotten nothing in
+the engine's log or segments can be tied to them.
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ class KeyFile:
     """Every user's per-memory keys, in one SQLite file (`":memory:"` for a store whose keys live nowhere else).
 
     `kept`: how many users' spaces keep their keys read so far in memory (the least recently used are dropped;
-    their keys are read again from the file). The file is made with the first key written (a store that seals
-    nothing has none); until then reading finds no key.
+    their keys are read again from the file). The file is made with the first key written (a user's first write
+    makes their tenant's key, sealed or not); until then reading finds no key.
     """
 
     def __init__(self, path: Path | str, *, kept: int = 64) -> None:
@@ -266,6 +269,13 @@ class KeyStore:
         with self.file.lock:
             key = self._key(ID_ROW, create=True)
         return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
+
+    def tenant(self) -> str:
+        """What the user's points hold as their user (the memories space's keys give it for every space): a digest
+        of nothing but the user's key, with no trace of the user id, and unrelated to anything once the key goes."""
+        with self.file.lock:
+            key = self._key(ID_ROW, create=True)
+        return "t:" + hmac.new(key, b"\0tenant", hashlib.sha256).hexdigest()[:40]
 
     def destroy(self, memory_ids: Iterable[str]) -> None:
         """Delete keys for good: secure_delete overwrites them in the file."""

@@ -143,7 +143,7 @@ def test_a_store_with_a_key_file_per_user_moves_to_one_key_file_when_opened(tmp_
             assert not memory.store.load_report(user).unreadable
         assert [h.record.raw_content for h in memory.store.scan("alice", space="archive")] == [hit.record.raw_content]
         memory.forget(user_id="bob", everything=True)
-    assert (root / "FORMAT").read_text().strip() == "4"
+    assert (root / "FORMAT").read_text().strip() == "5"
     assert not list((root / "users").rglob("keys*"))
     assert key_rows(root / "keys.sqlite") == {k: v for k, v in keys.items() if k[0] != user_dir_name("bob")}
 
@@ -172,7 +172,7 @@ def test_a_key_move_a_crash_interrupted_resumes_and_loses_no_key(tmp_path, clock
             assert sorted(m.raw_content for m in memory.memories(user_id=user)) == [
                 f"{user} drinks green tea.", f"{user} moved to Porto."]
     assert key_rows(root / "keys.sqlite") == keys
-    assert (root / "FORMAT").read_text().strip() == "4" and not list((root / "users").rglob("keys*"))
+    assert (root / "FORMAT").read_text().strip() == "5" and not list((root / "users").rglob("keys*"))
 
 
 def test_an_unreadable_old_key_file_is_left_in_place_and_the_others_move(tmp_path, clock):

@@ -84,7 +84,7 @@ def test_a_format_2_store_moves_to_shared_shards_once_and_keeps_every_memory_and
     root = tmp_path / "store"
     written = write_format2_store(root)
     check_every_memory_kept(root, written)
-    assert (root / "FORMAT").read_text().strip() == "4"
+    assert (root / "FORMAT").read_text().strip() == "5"
     for user in USERS:  # the users' own shards and key files are gone (their keys in the store's); the registry stayed
         folder = root / "users" / user_dir_name(user)
         assert sorted(p.name for p in folder.iterdir()) in (["user.json"], ["journal", "user.json"])
