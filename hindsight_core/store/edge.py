@@ -311,14 +311,19 @@ class EdgeStore(EdgeUpkeep):
             return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
     # -- writing ------------------------------------------------------------------------------------
-    def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None,
-               space: str = MEMORIES) -> dict:
+    def _points(self, user_id: str, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray],
+                space: str = MEMORIES, extras: Sequence[dict | None] | None = None) -> list[dict]:
+        """The points of records of one user's space (the user's keys, id digest and tenant read once)."""
         seal = self._keystore(user_id, space).seal if self.seal else None
-        indices, values = pts.document_terms(pts.keyword_text(record))
-        return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
-                "sparse": [indices, values],
-                "payload": pts.to_payload(record, seal=seal, extra=extra, digest=self._id_digest(user_id),
-                                          tenant=self._tenant(user_id))}
+        digest, tenant = self._id_digest(user_id), self._tenant(user_id)
+        out = []
+        for i, (record, vector) in enumerate(zip(records, vectors)):
+            indices, values = pts.document_terms(pts.keyword_text(record))
+            out.append({"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
+                        "sparse": [indices, values],
+                        "payload": pts.to_payload(record, seal=seal, extra=extras[i] if extras else None,
+                                                  digest=digest, tenant=tenant)})
+        return out
 
     def _id_digest(self, user_id: str) -> Callable[[str], str] | None:
         """The keyed digest session and agent ids are filtered by (one per user, every space), when sealing."""
@@ -357,7 +362,7 @@ class EdgeStore(EdgeUpkeep):
             if self.seal and upserts:
                 self._keystore(user_id, space).prepare(r.id for r, _ in upserts)
             entry = {"user_id": user_id, "space": space,
-                     "upserts": [self._point(user_id, r, v, space=space) for r, v in upserts],
+                     "upserts": self._points(user_id, [r for r, _ in upserts], [v for _, v in upserts], space),
                      "updates": [[m, f] for m, f in updates], "deletes": list(deletes)}
             if not entry["updates"] and not entry["deletes"]:
                 self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own

@@ -201,8 +201,7 @@ class EdgeUpkeep:
                 raise HindsightError(f"the user {user_id!r} is not registered in this store")
             if self.seal:
                 self._keystore(user_id, space).prepare(r.id for r in records)
-            points = [self._point(user_id, r, v, extras[i] if extras else None, space)
-                      for i, (r, v) in enumerate(zip(records, vectors))]
+            points = self._points(user_id, records, vectors, space, extras)
             tenant = self._tenant(user_id)
             upsert_points(shard, points, tenant)
             self._after_change(shard)

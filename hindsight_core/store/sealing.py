@@ -53,6 +53,8 @@ ID_ROW = "~ids"
 _CHUNK = 900
 #: keys kept in memory for one user's space
 _CACHED_PER_OWNER = 100_000
+#: the sealed text's JSON (made once: `json.dumps` with options builds an encoder a call)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 Owner = tuple[str, str]  # (the user's folder name, the space)
 
@@ -252,7 +254,7 @@ class KeyStore:
         with self.file.lock:
             key = self._key(memory_id, create=True)
         nonce = os.urandom(12)
-        data = json.dumps(text, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = _ENCODE(text).encode("utf-8")
         box = self.file.aesgcm(key).encrypt(nonce, data, memory_id.encode("utf-8"))
         return base64.b64encode(nonce + box).decode("ascii")
 

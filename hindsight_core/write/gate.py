@@ -220,7 +220,7 @@ def content_words(text: str) -> int:
     removed. Emoji and punctuation count nothing, and so does one word repeated
     three times or more.
     """
-    cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text))
+    cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text)) if HAN_CHAR.search(text) else []  # filler is all Han
     words = []
     for word in _LATIN_WORD.findall(HAN_CHAR.sub(" ", text).lower()):
         word = word.split("'")[0]
