@@ -74,7 +74,7 @@ from .edge_upkeep import EdgeUpkeep
 from .fields import SPARSE, is_uuid
 from .indexing import IndexBuilder, settle_folder
 from .keywords import KeywordStats, TermCounts, weighted
-from .mapped import page_out
+from .mapped import WRITTEN, page_out
 from .private import make_private, private_folder
 from .sealing import KeyFile, KeyStore
 from .values import (
@@ -374,15 +374,15 @@ class EdgeStore(EdgeUpkeep):
             path.unlink()
 
     def _logged(self, user_id: str, space: str, changes: int) -> None:
-        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log and its
-        payload indexes' storage (`mapped`: read again only when the shard is loaded)."""
+        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log, its payload
+        indexes' storage (`mapped`: read again only when the shard is loaded) and its payloads' pages."""
         dimension = self._spaces(user_id).get(space)
         if dimension is None:
             return
         name = shard_name(space, dimension, bucket_of(user_id))
         count = self._log_changes.get(name, 0) + changes
         if count >= LOG_CHANGES_KEPT:
-            page_out(self._shard_path(name))
+            page_out(self._shard_path(name), WRITTEN)
             count = 0
         self._log_changes[name] = count
 
