@@ -18,6 +18,7 @@ every change the store makes to them.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
@@ -63,12 +64,16 @@ class KeywordStats:
         self._users: Recent[TermCounts] = Recent(kept)
 
     def of(self, user_id: str, read: Callable[[], Iterable[Sequence[int]]]) -> TermCounts:
-        """The user's counts; `read` gives every memory's terms when they are not kept."""
+        """The user's counts; `read` gives every memory's terms when they are not kept (a user's first recall in a
+        process reads them all, counted in bulk)."""
         counts = self._users.get(user_id)
         if counts is None:
-            counts = TermCounts()
+            counts, holding = TermCounts(), Counter()
             for terms in read():
-                counts.add(terms)
+                if terms:
+                    counts.documents += 1
+                    holding.update(terms)
+            counts.holding = dict(holding)
             self._users[user_id] = counts
         return counts
 
