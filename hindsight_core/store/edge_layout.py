@@ -175,8 +175,9 @@ def rebuild_shards(store: Any) -> int:
     Resumable."""
     folder = store.root / "shards"
     entries = [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
-    names = sorted({name.removesuffix(REBUILDING).removesuffix(FORMER) for name in entries
-                    if not name.endswith((MAKING, COPY, OLD))})
+    # a shard whose index swap a crash interrupted may stand only as `<name>.old` (`_rebuild` settles it first)
+    names = sorted({name.removesuffix(REBUILDING).removesuffix(FORMER).removesuffix(OLD) for name in entries
+                    if not name.endswith((MAKING, COPY))})
     copied = 0
     for name in names:
         store._close_shard(name)  # an earlier step of the move may have opened it

@@ -193,3 +193,19 @@ def test_a_rebuild_a_crash_interrupted_resumes_on_the_next_open(tmp_path, clock,
     with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
         assert {user: sorted(m.raw_content for m in memory.memories(user_id=user)) for user in memory.users()} == texts
     assert not list((root / "shards").glob("*" + edge_layout.FORMER))
+
+
+def test_a_shard_left_between_the_renames_of_an_index_swap_is_rebuilt_too(tmp_path, clock):
+    """A format-4 shard a crash left as `<name>.old` (killed between an index swap's two renames) is put back and
+    rebuilt, not left to be put back later with the user ids it names."""
+    from hindsight_core.store.indexing import OLD
+
+    root = tmp_path / "s"
+    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
+        kept = memory.write_many(ALICE_NOTES, user_id="alice", force=True)
+    to_format_4(root)
+    folder = next(p for p in (root / "shards").iterdir() if p.name.startswith("memories-"))
+    folder.rename(folder.with_name(folder.name + OLD))
+    with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
+        assert sorted(m.id for m in memory.memories(user_id="alice")) == sorted(w.record.id for w in kept)
+    assert files_holding(root / "shards", "alice") == [] and not list((root / "shards").glob("*" + OLD))
