@@ -20,7 +20,8 @@ the user's first write, timed apart: it registers the user and, on a fresh store
 `write_many` batches with the default write rules; and the zero-cost embedder
 with the defaults, with a write audit that allows everything at once (`zero_cost_noop_audit`: the rest of a
 write apart from the audit) and with the neighbour rules off (library overhead alone). Each write rate is also
-given in the process's own CPU time (`*_per_cpu_s`), which others' load on a shared machine moves far less.
+given in the process's own CPU time (`*_per_cpu_s`), which others' load on a shared machine moves far less, and
+a batched write's CPU time by stage (`stages_us_per_write`, `write_stages`).
 Timings are wall-clock on this machine: compare ratios within one run.
 """
 
@@ -286,6 +287,44 @@ def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfi
     return out
 
 
+def write_stages(texts: list[str], audit=None) -> dict:
+    """Where a batched write's CPU time goes (µs a write, zero-cost embedder, default rules): each stage timed in the
+    process's CPU time around the call `write_many` makes (`prepare`: validation, the write audit, the gate and
+    the record; `plan`: the stored neighbours' search and the write rules; `commit`: the points and the upserts)."""
+    from hindsight_core.write import preparing, writing
+
+    spent = {"prepare": 0.0, "embed": 0.0, "plan": 0.0, "commit": 0.0}
+
+    def timed_call(stage: str, call):
+        def run(*args, **kwargs):
+            began = time.process_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[stage] += time.process_time() - began
+        return run
+
+    folder = tempfile.mkdtemp(prefix="hindsight-bench-stages-")
+    originals = (preparing.prepare_batch, writing.plan_batch)
+    try:
+        with Hindsight(path=folder, embedder=ZeroCostEmbedder(), audit=audit) as memory:
+            memory.remember("The benchmark user's first memory.", user_id="w", force=True)
+            preparing.prepare_batch = timed_call("prepare", preparing.prepare_batch)
+            writing.plan_batch = timed_call("plan", writing.plan_batch)
+            memory._embed = timed_call("embed", memory._embed)
+            memory.store.commit = timed_call("commit", memory.store.commit)
+            began = time.process_time()
+            for i in range(0, len(texts), 500):
+                memory.write_many(texts[i:i + 500], user_id="w", force=True)
+            total = time.process_time() - began
+    finally:
+        preparing.prepare_batch, writing.plan_batch = originals
+        shutil.rmtree(folder, ignore_errors=True)
+    per_write = {stage: round(seconds / len(texts) * 1e6, 1) for stage, seconds in spent.items()}
+    return {**per_write, "rest": round(total / len(texts) * 1e6 - sum(per_write.values()), 1),
+            "total": round(total / len(texts) * 1e6, 1)}
+
+
 def bench_writes(embedder, texts: list[str], single: int = 200, overhead_n: int = 20000) -> dict:
     """The model alone, then writes through hindsight with it; then the library alone (zero-cost embedder)."""
     start = time.perf_counter()
@@ -298,6 +337,8 @@ def bench_writes(embedder, texts: list[str], single: int = 200, overhead_n: int 
     out["zero_cost_defaults"] = _write_rates(zero, many, single, None)
     out["zero_cost_noop_audit"] = _write_rates(zero, many, single, None, audit=allow_everything)
     out["zero_cost_rules_off"] = _write_rates(zero, many, single, scale_config())
+    out["stages_us_per_write"] = {"audit as shipped": write_stages(many), "no-op audit": write_stages(
+        many, audit=allow_everything)}
     return out
 
 
@@ -329,6 +370,7 @@ def print_report(report: dict) -> None:
           f"batched write_many {w['batched_writes_per_s']} ({w['batched_vs_raw']:.0%} of raw)")
     print(f"zero-cost embedder: defaults {w['zero_cost_defaults']}, a no-op audit {w['zero_cost_noop_audit']}, "
           f"neighbour rules off {w['zero_cost_rules_off']}")
+    print(f"CPU µs a batched write, by stage: {w['stages_us_per_write']}")
     print(f"peak RSS {report['peak_rss_mb']} MiB")
 
 
@@ -355,6 +397,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
+    load_at_start = round(os.getloadavg()[0], 1)
     report = {"engine": "Qdrant Edge (qdrant-edge-py), 16 shards per space, users filtered on a tenant-indexed user_id",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
                            "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
@@ -368,6 +411,9 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
         print(f"store of {n:,} memories, index built automatically ...", flush=True)
         report["auto_index"].append(bench_auto_index(n, texts[:n], args.repeats))
     report["peak_rss_mb"] = peak_rss_mb()
+    # the 1-minute load average of the machine when the run began and ended (others' jobs slow numpy's
+    # multithreaded product more than the engine's single search thread)
+    report["load_average"] = [load_at_start, round(os.getloadavg()[0], 1)]
     report = stamped(report, __file__, argv)
     print_report(report)
     write_results(args.out, report, __file__, argv)
