@@ -723,10 +723,11 @@ def target_rows(results: Path) -> list[tuple[str, str, bool, str, str]]:
     runs = [run for run in (tenants or {}).values() if isinstance(run, dict)]
 
     def largest(model: str, fields: set[str]) -> tuple[dict | None, dict | None]:
-        """The row with the most users measured with `model` and holding `fields`, and the run it is in."""
+        """The row with the most users measured with `model` and holding `fields` (of those, the latest run's), and
+        the run it is in."""
         found = [(row, run) for run in runs for row in run.get("rows", [])
                  if row.get("model") == model and fields <= set(row)]
-        return max(found, key=lambda pair: pair[0]["users"], default=(None, None))
+        return max(found, key=lambda pair: (pair[0]["users"], pair[1].get("date", "")), default=(None, None))
 
     big, run = largest("fake", {"first_write_ms", "cold_over_warm", "rss_anon_mib_after_recalls"})
     if big:
