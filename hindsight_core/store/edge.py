@@ -375,7 +375,8 @@ class EdgeStore(EdgeUpkeep):
 
     def _logged(self, user_id: str, space: str, changes: int) -> None:
         """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log, its payload
-        indexes' storage (`mapped`: read again only when the shard is loaded) and its payloads' pages."""
+        indexes' storage (`mapped`: read again only when the shard is loaded), its payloads' and its vectors' pages
+        (a search reads back those it needs)."""
         dimension = self._spaces(user_id).get(space)
         if dimension is None:
             return
