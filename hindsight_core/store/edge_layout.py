@@ -61,7 +61,7 @@ from .edge_files import (
     write_json_atomic,
 )
 from .fields import DENSE, SPARSE
-from .indexing import COPY, OLD, settle_folder
+from .indexing import COPY, INDEX_SUFFIX, OLD, settle_folder
 from .private import make_private, open_private
 from .values import MEMORIES, SPACES
 
@@ -185,6 +185,12 @@ def rebuild_shards(store: Any) -> int:
     _write_format(store.root, FORMAT)
     if copied:
         logger.info("hindsight: rebuilt the shards of %d memories (format %d)", copied, FORMAT)
+    for name in names:  # the rebuilt shards have no vector index yet: built in the background, as after writes
+        if name.startswith(MEMORIES + "-") and store._indexer is not None:
+            with store._lock:
+                shard = store._open_shard(name, create=False)
+                if shard is not None:
+                    store._indexer.maybe_start(name, shard, folder / name)
     return copied
 
 
@@ -231,6 +237,8 @@ def _rebuild(store: Any, target: Path) -> int:
     with open_private(made / REBUILT) as out:
         out.write(f"{FORMAT}\n")
     make_private(made)
+    # how many points the old shard's last index build covered: the new shard has no index yet
+    target.with_name(target.name + INDEX_SUFFIX).unlink(missing_ok=True)
     target.rename(former)
     made.rename(target)
     shutil.rmtree(former)

@@ -209,3 +209,18 @@ def test_a_shard_left_between_the_renames_of_an_index_swap_is_rebuilt_too(tmp_pa
     with Hindsight(path=root, embedder=FakeEmbedder(), clock=clock) as memory:
         assert sorted(m.id for m in memory.memories(user_id="alice")) == sorted(w.record.id for w in kept)
     assert files_holding(root / "shards", "alice") == [] and not list((root / "shards").glob("*" + OLD))
+
+
+def test_a_rebuilt_shard_has_its_vector_index_built_again_in_the_background(tmp_path, clock):
+    root = tmp_path / "s"
+    with Hindsight(store=EdgeStore(root, auto_index=None), embedder=FakeEmbedder(), clock=clock) as memory:
+        memory.write_many([f"Note {n} about the Orion project." for n in range(30)], user_id="alice", force=True)
+        memory.optimize(user_id="alice")
+        assert memory.store._shard("alice", "memories").info().indexed_vectors_count > 0
+    to_format_4(root)
+    store = EdgeStore(root, auto_index=20)
+    try:
+        assert store.wait_for_index(timeout=120)
+        assert [points for _, points in store._indexer.completed] == [store.count("alice")]  # without a write
+    finally:
+        store.close()
