@@ -18,7 +18,10 @@ must hold N). For each N:
 Writes: the real model (the default, multilingual-e5-small; `--embedder`) alone, single `remember` calls (after
 the user's first write, timed apart: it registers the user and, on a fresh store, creates the shared shard) and
 `write_many` batches with the default write rules; and the zero-cost embedder
-with the defaults and with the neighbour rules off (library overhead alone).
+with the defaults, with a write audit that allows everything at once (`zero_cost_noop_audit`: the rest of a
+write apart from the audit) and with the neighbour rules off (library overhead alone). Each write rate is also
+given in the process's own CPU time (`*_per_cpu_s`), which others' load on a shared machine moves far less, and
+a batched write's CPU time by stage (`stages_us_per_write`, `write_stages`).
 Timings are wall-clock on this machine: compare ratios within one run.
 """
 
@@ -156,8 +159,9 @@ def bench_auto_index(n: int, texts: list[str], repeats: int) -> dict:
 def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dict:
     """Where one recall's time goes (p50 ms, query embedding excluded), each part timed over the same queries:
 
-    - `engine_call`: the recall's query plan sent straight to the Qdrant Edge shard holding the user (fused dense + BM25
-      prefetches, rescored by the ranking formula, payloads and vectors returned): the engine's floor;
+    - `engine_bare`: the recall's query plan sent straight to the Qdrant Edge shard holding the user (fused dense + BM25
+      prefetches, rescored by the ranking formula), ids and scores only: the engine's floor;
+    - `engine_call`: the same with the payloads and vectors a recall reads returned;
     - `store_search`: the same through `EdgeStore.search`, which also reads each returned point back into a
       record (unsealing its text, checking its fields);
     - `recall`: the whole `Hindsight.recall` (query checks, time hints, the plan, explanations, final order).
@@ -173,6 +177,9 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
     store, cfg = memory.store, memory.config.recall
     scope = Scope.of(RecallOptions().checked(memory.config))
 
+    from hindsight_core.store.keywords import weighted
+    from qdrant_edge import QueryBatchRequest, QueryRequest
+
     def request(query: str):  # as Hindsight.recall builds it for k=5
         now = memory.now()
         return recall_plan.build_request(
@@ -181,9 +188,15 @@ def recall_breakdown(memory: Hindsight, queries: list[str], repeats: int) -> dic
             min_similarity=cfg.min_similarity, multilingual_dense=False, priors=recall_plan.time_priors(query, now))
 
     requests = [request(q) for q in queries]
-    batches = [engine_batch(r, edge_filter(r.scope, "bench", store._id_digest("bench"))) for r in requests]
-    shard = store._shard("bench", "memories")
-    return {"engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), range(repeats))),
+    shard, tenant = store._shard("bench", "memories"), store._tenant("bench")
+    counts = store._keyword_counts("bench", shard, tenant)  # the user's keyword weights, as search applies them
+    batches = [engine_batch(weighted(r, counts), edge_filter(r.scope, tenant, store._id_digest("bench")))
+               for r in requests]
+    bare = [QueryBatchRequest([QueryRequest(limit=b.queries[0].limit, prefetches=b.queries[0].prefetches,
+                                            query=b.queries[0].query, with_payload=False, with_vector=False)])
+            for b in batches]
+    return {"engine_bare": percentiles(timed(lambda i: shard.query_batch(bare[i]), range(repeats))),
+            "engine_call": percentiles(timed(lambda i: shard.query_batch(batches[i]), range(repeats))),
             "store_search": percentiles(timed(lambda i: store.search("bench", requests[i]), range(repeats))),
             "recall": percentiles(timed(lambda i: memory.recall(queries[i], user_id="bench", reinforce=False),
                                         range(repeats)))}
@@ -215,7 +228,7 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
             return top[np.argsort(-scores[top])]
 
         result["numpy_dot_topk"] = percentiles(timed(numpy_topk, range(repeats)))
-        del matrix
+        matrix = None  # its memory given back before the store is measured
         gc.collect()
         rss_before = rss_mb()
         start = time.perf_counter()
@@ -244,11 +257,18 @@ def bench_size(n: int, texts: list[str], repeats: int, build_index: bool = True)
     return result
 
 
-def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfig | None) -> dict:
+def allow_everything(text: str, source):
+    """A write audit that finds nothing (`zero_cost_noop_audit`: what a write costs apart from its audit)."""
+    from hindsight_core.safety.verdict import Action, AuditVerdict
+
+    return AuditVerdict(Action.ALLOW, None, (), 0.0, source)
+
+
+def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfig | None, audit=None) -> dict:
     out = {}
     folder = tempfile.mkdtemp(prefix="hindsight-bench-w-")
     try:
-        with Hindsight(path=folder, embedder=embedder, config=config) as memory:
+        with Hindsight(path=folder, embedder=embedder, config=config, audit=audit) as memory:
             start = time.perf_counter()  # a user's first write also registers them (and creates the fresh store's shard): apart
             memory.remember("The benchmark user's first memory.", user_id="w", force=True)
             out["first_write_ms"] = round((time.perf_counter() - start) * 1000, 1)
@@ -257,13 +277,52 @@ def _write_rates(embedder, texts: list[str], single: int, config: HindsightConfi
                 memory.remember(text, user_id="w", force=True)
             out["single_writes_per_s"] = round(single / (time.perf_counter() - start), 1)
             batch = texts[single:]
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             for i in range(0, len(batch), 500):
                 memory.write_many(batch[i:i + 500], user_id="w", force=True)
             out["batched_writes_per_s"] = round(len(batch) / (time.perf_counter() - start), 1)
+            out["batched_writes_per_cpu_s"] = round(len(batch) / (time.process_time() - cpu), 1)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return out
+
+
+def write_stages(texts: list[str], audit=None) -> dict:
+    """Where a batched write's CPU time goes (µs a write, zero-cost embedder, default rules): each stage timed in the
+    process's CPU time around the call `write_many` makes (`prepare`: validation, the write audit, the gate and
+    the record; `plan`: the stored neighbours' search and the write rules; `commit`: the points and the upserts)."""
+    from hindsight_core.write import preparing, writing
+
+    spent = {"prepare": 0.0, "embed": 0.0, "plan": 0.0, "commit": 0.0}
+
+    def timed_call(stage: str, call):
+        def run(*args, **kwargs):
+            began = time.process_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[stage] += time.process_time() - began
+        return run
+
+    folder = tempfile.mkdtemp(prefix="hindsight-bench-stages-")
+    originals = (preparing.prepare_batch, writing.plan_batch)
+    try:
+        with Hindsight(path=folder, embedder=ZeroCostEmbedder(), audit=audit) as memory:
+            memory.remember("The benchmark user's first memory.", user_id="w", force=True)
+            preparing.prepare_batch = timed_call("prepare", preparing.prepare_batch)
+            writing.plan_batch = timed_call("plan", writing.plan_batch)
+            memory._embed = timed_call("embed", memory._embed)
+            memory.store.commit = timed_call("commit", memory.store.commit)
+            began = time.process_time()
+            for i in range(0, len(texts), 500):
+                memory.write_many(texts[i:i + 500], user_id="w", force=True)
+            total = time.process_time() - began
+    finally:
+        preparing.prepare_batch, writing.plan_batch = originals
+        shutil.rmtree(folder, ignore_errors=True)
+    per_write = {stage: round(seconds / len(texts) * 1e6, 1) for stage, seconds in spent.items()}
+    return {**per_write, "rest": round(total / len(texts) * 1e6 - sum(per_write.values()), 1),
+            "total": round(total / len(texts) * 1e6, 1)}
 
 
 def bench_writes(embedder, texts: list[str], single: int = 200, overhead_n: int = 20000) -> dict:
@@ -276,7 +335,10 @@ def bench_writes(embedder, texts: list[str], single: int = 200, overhead_n: int 
     many = synthetic_memories(overhead_n)
     zero = ZeroCostEmbedder()
     out["zero_cost_defaults"] = _write_rates(zero, many, single, None)
+    out["zero_cost_noop_audit"] = _write_rates(zero, many, single, None, audit=allow_everything)
     out["zero_cost_rules_off"] = _write_rates(zero, many, single, scale_config())
+    out["stages_us_per_write"] = {"audit as shipped": write_stages(many), "no-op audit": write_stages(
+        many, audit=allow_everything)}
     return out
 
 
@@ -293,7 +355,8 @@ def print_report(report: dict) -> None:
     for r in report["sizes"]:
         if "recall_breakdown_indexed" in r:
             b = r["recall_breakdown_indexed"]
-            print(f"recall at {r['memories']:,}, p50 ms: engine call {b['engine_call']['p50_ms']}, store search "
+            print(f"recall at {r['memories']:,}, p50 ms: engine alone {b['engine_bare']['p50_ms']}, with the payloads "
+                  f"{b['engine_call']['p50_ms']}, store search "
                   f"{b['store_search']['p50_ms']}, whole recall {b['recall']['p50_ms']} "
                   f"(numpy {r['numpy_dot_topk']['p50_ms']})")
     for r in report.get("auto_index", []):
@@ -305,7 +368,9 @@ def print_report(report: dict) -> None:
         return
     print(f"\nwrites/s: raw embedder {w['raw_embedder_per_s']}, single remember {w['single_writes_per_s']}, "
           f"batched write_many {w['batched_writes_per_s']} ({w['batched_vs_raw']:.0%} of raw)")
-    print(f"zero-cost embedder: defaults {w['zero_cost_defaults']}, neighbour rules off {w['zero_cost_rules_off']}")
+    print(f"zero-cost embedder: defaults {w['zero_cost_defaults']}, a no-op audit {w['zero_cost_noop_audit']}, "
+          f"neighbour rules off {w['zero_cost_rules_off']}")
+    print(f"CPU µs a batched write, by stage: {w['stages_us_per_write']}")
     print(f"peak RSS {report['peak_rss_mb']} MiB")
 
 
@@ -332,6 +397,7 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
     single = min(200, max(1, args.write_sample // 10))
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     texts = synthetic_memories(max(sizes + (args.auto_index or []) + [single + args.write_sample]))
+    load_at_start = round(os.getloadavg()[0], 1)
     report = {"engine": "Qdrant Edge (qdrant-edge-py), 16 shards per space, users filtered on a tenant-indexed user_id",
               "synthetic": "synthetic.py: 12 templates filled with seeded random names, places, projects, items, "
                            "foods, dates and amounts; scale vectors from ZeroCostEmbedder",
@@ -345,6 +411,9 @@ def main(argv: list[str] | None = None, embedder=None) -> dict:
         print(f"store of {n:,} memories, index built automatically ...", flush=True)
         report["auto_index"].append(bench_auto_index(n, texts[:n], args.repeats))
     report["peak_rss_mb"] = peak_rss_mb()
+    # the 1-minute load average of the machine when the run began and ended (others' jobs slow numpy's
+    # multithreaded product more than the engine's single search thread)
+    report["load_average"] = [load_at_start, round(os.getloadavg()[0], 1)]
     report = stamped(report, __file__, argv)
     print_report(report)
     write_results(args.out, report, __file__, argv)

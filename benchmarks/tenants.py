@@ -13,6 +13,7 @@ synthetic texts; `--model fake` is the free 384-dimensional hashing embedder,
   the cold recalls (`*_after_recalls`); `rss_anon_mib` is the process's own memory (heap, the model,
   the engine's in-memory structures), `rss_file_mib` the pages of mapped files (the engine's segments
   and logs) the kernel counts while they are cached: it gives those back under memory pressure;
+  `resident_mib_by_part_after_recalls`: the same resident memory by what holds it (`resident_by_part`);
 - `files`, `disk_mib`, `bytes_per_memory`: the store's files (count and allocated bytes); `user_key_files`: key
   files under `users/` (one per user before every user's keys went into the store's one key file);
 - `first_write_ms`: a new user's first write (one memory), p50/p95 over every user; `rest_batch_ms`: the
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -61,6 +63,32 @@ def process_counts() -> dict:
     return {"rss_mib": round(rss / 1024, 1), "rss_anon_mib": round(kib.get("RssAnon", 0) / 1024, 1),
             "rss_file_mib": round(kib.get("RssFile", 0) / 1024, 1), "threads": threads,
             "open_files": len(os.listdir("/proc/self/fd"))}
+
+
+#: what a mapped file of a shard holds, by a part of its path (the first that matches)
+SHARD_PARTS = ("wal", "vector_storage", "payload_storage", "payload_index", "id_tracker")
+MAPPING = re.compile(r"[0-9a-f]+-[0-9a-f]+ ")
+
+
+def resident_by_part() -> dict:
+    """This process's resident MiB by what holds it (`/proc/self/smaps`): the parts of the shards' files
+    (`SHARD_PARTS`, the rest as `shard, other`), the process's own memory (`anonymous`: the heap, the engine's
+    in-memory structures, the model) and the libraries' code and data."""
+    totals: dict[str, float] = {}
+    part = "anonymous"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if MAPPING.match(line):  # a mapping's first line: its addresses, ..., its file
+            path = fields[5] if len(fields) > 5 else ""
+            if "/shards/" in path:
+                part = next((name for name in SHARD_PARTS if name in path), "shard, other")
+            elif path.startswith("/"):
+                part = "libraries and other files"
+            else:
+                part = "anonymous"
+        elif fields and fields[0] == "Rss:":
+            totals[part] = totals.get(part, 0.0) + int(fields[1]) / 1024
+    return {name: round(mib, 1) for name, mib in sorted(totals.items(), key=lambda kv: -kv[1])}
 
 
 def pct(values: list[float]) -> dict:
@@ -108,6 +136,7 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
             memory.write_many([f"Note {i}: the standup moved to ten o'clock."], user_id=user, force=True)
             warm_write.append((time.perf_counter() - began) * 1000)
         after_recalls = process_counts()
+        by_part = resident_by_part()
         forget_one = []
         for user in chosen[forgets:2 * forgets]:
             victim = memory.memories(user_id=user)[0].id
@@ -125,6 +154,7 @@ def one_size(users: int, memories: int, sample: int, forgets: int, model: str) -
         "users": users, "memories_per_user": memories, "model": model,
         "rss_mib_at_open": base["rss_mib"], **after_writes,
         **{f"{k}_after_recalls": v for k, v in after_recalls.items()},
+        "resident_mib_by_part_after_recalls": by_part,
         "files": len(files), "files_per_user": round(len(files) / users, 2),
         # key files of the users' own (the layout before one key file per store)
         "user_key_files": sum(1 for p in files if p.name.startswith("keys") and "users" in p.parts),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .text_cache import per_text
+
 _PROPER = re.compile(r"\b([A-Z][a-zA-Z0-9&'\-]+(?:\s+(?:of|de|van|von|the)?\s*[A-Z][a-zA-Z0-9&'\-]+)*)")
 _CODE = re.compile(r"\b(?=[A-Za-z0-9\-]*[0-9])(?=[A-Za-z0-9\-]*[A-Za-z])[A-Za-z0-9\-]{2,}\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
@@ -32,6 +34,12 @@ _NOT_NAMES = frozenset(
 
 def extract_entities(text: str, limit: int = 16) -> list[str]:
     """Entities in order of appearance, de-duplicated case-insensitively."""
+    return list(_entities(text)[:limit])
+
+
+@per_text
+def _entities(text: str) -> tuple[str, ...]:
+    """Every entity of a text (kept: a write reads them for its gate and its record, a request's check again)."""
     found: list[str] = []
     for pattern in (_EMAIL, _DATE, _AMOUNT, _CODE):
         found.extend(m.group(0).strip() for m in pattern.finditer(text))
@@ -54,4 +62,4 @@ def extract_entities(text: str, limit: int = 16) -> list[str]:
         if item and key not in seen:
             seen.add(key)
             unique.append(item)
-    return unique[:limit]
+    return tuple(unique)

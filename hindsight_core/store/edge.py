@@ -1,8 +1,10 @@
 """The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
 in them (files: `edge_files`).
 
-Qdrant's multitenancy layout, the same as the server store's: each point carries
-its `user_id`, a tenant-indexed payload field, and every request filters on it.
+Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed
+digest, never the user id: `sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and
+every request filters on it. The keyword channel's IDF is the asking user's own (`keywords`): nothing
+another user stores moves a user's scores.
 The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
 by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
 (`edge_query.edge_filter`); deletes and field updates go through that filter and
@@ -13,7 +15,7 @@ store's one key file (`sealing`); what the engine reads whole when it
 loads a shard (its log, its payload indexes' page files) is paged out after the load,
 and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
 (the points leave the segment files) and deletes their keys for good (`sealing`: the
-text in the engine's log can no longer be opened).
+text in the engine's log can no longer be opened, nor its tenant tied to the user).
 The vector index (HNSW) of the shared shard is built in a child process once
 `auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
 holds the GIL for the whole build, so it never runs in the caller's process.
@@ -46,9 +48,9 @@ from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, delete_points, set_fields, upsert_points
 from .edge_files import (
-    TEMPORARY_PREFIX,
     KEY_FILE,
     MAKING,
+    TEMPORARY_PREFIX,
     bucket_of,
     ensure_indexes,
     from_journal,
@@ -56,17 +58,18 @@ from .edge_files import (
     open_root,
     remove_abandoned_temporaries,
     shard_config,
-    shard_exists,
     shard_dimension,
+    shard_exists,
     shard_name,
     user_dir_name,
     write_json_atomic,
 )
-from .edge_query import edge_filter, engine_batch
+from .edge_query import edge_filter, engine_batch, user_points
 from .edge_upkeep import EdgeUpkeep
-from .fields import is_uuid
+from .fields import SPARSE, is_uuid
 from .indexing import IndexBuilder, settle_folder
-from .mapped import page_out
+from .keywords import KeywordStats, TermCounts, weighted
+from .mapped import WRITTEN, page_out
 from .private import make_private, private_folder
 from .sealing import KeyFile, KeyStore
 from .values import (
@@ -125,6 +128,8 @@ class EdgeStore(EdgeUpkeep):
             raise
         #: registry entries of the most recently used users (the others are read again from their file)
         self._users: Recent[dict[str, Any]] = Recent()
+        #: the keyword statistics of the users most recently recalled for (`keywords`)
+        self._keywords = KeywordStats(kept=self.max_open)
         #: what could not be read, per user (empty reports are dropped in bulk once they pass `USERS_KEPT`)
         self._reports: dict[str, LoadReport] = {}
         self._closed = False
@@ -241,6 +246,11 @@ class EdgeStore(EdgeUpkeep):
         readable)."""
         return self._key_file.of(user_dir_name(user_id), space)
 
+    def _tenant(self, user_id: str) -> str:
+        """What the user's points hold as their user, and every request filters on (`KeyStore.tenant`: never the
+        user id, and tied to the user only by a key that forgetting the user destroys)."""
+        return self._keystore(user_id, MEMORIES).tenant()
+
     def _after_change(self, shard: Any) -> None:
         if self.sync == "full":
             shard.flush()
@@ -286,13 +296,19 @@ class EdgeStore(EdgeUpkeep):
             return open_registered(self._entry(user_id), embedding_model, dimension, create=create, register=register)
 
     # -- writing ------------------------------------------------------------------------------------
-    def _point(self, user_id: str, record: MemoryRecord, vector: np.ndarray, extra: dict | None = None,
-               space: str = MEMORIES) -> dict:
+    def _points(self, user_id: str, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray],
+                space: str = MEMORIES, extras: Sequence[dict | None] | None = None) -> list[dict]:
+        """The points of records of one user's space (the user's keys, id digest and tenant read once)."""
         seal = self._keystore(user_id, space).seal if self.seal else None
-        indices, values = pts.document_terms(pts.keyword_text(record))
-        return {"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
-                "sparse": [indices, values],
-                "payload": pts.to_payload(record, seal=seal, extra=extra, digest=self._id_digest(user_id))}
+        digest, tenant = self._id_digest(user_id), self._tenant(user_id)
+        out = []
+        for i, (record, vector) in enumerate(zip(records, vectors)):
+            indices, values = pts.document_terms(pts.keyword_text(record))
+            out.append({"id": record.id, "dense": np.asarray(vector, dtype=np.float32).tolist(),
+                        "sparse": [indices, values],
+                        "payload": pts.to_payload(record, seal=seal, extra=extras[i] if extras else None,
+                                                  digest=digest, tenant=tenant)})
+        return out
 
     def _id_digest(self, user_id: str) -> Callable[[str], str] | None:
         """The keyed digest session and agent ids are filtered by (one per user, every space), when sealing."""
@@ -301,16 +317,16 @@ class EdgeStore(EdgeUpkeep):
         return lambda value: self._keystore(user_id, MEMORIES).id_digest(value)  # opened only when a filter needs it
 
     def _upsert_points(self, shard: Any, points: list[dict]) -> None:
-        """Write points, each under the user its payload names (conditional on that user, `edge_changes`)."""
-        for user_id in dict.fromkeys(p["payload"]["user_id"] for p in points):
-            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == user_id], user_id)
+        """Write points, each under the tenant its payload names (conditional on that tenant, `edge_changes`)."""
+        for tenant in dict.fromkeys(p["payload"]["user_id"] for p in points):
+            upsert_points(shard, [p for p in points if p["payload"]["user_id"] == tenant], tenant)
 
-    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], user_id: str) -> None:
-        set_fields(shard, updates, user_id)  # a method: the crash tests stop a change half-way here
+    def _set_fields(self, shard: Any, updates: Sequence[tuple[str, dict[str, Any]]], tenant: str) -> None:
+        set_fields(shard, updates, tenant)  # a method: the crash tests stop a change half-way here
 
     def _delete(self, user_id: str, shard: Any, memory_ids: Sequence[str], space: str = MEMORIES) -> None:
         if memory_ids:
-            delete_points(shard, memory_ids, user_id)
+            delete_points(shard, memory_ids, self._tenant(user_id))
             if self.seal:
                 self._keystore(user_id, space).destroy(memory_ids)
 
@@ -331,7 +347,7 @@ class EdgeStore(EdgeUpkeep):
             if self.seal and upserts:
                 self._keystore(user_id, space).prepare(r.id for r, _ in upserts)
             entry = {"user_id": user_id, "space": space,
-                     "upserts": [self._point(user_id, r, v, space=space) for r, v in upserts],
+                     "upserts": self._points(user_id, [r for r, _ in upserts], [v for _, v in upserts], space),
                      "updates": [[m, f] for m, f in updates], "deletes": list(deletes)}
             if not entry["updates"] and not entry["deletes"]:
                 self._apply(user_id, shard, entry)  # one upsert operation is atomic on its own
@@ -343,15 +359,16 @@ class EdgeStore(EdgeUpkeep):
             path.unlink()
 
     def _logged(self, user_id: str, space: str, changes: int) -> None:
-        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log and its
-        payload indexes' storage (`mapped`: read again only when the shard is loaded)."""
+        """Count the changes written to the user's shard; every `LOG_CHANGES_KEPT`, page out its log, its payload
+        indexes' storage (`mapped`: read again only when the shard is loaded), its payloads' and its vectors' pages
+        (a search reads back those it needs)."""
         dimension = self._spaces(user_id).get(space)
         if dimension is None:
             return
         name = shard_name(space, dimension, bucket_of(user_id))
         count = self._log_changes.get(name, 0) + changes
         if count >= LOG_CHANGES_KEPT:
-            page_out(self._shard_path(name))
+            page_out(self._shard_path(name), WRITTEN)
             count = 0
         self._log_changes[name] = count
 
@@ -360,31 +377,58 @@ class EdgeStore(EdgeUpkeep):
         return int(entry["dimension"]) if entry else None
 
     def _apply(self, user_id: str, shard: Any, entry: dict[str, Any]) -> None:
-        entry = {**entry, "user_id": user_id}
-        if entry["upserts"]:
-            upsert_points(shard, entry["upserts"], user_id)
+        tenant, space = self._tenant(user_id), entry.get("space", MEMORIES)
+        # under the user's tenant, whatever the payload says (a journal an older version wrote names the user)
+        upserts = [{**p, "payload": {**p["payload"], "user_id": tenant}} for p in entry["upserts"]]
+        entry = {**entry, "tenant": tenant, "upserts": upserts}
+        counts = self._keywords.kept(user_id) if space == MEMORIES else None
+        if counts is not None:
+            self._count_change(counts, shard, tenant, upserts, entry["deletes"])
+        if upserts:
+            upsert_points(shard, upserts, tenant)
         if entry["updates"]:
-            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], user_id)
-        self._delete(user_id, shard, entry["deletes"], entry.get("space", MEMORIES))
+            self._set_fields(shard, [(m, f) for m, f in entry["updates"]], tenant)
+        self._delete(user_id, shard, entry["deletes"], space)
         self._after_change(shard)
-        self._logged(user_id, entry.get("space", MEMORIES),
-                     len(entry["upserts"]) + len(entry["updates"]) + len(entry["deletes"]))
-        if self._indexer is not None and entry.get("space", MEMORIES) == MEMORIES:
+        self._logged(user_id, space, len(upserts) + len(entry["updates"]) + len(entry["deletes"]))
+        if self._indexer is not None and space == MEMORIES:
             name = self._memories_shard(user_id)
             if name is not None:
                 self._indexer.record(name, "entry", entry)
-                if entry["upserts"]:
+                if upserts:
                     self._indexer.maybe_start(name, shard, self._shard_path(name))
+
+    @staticmethod
+    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]
+                      ) -> None:
+        """Keep a user's keyword counts in step with a change about to be applied: the terms of the points it
+        replaces or deletes go out, those it writes come in (a point another user holds stays as it is, as the
+        change leaves it)."""
+        ids = list(dict.fromkeys([p["id"] for p in upserts] + list(deletes)))
+        held = {str(p.id): p for p in shard.retrieve(ids, with_payload=["user_id"], with_vector=[SPARSE])} \
+            if ids else {}
+        mine = {key: pts.sparse_terms(p) for key, p in held.items() if (p.payload or {}).get("user_id") == tenant}
+        after = dict(mine)
+        for point in upserts:
+            if point["id"] in mine or point["id"] not in held:
+                after[point["id"]] = point["sparse"][0]
+        for key in deletes:
+            after.pop(key, None)
+        for terms in mine.values():
+            counts.add(terms, -1)
+        for terms in after.values():
+            counts.add(terms)
 
     def update_fields(self, user_id: str, updates: Sequence[tuple[str, dict[str, Any]]], *,
                       durable: bool = True) -> None:
         with self._lock:
             shard = self._shard(user_id, MEMORIES)
             if shard is not None and updates:
-                self._set_fields(shard, updates, user_id)
+                tenant = self._tenant(user_id)
+                self._set_fields(shard, updates, tenant)
                 if durable:
                     self._after_change(shard)
-                self._record(user_id, "fields", (user_id, [(m, dict(f)) for m, f in updates]))
+                self._record(user_id, "fields", (tenant, [(m, dict(f)) for m, f in updates]))
 
     def recover(self, user_id: str) -> int:
         with self._lock:
@@ -408,10 +452,17 @@ class EdgeStore(EdgeUpkeep):
             return done
 
     # -- reading ------------------------------------------------------------------------------------
-    def _hit(self, user_id: str, point: Any, with_vectors: bool, report: LoadReport | None,
-             space: str = MEMORIES) -> Hit | None:
-        return pts.to_hit(user_id, point, with_vectors=with_vectors, report=report,
-                          unseal=self._keystore(user_id, space).unseal if self.seal else None)
+    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES
+              ) -> dict[str, Hit]:
+        """The user's readable records among `points`, by point id, in their order (the user's tenant, keys and
+        load report read once for them all)."""
+        if self.seal and points:
+            self._keystore(user_id, space).load(str(p.id) for p in points)
+        tenant, report = self._tenant(user_id), self._report(user_id) if space == MEMORIES else None
+        unseal = self._keystore(user_id, space).unseal if self.seal else None
+        hits = ((str(p.id), pts.to_hit(user_id, p, with_vectors=with_vectors, report=report, unseal=unseal,
+                                       tenant=tenant)) for p in points)
+        return {key: hit for key, hit in hits if hit is not None}
 
     def _report(self, user_id: str) -> LoadReport:
         report = self._reports.get(user_id)
@@ -431,10 +482,9 @@ class EdgeStore(EdgeUpkeep):
             if shard is None or not ids:
                 return []
             found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False)
-            # to_hit serves only this user's points: an id another user holds reads as not found
-            hits = [self._hit(user_id, p, with_vectors, self._report(user_id)) for p in found]
+            # only this user's points are read: an id another user holds reads as not found
             order = {m: i for i, m in enumerate(ids)}
-            return sorted((h for h in hits if h is not None), key=lambda h: order.get(h.record.id, 0))
+            return sorted(self._hits(user_id, found, with_vectors).values(), key=lambda h: order.get(h.record.id, 0))
 
     def count(self, user_id: str, scope: Scope = ALL, *, space: str = MEMORIES) -> int:
         from qdrant_edge import CountRequest
@@ -443,7 +493,7 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, space)
             if shard is None:
                 return 0
-            flt = edge_filter(scope, user_id, self._id_digest(user_id))
+            flt = edge_filter(scope, self._tenant(user_id), self._id_digest(user_id))
             return int(shard.count(CountRequest(filter=flt, exact=True)))
 
     def neighbours(self, user_id: str, vectors: np.ndarray, *, limit: int, min_score: float,
@@ -455,19 +505,15 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None or not len(vectors):
                 return [[] for _ in vectors]
-            flt = edge_filter(scope, user_id, self._id_digest(user_id))
+            flt = edge_filter(scope, self._tenant(user_id), self._id_digest(user_id))
             batch = shard.query_batch(QueryBatchRequest([
                 QueryRequest(limit=limit, query=Query.Nearest(v.tolist(), using=pts.DENSE), filter=flt,
                              score_threshold=min_score, with_payload=False, with_vector=False)
                 for v in vectors]))
-            report = self._report(user_id)
 
             def read(ids: list[str]) -> dict[str, Hit]:
                 found = shard.retrieve(ids, with_payload=True, with_vector=[pts.DENSE])
-                if self.seal:
-                    self._keystore(user_id).load(ids)
-                hits = ((str(p.id), self._hit(user_id, p, True, report)) for p in found)
-                return {key: hit for key, hit in hits if hit is not None}
+                return self._hits(user_id, found, True)
 
             return pts.neighbour_lists(batch, read, known)
 
@@ -476,13 +522,27 @@ class EdgeStore(EdgeUpkeep):
             shard = self._shard(user_id, MEMORIES)
             if shard is None:
                 return SearchResult([])
-            flt = edge_filter(request.scope, user_id, self._id_digest(user_id))
+            tenant = self._tenant(user_id)
+            if any(channel.using == SPARSE for channel in request.channels):
+                request = weighted(request, self._keyword_counts(user_id, shard, tenant))
+            flt = edge_filter(request.scope, tenant, self._id_digest(user_id))
             found = shard.query_batch(engine_batch(request, flt))
-            if self.seal:
-                self._keystore(user_id).load(str(p.id) for p in found[0])
-            report = self._report(user_id)
-            hits = [h for h in (self._hit(user_id, p, True, report) for p in found[0]) if h is not None]
-            return SearchResult(hits)
+            return SearchResult(list(self._hits(user_id, found[0], True).values()))
+
+    def _keyword_counts(self, user_id: str, shard: Any, tenant: str) -> TermCounts:
+        """The user's keyword statistics (`keywords`), read from their points' terms when not kept."""
+        from qdrant_edge import ScrollRequest
+
+        def read() -> Any:
+            offset = None
+            while True:
+                batch, offset = shard.scroll(ScrollRequest(offset=offset, limit=1024, filter=user_points(tenant),
+                                                           with_payload=False, with_vector=[SPARSE]))
+                yield from (pts.sparse_terms(p) for p in batch)
+                if offset is None:
+                    return
+
+        return self._keywords.of(user_id, read)
 
     def flush(self) -> None:
         with self._lock:

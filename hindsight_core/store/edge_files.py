@@ -1,7 +1,7 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root (format 4; a store of an earlier layout is refused with how to move its
-memories, `check_format`):
+Layout under the store's root (format 5; a store of an earlier layout is refused with how to move its
+memories, `open_root`):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
@@ -9,7 +9,9 @@ memories, `check_format`):
     meta/<key>.json            store metadata (e.g. a migration in progress)
     shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
                                whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
-                               (Qdrant's multitenancy layout, as on a server)
+                               (Qdrant's multitenancy layout, as on a server) holding each user's tenant, a keyed
+                               digest (`sealing.KeyStore.tenant`), and plain BM25 term weights (the IDF is the
+                               asking user's own: `keywords`)
     shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
     shards/<name>.making/      a shard being made (renamed to its name once made)
     users/<sha256(user)[:32]>/
@@ -40,13 +42,14 @@ from .holder import holder
 from .private import open_private, private_folder
 from .values import SPACES
 
-#: the layout this version reads (1 was qdrant-client's local mode, 2 one Edge shard per user, 3 a key file per user)
-FORMAT = 4
+#: the layout this version reads (1 was qdrant-client's local mode, 2 one Edge shard per user, 3 a key file per user,
+#: 4 user ids in the clear and keyword IDF over every user of a shard)
+FORMAT = 5
 KEY_FILE = "keys.sqlite"
 
 
 def earlier_layout(root: Path) -> bool:
-    """Whether `root` holds a store written in an earlier layout (Qdrant local mode, or an Edge format below 4)."""
+    """Whether `root` holds a store written in an earlier layout (Qdrant local mode, or an Edge format below this one)."""
     if (root / "collection").is_dir() and (root / "meta.json").is_file():
         return True
     try:
@@ -190,12 +193,12 @@ def shard_config(dimension: int) -> Any:
         EdgeOptimizersConfig,
         EdgeSparseVectorParams,
         EdgeVectorParams,
-        Modifier,
     )
 
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},
-        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        # plain BM25 weights: the IDF is the asking user's own (`keywords`), never one over every user of the shard
+        sparse_vectors={SPARSE: EdgeSparseVectorParams()},
         # vacuum on optimize() as soon as anything was deleted: forgotten vectors leave the segments
         optimizers=EdgeOptimizersConfig(deleted_threshold=0.0001, vacuum_min_vector_number=1),
         # one search thread a shard (Edge starts eight by default): threads stay few with every bucket open

@@ -16,32 +16,33 @@ def channel_query(channel: Any) -> Any:
     return Query.Nearest(list(channel.vector), using=pts.DENSE)
 
 
-def user_condition(user_id: str) -> Any:
+def user_condition(tenant: str) -> Any:
     from qdrant_edge import FieldCondition, MatchValue
 
-    return FieldCondition(key="user_id", match=MatchValue(user_id))
+    return FieldCondition(key="user_id", match=MatchValue(tenant))
 
 
-def user_points(user_id: str, memory_ids: Sequence[str] | None = None) -> Any:
-    """A filter for one user's points (those of `memory_ids` only, if given): deletes and updates go through it,
-    so no change can reach another user's point in a shared shard."""
+def user_points(tenant: str, memory_ids: Sequence[str] | None = None) -> Any:
+    """A filter for one user's points, by the tenant they hold (those of `memory_ids` only, if given): deletes and
+    updates go through it, so no change can reach another user's point in a shared shard."""
     from qdrant_edge import Filter, HasIdCondition
 
-    must = [user_condition(user_id)]
+    must = [user_condition(tenant)]
     if memory_ids is not None:
         must.append(HasIdCondition(set(memory_ids)))
     return Filter(must=must)
 
 
-def edge_filter(scope: Scope, user_id: str, digest: Callable[[str], str] | None = None) -> Any:
-    """A `Scope`, always narrowed to one user, as a Qdrant Edge filter (the same plan as `server_query.client_filter`).
+def edge_filter(scope: Scope, tenant: str, digest: Callable[[str], str] | None = None) -> Any:
+    """A `Scope`, always narrowed to one user's tenant, as a Qdrant Edge filter (the plan of
+    `server_query.client_filter`).
 
     With `digest`, a session or agent id matches its keyed digest (sealed stores)
     or, for points written before ids were sealed, the id itself.
     """
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
 
-    must = [user_condition(user_id)]
+    must = [user_condition(tenant)]
     for kind, key, *args in conditions(scope):
         if kind == "any":
             must.append(FieldCondition(key=key, match=MatchAny(args[0])))

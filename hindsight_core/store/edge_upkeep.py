@@ -44,6 +44,7 @@ class EdgeUpkeep:
     _key_file: Any
     _users: Any
     _reports: Any
+    _keywords: Any
     root: Any
     seal: bool
 
@@ -61,18 +62,20 @@ class EdgeUpkeep:
         its registry entry."""
         with self._lock:
             spaces = self._spaces(user_id)
+            tenant = self._tenant(user_id)
             names = []
             for space, dimension in spaces.items():
                 name = shard_name(space, dimension, bucket_of(user_id))
                 shard = self._open_shard(name, create=False)
                 if shard is not None:
-                    delete_user(shard, user_id)
+                    delete_user(shard, tenant)
                     if space == MEMORIES:
-                        self._record(user_id, "drop", user_id)  # a build running now must not bring them back
+                        self._record(user_id, "drop", tenant)  # a build running now must not bring them back
                     names.append(name)
-            self._key_file.destroy_user(user_dir_name(user_id))
+            self._key_file.destroy_user(user_dir_name(user_id))  # the tenant too: nothing ties the points to the user
             self._users.pop(user_id, None)
             self._reports.pop(user_id, None)
+            self._keywords.forget(user_id)
             folder = self._user_path(user_id)
             if folder.exists():
                 shutil.rmtree(folder)
@@ -82,12 +85,11 @@ class EdgeUpkeep:
     # -- listing --------------------------------------------------------------------------------
     def scan(self, user_id: str, scope: Scope = ALL, *, with_vectors: bool = False,
              space: str = MEMORIES) -> Iterator[Hit]:
-        for point in self._scroll(user_id, space, scope, with_vectors):
-            hit = self._hit(user_id, point, with_vectors, self._report(user_id) if space == MEMORIES else None, space)
-            if hit is not None:
-                yield hit
+        for batch in self._scroll(user_id, space, scope, with_vectors):
+            yield from self._hits(user_id, batch, with_vectors, space).values()
 
-    def _scroll(self, user_id: str, space: str, scope: Scope, with_vectors: bool) -> Iterator[Any]:
+    def _scroll(self, user_id: str, space: str, scope: Scope, with_vectors: bool) -> Iterator[list[Any]]:
+        """The user's points in a space, in batches (the store's lock is held while each is read, not between)."""
         from qdrant_edge import ScrollRequest
 
         offset = None
@@ -97,10 +99,11 @@ class EdgeUpkeep:
                 if shard is None:
                     return
                 batch, offset = shard.scroll(ScrollRequest(
-                    offset=offset, limit=1024, filter=edge_filter(scope, user_id, self._id_digest(user_id)),
+                    offset=offset, limit=1024, filter=edge_filter(scope, self._tenant(user_id),
+                                                                  self._id_digest(user_id)),
                     with_payload=True,
                     with_vector=[pts.DENSE, pts.SPARSE] if with_vectors else False))
-            yield from batch
+            yield batch
             if offset is None:
                 return
 
@@ -198,22 +201,24 @@ class EdgeUpkeep:
                 raise HindsightError(f"the user {user_id!r} is not registered in this store")
             if self.seal:
                 self._keystore(user_id, space).prepare(r.id for r in records)
-            points = [self._point(user_id, r, v, extras[i] if extras else None, space)
-                      for i, (r, v) in enumerate(zip(records, vectors))]
-            upsert_points(shard, points, user_id)
+            points = self._points(user_id, records, vectors, space, extras)
+            tenant = self._tenant(user_id)
+            upsert_points(shard, points, tenant)
             self._after_change(shard)
             if space == MEMORIES:
-                self._record(user_id, "entry", {"user_id": user_id, "upserts": points, "updates": [], "deletes": []})
+                self._keywords.forget(user_id)  # counted again when next asked
+                self._record(user_id, "entry", {"tenant": tenant, "upserts": points, "updates": [], "deletes": []})
 
     def load_space(self, user_id: str, space: str) -> Iterator[tuple[MemoryRecord, np.ndarray, dict[str, Any]]]:
         check_space(space)
         unseal = (lambda m, sealed: self._keystore(user_id, space).unseal(m, sealed)) if self.seal else None
-        for point in self._scroll(user_id, space, ALL, True):
+        tenant = self._tenant(user_id)
+        for point in (p for batch in self._scroll(user_id, space, ALL, True) for p in batch):
             payload = point.payload or {}
-            if payload.get("user_id") != user_id:
+            if payload.get("user_id") != tenant:
                 continue
             try:
-                record, extra = pts.from_payload(payload, unseal=unseal)
+                record, extra = pts.from_payload(payload, unseal=unseal, user_id=user_id)
             except pts.UnreadableRecord as exc:
                 self._report(user_id).unreadable.append((str(point.id), str(exc)))
                 continue
@@ -221,7 +226,7 @@ class EdgeUpkeep:
 
     def ids_in_space(self, user_id: str, space: str) -> set[str]:
         check_space(space)
-        return {str(p.id) for p in self._scroll(user_id, space, ALL, False)}
+        return {str(p.id) for batch in self._scroll(user_id, space, ALL, False) for p in batch}
 
     def count_space(self, user_id: str, space: str) -> int:
         check_space(space)
@@ -238,12 +243,14 @@ class EdgeUpkeep:
             shard = self._shard(user_id, space)
             ids = [m for m in memory_ids if is_uuid(m)]
             if shard is not None and ids:
-                delete_points(shard, ids, user_id)
+                tenant = self._tenant(user_id)
+                delete_points(shard, ids, tenant)
                 if self.seal:
                     self._keystore(user_id, space).destroy(ids)
                 self._after_change(shard)
                 if space == MEMORIES:
-                    self._record(user_id, "entry", {"user_id": user_id, "upserts": [], "updates": [], "deletes": ids})
+                    self._keywords.forget(user_id)
+                    self._record(user_id, "entry", {"tenant": tenant, "upserts": [], "updates": [], "deletes": ids})
 
     def drop_space(self, user_id: str, space: str) -> None:
         """The user's points in one space go (deleted; `compact` takes them out of the segment files), with their
@@ -254,10 +261,11 @@ class EdgeUpkeep:
             if space in spaces:
                 shard = self._open_shard(shard_name(space, spaces[space], bucket_of(user_id)), create=False)
                 if shard is not None:
-                    delete_user(shard, user_id)
+                    delete_user(shard, self._tenant(user_id))
                     self._after_change(shard)
                     if space == MEMORIES:
-                        self._record(user_id, "drop", user_id)
+                        self._keywords.forget(user_id)
+                        self._record(user_id, "drop", self._tenant(user_id))
                 entry = dict(self._entry(user_id) or {})
                 entry["spaces"] = {k: v for k, v in spaces.items() if k != space}
                 self._write_entry(user_id, entry)

@@ -11,7 +11,13 @@ compaction swaps a shard in) added ~100 MiB to the process's resident set that n
 Writing does the same: every update is appended to the log's mapped 32 MiB segment and
 written to each payload index's page file, pages that stay resident although nothing reads
 them again until the next load (the log alone about 2 KiB a memory: ~190 MiB after 90,000
-memories).
+memories), each point's payload is written to the payload storage's pages, of which a
+search reads only the few it returns (about 1 KiB a memory), and each vector to the vector
+storage's (1.5 KiB a memory at 384 dimensions), which a load also reads whole: a search
+reads back those it scores, a user's own or, for a user with the vector index, the points
+its graph walk passes. With thousands of users, the vectors were most of what stayed
+resident; they are given back every so many changes (`WRITTEN`), not after a load, where a
+large user's first search would read them back at once.
 
 `page_out` asks the kernel to page such mappings out (`madvise(MADV_PAGEOUT)`,
 Linux 5.4+): a hint that never changes what the memory holds (a page that is needed again
@@ -29,6 +35,9 @@ from typing import Any
 #: the parts of a shard's folder the engine reads only when it loads the shard (whole, then): the log, and the
 #: storage of the payload indexes (which it holds in memory as it builds them from it)
 READ_AT_LOAD = ("/wal/", "/payload_index/")
+#: ... and what writes add to besides: the payloads' pages (a search reads back only those of the hits it returns)
+#: and the vectors' (`vector_storage-*`: a search reads back those it scores)
+WRITTEN = READ_AT_LOAD + ("/payload_storage/", "/vector_storage")
 _MADV_PAGEOUT = 21
 
 _madvise: Any = None  # the C function once looked up, False where there is none

@@ -16,6 +16,10 @@ When the backend seals payloads and gives a `digest`, `session_id` and
 `agent_id` are sealed with the text too, and the plain fields hold a keyed
 digest of them instead (`KeyStore.id_digest`): filters by session or agent
 still use the index, and the engine's log never holds the ids themselves.
+The same way, `user_id` holds the user's `tenant` when the backend gives one
+(the embedded store: a keyed digest, `KeyStore.tenant`, so no file of the store
+names a user once their key is gone); a record read back is the user's who
+asked for it, checked against that field.
 
 The record's fields are in its JSON form, the one codec (`contract.records`). Reading
 is strict: a payload whose fields do not have the types a later stage relies on is
@@ -55,8 +59,10 @@ _NOT_RECORD = frozenset(RANKING_FIELDS) | {"text", "sealed", "extra"}
 
 
 def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping[str, Any] | None = None,
-               digest: Digest | None = None) -> dict[str, Any]:
+               digest: Digest | None = None, tenant: str | None = None) -> dict[str, Any]:
     payload = record_to_dict(record)
+    if tenant is not None:
+        payload["user_id"] = tenant
     text = {name: payload.pop(name) for name in TEXT_FIELDS}
     if seal is not None and digest is not None:
         for name in ID_FIELDS:
@@ -67,6 +73,9 @@ def to_payload(record: MemoryRecord, *, seal: Seal | None = None, extra: Mapping
         payload[name] = ranking[name]
     payload["meta_keys"] = metadata_digests(record.metadata)
     payload["seq"] = next_seq()
+    for name in ("derived_from", "meta_keys"):  # an empty list reads back as none; the engine takes each value
+        if not payload[name]:                   # in some microseconds, a write's biggest cost after its gate
+            del payload[name]
     if seal is not None:
         payload["sealed"] = seal(record.id, text)
     else:
@@ -97,9 +106,10 @@ class UnreadableRecord(ValueError):
     """A stored point that cannot be turned back into a record (reported, set aside)."""
 
 
-def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
+def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None, user_id: str | None = None
                  ) -> tuple[MemoryRecord, dict[str, Any]]:
-    """(record, extra payload) from a point's payload; raises UnreadableRecord."""
+    """(record, extra payload) from a point's payload, as the record of `user_id` if given (the payload may
+    hold the user's tenant); raises UnreadableRecord."""
     try:
         data = {k: v for k, v in payload.items() if k not in _NOT_RECORD}
         if "sealed" in payload:
@@ -108,6 +118,8 @@ def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
             data.update(unseal(str(payload["id"]), payload["sealed"]))
         else:
             data.update(payload.get("text") or {})
+        if user_id is not None:
+            data["user_id"] = user_id
         record, problem = record_from_payload(data)
         if record is None:
             raise UnreadableRecord(problem or "unreadable")
@@ -120,13 +132,14 @@ def from_payload(payload: Mapping[str, Any], *, unseal: Unseal | None = None
 
 
 def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport | None,
-           unseal: Unseal | None) -> Hit | None:
-    """A search/scroll result as a `Hit`; None for another user's point or an unreadable one (reported)."""
+           unseal: Unseal | None, tenant: str | None = None) -> Hit | None:
+    """A search/scroll result as a `Hit` of `user_id` (whose points hold `tenant`, if given, as their user); None
+    for another user's point or an unreadable one (reported)."""
     payload = point.payload or {}
-    if payload.get("user_id") != user_id:  # a hash collision or tampering: never serve it
+    if payload.get("user_id") != (user_id if tenant is None else tenant):  # a collision or tampering: never served
         return None
     try:
-        record, _ = from_payload(payload, unseal=unseal)
+        record, _ = from_payload(payload, unseal=unseal, user_id=user_id)
     except UnreadableRecord as exc:
         if report is not None and (str(point.id), str(exc)) not in report.unreadable:
             report.unreadable.append((str(point.id), str(exc)))
@@ -139,9 +152,15 @@ def to_hit(user_id: str, point: Any, *, with_vectors: bool, report: LoadReport |
         if isinstance(vectors, dict):
             if DENSE in vectors:
                 vector = np.asarray(vectors[DENSE], dtype=np.float32)
-            if SPARSE in vectors:
-                terms = frozenset(vectors[SPARSE].indices)
+            terms = frozenset(sparse_terms(point, vectors))
     return Hit(record, float(getattr(point, "score", 0.0) or 0.0), vector, terms, int(payload.get("seq") or 0))
+
+
+def sparse_terms(point: Any, vectors: Any = None) -> list[int]:
+    """The term ids of a point's keyword vector (none if it has none); `vectors`: the point's, if already read."""
+    vectors = getattr(point, "vector", None) if vectors is None else vectors
+    sparse = vectors.get(SPARSE) if isinstance(vectors, dict) else None
+    return list(sparse.indices) if sparse is not None else []
 
 
 def neighbour_lists(batches: Iterable[Iterable[Any]], read: Callable[[list[str]], Mapping[str, Hit]],

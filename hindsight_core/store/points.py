@@ -39,6 +39,7 @@ from .payload import (
     ranking_values,
     record_from_payload,
     record_to_dict,
+    sparse_terms,
     to_hit,
     to_payload,
 )
@@ -46,8 +47,8 @@ from .payload import (
 __all__ = ["BM25_SETTINGS", "DENSE", "Digest", "FLOAT_INDEXED", "ID_FIELDS", "KEYWORD_INDEXED", "RANKING_FIELDS",
            "SPARSE", "Seal", "TEXT_FIELDS", "Unseal", "UnreadableRecord", "derived_fields", "document_terms",
            "epoch_days", "from_payload", "keyword_text", "metadata_digest", "metadata_digests", "neighbour_lists",
-           "next_seq", "query_terms", "ranking_fields", "ranking_values", "record_from_payload", "record_to_dict", "to_hit",
-           "to_payload"]
+           "next_seq", "query_terms", "ranking_fields", "ranking_values", "record_from_payload", "record_to_dict",
+           "sparse_terms", "to_hit", "to_payload"]
 
 _BM25_LOCK = threading.Lock()
 _BM25: Any = None

@@ -22,7 +22,10 @@ file (row `~ids`), so the engine's log holds neither id in the clear. The
 digest is not erased by forgetting one memory (other memories of the same
 session share it); it goes with the user (`forget(everything=True)`). Someone
 who holds both the engine's files and `keys.sqlite` can test a guessed id
-against it, as they could read every memory not yet forgotten.
+against it, as they could read every memory not yet forgotten. The user id
+itself is never in the engine's files either: a user's points hold their
+`tenant`, an HMAC under the same key, so once the user is forgotten nothing in
+the engine's log or segments can be tied to them.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ ID_ROW = "~ids"
 _CHUNK = 900
 #: keys kept in memory for one user's space
 _CACHED_PER_OWNER = 100_000
+#: the sealed text's JSON (made once: `json.dumps` with options builds an encoder a call)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 Owner = tuple[str, str]  # (the user's folder name, the space)
 
@@ -58,8 +63,8 @@ class KeyFile:
     """Every user's per-memory keys, in one SQLite file (`":memory:"` for a store whose keys live nowhere else).
 
     `kept`: how many users' spaces keep their keys read so far in memory (the least recently used are dropped;
-    their keys are read again from the file). The file is made with the first key written (a store that seals
-    nothing has none); until then reading finds no key.
+    their keys are read again from the file). The file is made with the first key written (a user's first write
+    makes their tenant's key, sealed or not); until then reading finds no key.
     """
 
     def __init__(self, path: Path | str, *, kept: int = 64) -> None:
@@ -251,7 +256,7 @@ class KeyStore:
             key = self._key(memory_id, create=True)
         assert key is not None  # made when missing (create=True)
         nonce = os.urandom(12)
-        data = json.dumps(text, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = _ENCODE(text).encode("utf-8")
         box = self.file.aesgcm(key).encrypt(nonce, data, memory_id.encode("utf-8"))
         return base64.b64encode(nonce + box).decode("ascii")
 
@@ -269,6 +274,14 @@ class KeyStore:
             key = self._key(ID_ROW, create=True)
         assert key is not None  # made when missing (create=True)
         return "h:" + hmac.new(key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:40]
+
+    def tenant(self) -> str:
+        """What the user's points hold as their user (the memories space's keys give it for every space): a digest
+        of nothing but the user's key, with no trace of the user id, and unrelated to anything once the key goes."""
+        with self.file.lock:
+            key = self._key(ID_ROW, create=True)
+        assert key is not None  # made when missing (create=True)
+        return "t:" + hmac.new(key, b"\0tenant", hashlib.sha256).hexdigest()[:40]
 
     def destroy(self, memory_ids: Iterable[str]) -> None:
         """Delete keys for good: secure_delete overwrites them in the file."""

@@ -11,6 +11,9 @@ every acknowledged write on its next request.
 
 Payload text is stored in the clear here: the server's own write-ahead log
 and optimiser decide when a deleted point's bytes leave its disk (SECURITY.md).
+The keyword channel's IDF is the server's, over the collection: unlike the
+embedded store's, each user's own (`keywords`), it counts every user's points,
+since counting a user's terms here would cost a request a query term.
 
 This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
 `server_upkeep` (`MaintenanceStore`).

@@ -200,7 +200,7 @@ def content_words(text: str) -> int:
     """How many words carry content: the rule the gate skips by. Latin words count unless they are stop words,
     filler (`FILLER_WORDS`) or laughter; numbers count; CJK text counts one word per two characters left once
     filler phrases are removed. Emoji and punctuation count nothing, nor does one word repeated three times."""
-    cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text))
+    cjk_rest = HAN_CHAR.findall(_ZH_FILLER.sub("", text)) if HAN_CHAR.search(text) else []  # filler is all Han
     words = []
     for word in _LATIN_WORD.findall(HAN_CHAR.sub(" ", text).lower()):
         word = word.split("'")[0]

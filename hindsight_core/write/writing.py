@@ -138,7 +138,7 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
         record = _fades_no_faster(record, [(float(hit.score), hit.record) for hit in stored[i]], cfg)
         plan._store(record, vector)
         earlier.stored(i)
-        restates = bool(consolidation_candidates([record]))  # what the user states again, not a question or a tool
+        restates: bool | None = None  # what the user states again, not a question or a tool: read when knowledge is near
         # one question at a time: what this statement replaces is settled before the next is merged or judged
         [replaced] = judge.replaced([Question(record, tuple(neighbours))]) if judge else [frozenset()]
         for sim, old in neighbours:
@@ -146,9 +146,12 @@ def plan_writes(stored: list[list[Hit]], records: list[MemoryRecord], vectors: n
                 plan._change(old.evolve(confidence=round(old.confidence * cfg.superseded_factor, 4),
                                         superseded_by=record.id))
                 plan.superseded.append(old.id)
-            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by and restates:
-                plan._change(old.evolve(confirmations=old.confirmations + 1,
-                                        last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
+            elif old.layer is Layer.SEMANTIC and sim >= cfg.group_similarity and not old.superseded_by:
+                if restates is None:
+                    restates = bool(consolidation_candidates([record]))
+                if restates:
+                    plan._change(old.evolve(confirmations=old.confirmations + 1,
+                                            last_confirmed=max(record.timestamp, old.last_confirmed or old.timestamp)))
     position = {r.id: i for i, r in enumerate(records)}
     plan.touched = [(r, decide[position[r.id]]) for r, _ in plan.upserts
                     if r.layer is Layer.EPISODIC and r.status is Status.ACTIVE]

@@ -182,7 +182,7 @@ def _plant_unreadable(memory, user="u"):
     store = memory.store
     good = MemoryRecord(id=str(uuid.uuid4()), user_id=user, summary="bad", raw_content="written by an older version",
                         timestamp=memory.now(), embedding_model=memory.embedder.name)
-    point = store._point(user, good, np.ones(memory.embedder.dimension, dtype=np.float32) / 8.0)
+    [point] = store._points(user, [good], [np.ones(memory.embedder.dimension, dtype=np.float32) / 8.0])
     text = {"summary": "bad", "raw_content": "written by an older version", "context": None,
             "entities": [None, 1], "metadata": {}}
     point["payload"]["sealed"] = store._keystore(user).seal(good.id, text)  # as an older writer might have

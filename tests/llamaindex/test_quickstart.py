@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import hindsight_core
 
 SNIPPET = Path(__file__).with_name("quickstart_snippet.py")
 README = Path(__file__).parents[2] / "README.md"

@@ -291,4 +291,4 @@ def test_a_forget_over_mcp_leaves_no_byte_of_the_text_while_the_server_runs(tmp_
         anyio.run(run)
         user_keys = [p for p in folder.rglob("keys.sqlite")]
         assert all(canary.encode() not in p.read_bytes() for p in user_keys)
-        assert bool(user_keys) is seal
+        assert user_keys  # sealed or not, the key file holds the key of each user's tenant

@@ -67,7 +67,6 @@ def test_a_name_is_an_address_only_for_the_conversation_that_has_that_speaker():
 def test_small_talk_said_on_three_days_forms_no_group_but_a_standing_wish_does():
     """The same conversation, consolidated: three thank-yous on three days stay episodes; three wordings of one
     standing wish become one knowledge memory (the real engine and the shipped model)."""
-    from datetime import timedelta
 
     from hindsight_core import Hindsight
     from hindsight_core.testing import FrozenClock

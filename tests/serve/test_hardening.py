@@ -4,7 +4,6 @@ on a deadline, and a warning when it runs without a token."""
 
 from __future__ import annotations
 
-import json
 import socket
 import time
 from datetime import datetime, timezone

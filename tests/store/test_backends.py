@@ -22,6 +22,7 @@ from hindsight_core.errors import EmbedderMismatchError
 from hindsight_core.recall import formula as f
 from hindsight_core.recall import plan as recall_plan
 from hindsight_core.store import ALL, EdgeStore, Scope, ServerStore
+from hindsight_core.store import points as pts
 from hindsight_core.store.base import ARCHIVE
 from hindsight_core.contract.records import record_to_dict
 from hindsight_core.testing import FakeEmbedder, FrozenClock
@@ -141,8 +142,8 @@ def test_neighbours_leave_out_the_ids_the_caller_holds_and_never_read_them(store
     every = store.neighbours("alice", queries, limit=3, min_score=-1.0, scope=Scope())
     held = {rows[0].id, rows[2].id}
     read = []
-    original = store._hit
-    monkeypatch.setattr(store, "_hit", lambda user, point, *a, **kw: read.append(str(point.id)) or
+    original = pts.to_hit
+    monkeypatch.setattr(pts, "to_hit", lambda user, point, *a, **kw: read.append(str(point.id)) or
                         original(user, point, *a, **kw))
     lists = store.neighbours("alice", queries, limit=3, min_score=-1.0, scope=Scope(), known=held)
     # the known ids still take their places within the limit: the rest is what came back without them

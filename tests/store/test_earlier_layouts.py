@@ -17,7 +17,7 @@ def _files(root):
     return sorted((p.relative_to(root).as_posix(), p.read_bytes() if p.is_file() else b"") for p in root.rglob("*"))
 
 
-@pytest.mark.parametrize("layout", ["qdrant local mode", "format 3", "users without a FORMAT file"])
+@pytest.mark.parametrize("layout", ["qdrant local mode", "format 3", "format 4", "users without a FORMAT file"])
 def test_an_earlier_layout_is_refused_untouched_with_how_to_move_it(tmp_path, layout):
     root = tmp_path / "old"
     if layout == "qdrant local mode":  # hindsight 0.1
@@ -26,8 +26,8 @@ def test_an_earlier_layout_is_refused_untouched_with_how_to_move_it(tmp_path, la
     else:
         (root / "users" / "0123abcd").mkdir(parents=True)
         (root / "users" / "0123abcd" / "user.json").write_text('{"user_id": "alice"}')
-        if layout == "format 3":
-            (root / "FORMAT").write_text("3\n")
+        if layout.startswith("format"):  # 4: user ids in the clear in the shards, keyword IDF over every user
+            (root / "FORMAT").write_text(layout.split()[1] + "\n")
     before = _files(root)
     for opening in (lambda: EdgeStore(root), lambda: Hindsight(path=root, embedder=FakeEmbedder())):
         with pytest.raises(StoreUnavailableError) as refused:
@@ -50,6 +50,6 @@ def test_the_command_line_says_the_same_without_a_traceback(tmp_path):
 def test_a_new_store_is_of_the_current_layout(tmp_path):
     with Hindsight(path=tmp_path / "new", embedder=FakeEmbedder()) as memory:
         memory.write("I keep my bike in the shed.", user_id="alice", force=True)
-    assert (tmp_path / "new" / "FORMAT").read_text().strip() == "4"
+    assert (tmp_path / "new" / "FORMAT").read_text().strip() == "5"
     with Hindsight(path=tmp_path / "new", embedder=FakeEmbedder()) as memory:  # and opens again
         assert len(memory.memories(user_id="alice")) == 1
