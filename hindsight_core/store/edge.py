@@ -225,12 +225,6 @@ class EdgeStore(EdgeUpkeep):
         dimension = self._spaces(user_id).get(MEMORIES)
         return None if dimension is None else shard_name(MEMORIES, dimension, bucket_of(user_id))
 
-    def _cancel_index(self, user_id: str) -> None:
-        """A compaction or a rebuild of the user's memories shard: a build on its old state must not be swapped in."""
-        name = self._memories_shard(user_id)
-        if self._indexer is not None and name is not None:
-            self._indexer.cancel(name)
-
     def _record(self, user_id: str, kind: str, change: Any) -> None:
         """Keep a change to a memories shard for the copy being indexed, if one is."""
         name = self._memories_shard(user_id)

@@ -105,9 +105,6 @@ class ServerStore(ServerUpkeep):
         entry = self._entry(user_id)
         return int(entry["dimension"]) if entry else None
 
-    def _user_filter(self, user_id: str, scope: Scope) -> Any:
-        return client_filter(scope, user_id)
-
     # -- users ------------------------------------------------------------------------------------
     def _entry(self, user_id: str) -> dict[str, Any] | None:
         known = self._known.get(user_id)
