@@ -1,32 +1,17 @@
 """The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
 in them (files: `edge_files`).
 
-Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed
-digest, never the user id: `sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and
-every request filters on it. The keyword channel's IDF is the asking user's own (`keywords`): nothing
-another user stores moves a user's scores.
-The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
-by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
-(`edge_query.edge_filter`); deletes and field updates go through that filter and
-upserts are conditional on it (`edge_changes`), so no change reaches another
-user's point. Resident memory, threads and open files grow with the memories
-held, not with the users: a user costs a registry file, and their memories' keys are rows in the
-store's one key file (`sealing`); what the engine reads whole when it
-loads a shard (its log, its payload indexes' page files) is paged out after the load,
-and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
-(the points leave the segment files) and deletes their keys for good (`sealing`: the
-text in the engine's log can no longer be opened, nor its tenant tied to the user).
-The vector index (HNSW) of the shared shard is built in a child process once
-`auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
-holds the GIL for the whole build, so it never runs in the caller's process.
-Durability: Edge writes every update to its write-ahead log before the call
-returns, so an acknowledged write survives a killed process; `sync="full"`
-also flushes segments after every change (against power loss, slower).
-A store written in an earlier layout is refused, untouched, with how to move its
-memories (`edge_files.open_root`).
+Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed digest,
+`sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and every request filters on it; the keyword
+channel's IDF is the asking user's own (`keywords`). Users are spread over `edge_files.BUCKETS` shards per space by a
+hash of the id, so a compaction rewrites a bucket's segments, not the whole store; deletes and field updates go
+through the user's filter and upserts are conditional on it (`edge_changes`), so no change reaches another user's
+point. Pages the engine reads whole at a load are given back (`mapped`); the vector index is built in a child
+process (`indexing`); forgetting a user deletes their points, compacts the shards and deletes their keys (`sealing`).
+Durability: Edge writes every update to its write-ahead log before the call returns; `sync="full"` also flushes
+segments after every change. A store of an earlier layout is refused, untouched (`edge_files.open_root`).
 
-This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
-`edge_upkeep` (`MaintenanceStore`).
+This module is the hot path (`LiveStore`); listing, spaces and upkeep are in `edge_upkeep` (`MaintenanceStore`).
 """
 
 from __future__ import annotations
@@ -329,9 +314,9 @@ class EdgeStore(EdgeUpkeep):
                space: str = MEMORIES) -> None:
         """All of the changes or (after a crash, on the next open) all of them.
 
-        The change is written as one journal file (with sealed text only) before it
-        is applied, and removed after; `recover` replays a journal a crash left
-        behind. Every step is idempotent, so replaying a half-applied change completes it.
+        The change is written as one journal file (with sealed text only) before it is applied, and removed after;
+        `recover` replays a journal a crash left behind. Every step is idempotent, so replaying a half-applied change
+        completes it.
         """
         with self._lock:
             dimension = len(upserts[0][1]) if upserts else None

@@ -1,8 +1,7 @@
 """The embedded store's maintenance side (`MaintenanceStore`): listing, users, spaces, upkeep, metadata.
 
-`EdgeStore` (`hindsight_core.store.edge`) takes these methods from `EdgeUpkeep`;
-none of them is on the recall path. They rely on the hot path's shard cache,
-lock and key stores (`_shard`, `_lock`, `_keystore`, ...).
+`EdgeStore` (`hindsight_core.store.edge`) takes these methods from `EdgeUpkeep`; none of them is on the recall path.
+They rely on the hot path's shard cache, lock and key stores (`_shard`, `_lock`, `_keystore`, ...).
 """
 
 from __future__ import annotations
@@ -118,11 +117,9 @@ class EdgeUpkeep:
         """Vacuum the shards holding one user's spaces (every shard with None) so deleted vectors leave the
         segment files; returns the shards compacted.
 
-        Deleted *text* is unreadable at once (its key is destroyed by the delete
-        itself); this also removes the deleted points' vectors from the segments.
-        The users of a bucket share its shard, so this rewrites the segments any of their deletes touched.
-        A user's memories shard is compacted in a child process (`indexing`): the call waits for it, but
-        neither the store's lock nor the GIL is held meanwhile, so other users' calls go on.
+        Deleted text is unreadable at once (the delete destroys its key); this also removes the deleted points' vectors,
+        rewriting the segments any delete of a bucket's users touched. A memories shard is compacted in a child process
+        (`indexing`): the call waits for it, holding neither the store's lock nor the GIL.
         """
         with self._lock:
             if user_id is None:

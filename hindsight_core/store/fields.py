@@ -1,8 +1,7 @@
 """The plain payload fields of a stored memory: names, epoch days, metadata digests, write order.
 
-The lowest module of `store/`: the scope conditions (`values`), the payload
-codec (`payload`) and both backends read these names; it imports nothing from
-the store.
+The lowest module of `store/`: the scope conditions (`values`), the payload codec (`payload`) and both backends read
+these names; it imports nothing from the store.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """How a memory record becomes a Qdrant point, the same on both backends.
 
-A point carries two vectors, `dense` (the embedding) and `bm25` (a sparse BM25
-vector from `qdrant_edge.Bm25`, one config for both backends so keyword scores
-agree), and a payload (`hindsight_core.store.payload`). This module holds the
-keyword side (what the BM25 channel indexes and how a query becomes terms) and
-re-exports the field names and the payload codec under the names the backends use.
+A point carries two vectors, `dense` (the embedding) and `bm25` (a sparse BM25 vector from `qdrant_edge.Bm25`, one
+config for both backends so keyword scores agree), and a payload (`hindsight_core.store.payload`). This module holds the
+keyword side (what the BM25 channel indexes and how a query becomes terms) and re-exports the field names and the
+payload codec under the names the backends use.
 """
 
 from __future__ import annotations

@@ -1,22 +1,13 @@
 """A Qdrant server through qdrant-client, running the same recall plan as the embedded store.
 
-Layout, after Qdrant's multitenancy guidance: one collection per space and
-vector size (`hindsight_memories_d384`, `hindsight_archive_d384`, …) holding
-every user's points, with a tenant-indexed `user_id` payload field that every
-request filters on; `hindsight_users` (the registry), `hindsight_journal` and
-`hindsight_meta` hold small payload-only points. Nothing is cached per
-process except the registry entries, which never change under a user's feet
-(a migration swaps them while the store is not in use), so every process sees
-every acknowledged write on its next request.
+Layout, after Qdrant's multitenancy guidance: one collection per space and vector size (`hindsight_memories_d384`, …)
+holding every user's points, with a tenant-indexed `user_id` payload field that every request filters on;
+`hindsight_users` (the registry), `hindsight_journal` and `hindsight_meta` hold small payload-only points. Only the
+registry entries are cached per process (a migration swaps them while the store is not in use), so every process sees
+every acknowledged write on its next request. Payload text is stored in the clear (SECURITY.md). The keyword
+channel's IDF is the server's, over the collection: counting a user's terms here would cost a request a query term.
 
-Payload text is stored in the clear here: the server's own write-ahead log
-and optimiser decide when a deleted point's bytes leave its disk (SECURITY.md).
-The keyword channel's IDF is the server's, over the collection: unlike the
-embedded store's, each user's own (`keywords`), it counts every user's points,
-since counting a user's terms here would cost a request a query term.
-
-This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
-`server_upkeep` (`MaintenanceStore`).
+This module is the hot path (`LiveStore`); listing, spaces and upkeep are in `server_upkeep` (`MaintenanceStore`).
 """
 
 from __future__ import annotations
