@@ -1,8 +1,7 @@
 """The retrieval check: flags a recalled memory that contradicts the other memories about the same thing.
 
-A poisoned memory has to be recalled to do harm, so it usually sits among genuine memories on the same topic.
-Before memories are injected, each recalled one is checked against the others (the other results plus related
-neighbours from the same user's store) and given a verdict:
+Before memories are injected, each recalled one is checked against the others (the other results plus related neighbours
+from the same user's store) and given a verdict:
 
     CONSISTENT    agrees with the related memories, or nothing disagrees with it
     CONTRADICTS   the memories that disagree with it outweigh those that agree
@@ -10,15 +9,11 @@ neighbours from the same user's store) and given a verdict:
     SUPERSEDED    a newer memory from the user says otherwise (a correction wins over an agent or a tool)
     UNCHECKED     nothing related to compare it with
 
-Without a model: embeddings say which memories are about the same thing (cosine >= `relate_at`), and cheap cues
-read a conflict between two of them (one negated and the other not, a slot with different values, two terms that
-exclude each other), since embeddings cannot tell a statement from its negation. Memories that agree count for a
-memory, those that conflict against it, each weighted by the trust of its source; a gap within `tie_margin` is a
-TIE, and so is a memory outvoted only by less trusted sources. Only a statement corrects, and an answer never
-counts against the turn it answers. An optional LLM judge (`str -> str`) may add a flag, never clear one.
-
-All functions here are pure: the caller gathers the vectors and neighbours (of one user only) and applies the
-report.
+Embeddings say which memories are about the same thing (cosine >= `relate_at`), and cheap cues read a conflict between
+two of them (a negation, a slot with different values, exclusive terms). Agreeing and conflicting memories are weighted
+by the trust of their source; a gap within `tie_margin` is a TIE, and so is a memory outvoted only by less trusted
+sources. Only a statement corrects, and an answer never counts against the turn it answers. An optional LLM judge (`str
+-> str`) may add a flag, never clear one. All functions here are pure.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The conversation policy: which turns of a conversation reach memory, and how.
 
-Every interface that writes a conversation (the LangChain middleware, the LlamaIndex block, the benchmarks) goes
-through `TurnLog`, so what they store for the same conversation is the same. Chat frameworks pass the whole
-history around at every step; `TurnLog` makes offering it idempotent and pairs each turn with the one it answers:
+Every interface that writes a conversation (the LangChain middleware, the LlamaIndex block, the benchmarks) goes through
+`TurnLog`, which makes offering the whole history at every step idempotent and pairs each turn with the one it answers:
 
     turns = TurnLog(memory)
     turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
@@ -10,22 +9,19 @@ history around at every step; `TurnLog` makes offering it idempotent and pairs e
 
 The rules:
 
-* A turn is one message's text and who said it, and optionally when; its digest covers text and speaker.
-* Each turn is written with the turn before it (in the history offered, or the session's last turn offered) as its
-  `context`, and who said that turn in its metadata (`ANSWERS_FIELD`), so the prompt block can show it as theirs.
-* Within one (user, session), a turn is offered to the write gate at most once; the digest of every stored turn
-  is kept in its metadata, so after a restart a stored turn is recognised with one `find` by digest. A turn the
-  gate declined, or merged into a memory it repeated, left no digest and may be offered once more then.
-* After any forget of a user, no turn offered before it is the context of a later turn, and an agent's answer to
-  such a turn is not offered at all: it may echo what went, and whether a topic covers a turn is the store's
-  judgement on stored memories only. Over a `HindsightClient`, a forget made by another process counts too
-  (`events.ForgetsElsewhere`).
-* A conversation only written as it goes holds each turn until the agent's answer to it arrives
-  (`AwaitingAnswer`), so a user's message is not recalled into its own prompt.
+* A turn is one message's text, who said it, and optionally when; its digest covers text and speaker.
+* Each turn is written with the turn before it as its `context`, and who said that turn in its metadata
+  (`ANSWERS_FIELD`).
+* Within one (user, session), a turn is offered to the write gate at most once; the digest of every stored turn is kept
+  in its metadata, so after a restart it is recognised with one `find`. A turn the gate declined or merged left no
+  digest and may be offered once more then.
+* After any forget of a user (over a `HindsightClient`, one made by another process too), no turn offered before it is
+  the context of a later turn, and an agent's answer to such a turn is not offered at all: it may echo what went.
+* A conversation only written as it goes holds each turn until the agent's answer arrives (`AwaitingAnswer`), so a
+  user's message is not recalled into its own prompt.
 * A turn is claimed before it is written, so two threads offering the same history write it once; a failed write
   releases it, a turn refused as input is reported in its `Offered.error` and not offered again.
-* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations, as after a restart for the others;
-  turns fenced by a forget are never let go.
+* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations; turns fenced by a forget are kept.
 """
 
 from __future__ import annotations
