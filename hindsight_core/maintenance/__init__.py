@@ -15,14 +15,7 @@ from __future__ import annotations
 from .archiving import ArchiveReport, archive, archived_count, last_activity, restore
 from ..contract.results import RETENTION_EDGES, StoreStats, TransferSummary
 from .common import EXPORT_FORMAT, EXPORT_VERSION, MIGRATION_KEY, Progress, maintainable
-from .migration import (
-                        MigrationPlan,
-                        MigrationReport,
-                        abort_migration,
-                        migrate,
-                        migration_in_progress,
-                        plan_migration,
-)
+from .migration import MigrationPlan, MigrationReport, abort_migration, migrate, migration_in_progress, plan_migration
 from .stats import stats
 from .transfer import export_jsonl, import_jsonl
 

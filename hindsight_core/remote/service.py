@@ -29,14 +29,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..errors import (
-    ForbiddenError,
-    HindsightError,
-    InvalidInputError,
-    MemoryNotFoundError,
-    StoreInUseError,
-    StoreUnavailableError,
-)
+from ..errors import (ForbiddenError, HindsightError, InvalidInputError, MemoryNotFoundError, StoreInUseError,
+                      StoreUnavailableError)
 from ..ui.security import host_name, is_loopback
 from . import wire
 from .api import EVERYONE, Call, Operations

@@ -15,22 +15,8 @@ from typing import Any, Collection, Iterator, Protocol, Sequence
 import numpy as np
 
 from ..types import MemoryRecord
-from .values import (
-    ALL,
-    ARCHIVE,
-    MEMORIES,
-    SPACES,
-    STAGING,
-    STAGING_ARCHIVE,
-    Channel,
-    Hit,
-    LoadReport,
-    Scope,
-    SearchRequest,
-    SearchResult,
-    check_registered,
-    conditions,
-)
+from .values import (ALL, ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE, Channel, Hit, LoadReport, Scope,
+                     SearchRequest, SearchResult, check_registered, conditions)
 
 __all__ = ["ALL", "ARCHIVE", "Channel", "Hit", "LiveStore", "LoadReport", "MEMORIES", "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "SearchRequest",
            "SearchResult", "check_registered", "conditions"]

@@ -32,23 +32,9 @@ from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, delete_points, set_fields, upsert_points
-from .edge_files import (
-    KEY_FILE,
-    MAKING,
-    TEMPORARY_PREFIX,
-    bucket_of,
-    ensure_indexes,
-    from_journal,
-    journaled,
-    open_root,
-    remove_abandoned_temporaries,
-    shard_config,
-    shard_dimension,
-    shard_exists,
-    shard_name,
-    user_dir_name,
-    write_json_atomic,
-)
+from .edge_files import (KEY_FILE, MAKING, TEMPORARY_PREFIX, bucket_of, ensure_indexes, from_journal, journaled,
+                         open_root, remove_abandoned_temporaries, shard_config, shard_dimension, shard_exists,
+                         shard_name, user_dir_name, write_json_atomic)
 from .edge_query import edge_filter, engine_batch, user_points
 from .edge_upkeep import EdgeUpkeep
 from .fields import SPARSE, is_uuid
@@ -57,18 +43,8 @@ from .keywords import KeywordStats, TermCounts, weighted
 from .mapped import WRITTEN, page_out
 from .private import make_private, private_folder
 from .sealing import KeyFile, KeyStore
-from .values import (
-    ALL,
-    MEMORIES,
-    USERS_KEPT,
-    Hit,
-    LoadReport,
-    Recent,
-    Scope,
-    SearchRequest,
-    SearchResult,
-    open_registered,
-)
+from .values import (ALL, MEMORIES, USERS_KEPT, Hit, LoadReport, Recent, Scope, SearchRequest, SearchResult,
+                     open_registered)
 
 #: changes a shard takes before its log's and payload indexes' written pages are given back (a few MiB a shard)
 LOG_CHANGES_KEPT = 2048

@@ -181,13 +181,7 @@ def from_journal(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def shard_config(dimension: int) -> Any:
-    from qdrant_edge import (
-        Distance,
-        EdgeConfig,
-        EdgeOptimizersConfig,
-        EdgeSparseVectorParams,
-        EdgeVectorParams,
-    )
+    from qdrant_edge import Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams
 
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},

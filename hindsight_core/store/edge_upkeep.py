@@ -17,17 +17,8 @@ from ..errors import HindsightError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import delete_points, delete_user, upsert_points
-from .edge_files import (
-    FORMAT,
-    MAKING,
-    bucket_of,
-    check_space,
-    meta_path,
-    shard_exists,
-    shard_name,
-    user_dir_name,
-    write_json_atomic,
-)
+from .edge_files import (FORMAT, MAKING, bucket_of, check_space, meta_path, shard_exists, shard_name, user_dir_name,
+                         write_json_atomic)
 from .edge_query import edge_filter
 from .fields import is_uuid
 from .private import make_private

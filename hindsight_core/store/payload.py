@@ -27,17 +27,8 @@ import numpy as np
 
 from ..contract.records import record_from_payload, record_to_dict
 from ..types import MemoryRecord
-from .fields import (
-    DENSE,
-    ID_FIELDS,
-    RANKING_FIELDS,
-    SPARSE,
-    TEXT_FIELDS,
-    derived_fields,
-    epoch_days,
-    metadata_digests,
-    next_seq,
-)
+from .fields import (DENSE, ID_FIELDS, RANKING_FIELDS, SPARSE, TEXT_FIELDS, derived_fields, epoch_days,
+                     metadata_digests, next_seq)
 from .values import Hit, LoadReport
 
 Seal = Callable[[str, dict[str, Any]], str]

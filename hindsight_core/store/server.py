@@ -23,16 +23,8 @@ from ..types import MemoryRecord
 from . import points as pts
 from .fields import FLOAT_INDEXED, KEYWORD_INDEXED, is_uuid
 from .payload import field_updates
-from .server_query import (
-    JOURNAL,
-    META,
-    REGISTRY,
-    channel_query,
-    client_filter,
-    compile_formula,
-    registry_id,
-    translated,
-)
+from .server_query import (JOURNAL, META, REGISTRY, channel_query, client_filter, compile_formula, registry_id,
+                           translated)
 from .server_upkeep import ServerUpkeep
 from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Recent, Scope, SearchRequest, SearchResult, open_registered
 
