@@ -3,14 +3,11 @@
     builder = ContextBuilder(hindsight, system_prompt="You are a helpful assistant.", context_limit=8192)
     context = builder.build(working)              # or: await builder.abuild(working)
     model.invoke(context.to_messages())           # [{"role": "system", ...}, *window]
-    context.tokens                                # TokenReport: system, long_term, working, total, available, ...
 
-How the budget is spent (available = context_limit − the answer reserve, 20 % by default): the system prompt and
-the latest user message must fit (else `ContextBudgetError`); the top-k long-term memories for the query, rendered
-by `format_for_prompt`, take at most `long_term_share` of it (`fit_block`); the working-memory window gets the rest
-(`WorkingMemory.window`). A recalled memory already in the window as a message leaves the block, and the window
-is rebuilt with the tokens that freed. The query is the latest user message unless one is given; token counts
-use the working memory's tokenizer and add up exactly: total = system + long_term + working.
+Of the available tokens (context_limit − the answer reserve), the system prompt and the latest user message must fit
+(else `ContextBudgetError`); the recalled memories take at most `long_term_share` (`fit_block`); the window gets the
+rest. A recalled memory already in the window leaves the block, and the window is rebuilt with the tokens that freed.
+Token counts use the working memory's tokenizer and add up exactly: total = system + long_term + working.
 """
 
 from __future__ import annotations

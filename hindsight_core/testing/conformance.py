@@ -1,9 +1,7 @@
 """The conformance suite: the behaviour every `MemoryAPI` implementation shows, and that they agree with each other.
 
-Subclass `MemoryAPIConformance` and give it a `memory` fixture that yields your
-implementation, built on `FakeEmbedder` (the suite's expectations assume it):
-
-    from hindsight_core.testing.conformance import MemoryAPIConformance
+Subclass `MemoryAPIConformance` and give it a `memory` fixture that yields your implementation, built on `FakeEmbedder`
+(the suite's expectations assume it):
 
     class TestMyMemory(MemoryAPIConformance):
         @pytest.fixture
@@ -11,9 +9,8 @@ implementation, built on `FakeEmbedder` (the suite's expectations assume it):
             with MyMemory(...) as memory:
                 yield memory
 
-Every test then runs on it: the same calls, result types and `HindsightError` subclasses for bad input, and
-(`test_the_same_answers_as_the_reference`) the same rankings and scores as the embedded `Hindsight` on Qdrant
-Edge given the same memories. Each test uses a user of its own, so a shared store (a server) is fine.
+Every test then runs on it: the same calls, result types and errors, and the same rankings and scores as the embedded
+`Hindsight` given the same memories. Each test uses a user of its own, so a shared store is fine.
 """
 
 from __future__ import annotations
