@@ -198,8 +198,7 @@ def finish(drafted: Draft, vectors: np.ndarray, twins: Sequence[MemoryRecord | N
             plan.updates.append(target)
             plan.report.merged.append(twin.id)
         else:
-            target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now,
-                                      embedding_model)
+            target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now, embedding_model)
             plan.upserts.append((target, vector))
             plan.report.created.append(target)
         plan.updates.extend(m.evolve(consolidated_into=target.id) for m in members)

@@ -45,8 +45,7 @@ class TimeHint:
         return (self.end - self.start).total_seconds() / 86400.0
 
 
-def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0
-                   ) -> tuple[float, float]:
+def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0) -> tuple[float, float]:
     """(center_epoch_days, scale_days) of a gaussian time prior for `hint`.
 
     The window is first stretched by `told_later_days` past its end (things are often told after they happen);
@@ -95,7 +94,7 @@ def time_hints(query: str, now: datetime) -> list[TimeHint]:
     """The times `query` names, as soft windows relative to `now`, in the order they appear.
 
     Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last
-    June" is not also "June"); the module docstring has the table.
+    June" is not also "June"); the phrases are the rules of `time_rules`.
     """
     now = ensure_utc(now)
     hints = []

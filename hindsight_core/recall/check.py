@@ -37,8 +37,7 @@ def _noted(r: ScoredMemory, note: str) -> ScoredMemory:
 def _planted(r: ScoredMemory, checks: dict[str, ConsensusCheck]) -> bool:
     """An agent's or a tool's memory that the related memories contradict: held back."""
     check = checks.get(r.memory.id)
-    return check is not None and check.verdict is Verdict.CONTRADICTS and r.memory.source in (Source.AGENT,
-                                                                                             Source.TOOL)
+    return check is not None and check.verdict is Verdict.CONTRADICTS and r.memory.source in (Source.AGENT, Source.TOOL)
 
 
 def _after(results: list[ScoredMemory], checks: dict[str, ConsensusCheck],

@@ -179,8 +179,7 @@ class ConsensusPool:
             raise InvalidInputError("the retrieval check was given memories of more than one user; "
                                     "gather neighbours from the same user's store only")
         recalled_ids = {r.id for r in self.records}
-        keep = [i for i, n in enumerate(neighbour_list)
-                if n.status is Status.ACTIVE and n.id not in recalled_ids]
+        keep = [i for i, n in enumerate(neighbour_list) if n.status is Status.ACTIVE and n.id not in recalled_ids]
         self.pool = self.records + [neighbour_list[i] for i in keep]
         self.matrix = np.vstack([top, near[keep]]) if keep else top
         self._index = {r.id: i for i, r in reversed(list(enumerate(self.records)))}

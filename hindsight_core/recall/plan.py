@@ -38,8 +38,7 @@ def retention_expr(now: datetime, decay: DecayConfig) -> f.Expr:
     """retention = confidence · exp(−λ_eff · elapsed), λ_eff = decay_rate / (1 + β·spaced_recalls),
     elapsed = max(0, now − reinforced_days): `hindsight_core.decay`'s rule over the payload's fields."""
     elapsed = f.maximum(f.const(0.0), f.add(f.const(pts.epoch_days(now)), f.neg(f.var("reinforced_days"))))
-    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement),
-                                                                  f.var("spaced_recalls"))))
+    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement), f.var("spaced_recalls"))))
     return f.mul(f.var("confidence"), f.exp(f.neg(f.mul(rate, elapsed))))
 
 
@@ -238,8 +237,7 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
 
 
-def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]],
-                   last_shown: int) -> ScoredMemory:
+def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]], last_shown: int) -> ScoredMemory:
     """`knowledge` carrying the episodes it stands for that rank up to `last_shown` (its best one always does)."""
     above = tuple(e for i, e in episodes if i <= last_shown)
     return replace(knowledge, episodes=above) if above else knowledge

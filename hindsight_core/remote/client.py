@@ -315,8 +315,7 @@ class HindsightClient:
                      include_archive: bool = True) -> TransferSummary:
         """Write the export (JSON Lines) to the file `out`; returns the counts."""
         check_text_output(out)
-        answer = self._call("export_jsonl", users=check_users(users), vectors=vectors,
-                            include_archive=include_archive)
+        answer = self._call("export_jsonl", users=check_users(users), vectors=vectors, include_archive=include_archive)
         out.write(answer["jsonl"])
         return _summary_in(answer["summary"])
 

@@ -67,8 +67,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     tokens = dict(access.user_tokens)
     if options.token and options.mcp_user:
         tokens[options.token] = options.mcp_user
-    scope = UserScope(tokens=tokens) if tokens else (
-        UserScope(user_id=options.mcp_user) if options.mcp_user else None)
+    scope = UserScope(tokens=tokens) if tokens else (UserScope(user_id=options.mcp_user) if options.mcp_user else None)
     mcp_app = None
     if scope is not None:
         server = build_server(memory, scope, host=options.host, port=port, write_source=options.write_source,

@@ -152,8 +152,7 @@ def _redirected_payment(sentence: str, lx=lex) -> bool:
     return bool(lx.PAYMENT_ID.search(sentence) and (lx.REDIRECT.search(sentence) or lx.USERS.search(sentence)))
 
 
-def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...], claim: bool = False,
-           lx=lex) -> int:
+def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...], claim: bool = False, lx=lex) -> int:
     """The rule (1-6, see the module docstring) that holds a sentence, or 0."""
     if sentence.rstrip().endswith(("?", "？")) and not (
             lx.REQUEST_QUESTION.match(sentence) and any(t in STRONG for t in what) and who is not None):
@@ -222,8 +221,7 @@ def read(folded: str, source: Source = Source.TOOL) -> Reading:
 
 def first_held(folded: str, source: Source = Source.TOOL) -> Sentence | None:
     """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed."""
-    return next((s for s in (read_sentence(text, source, whole=False) for text in sentences(folded)) if s.held),
-                None)
+    return next((s for s in (read_sentence(text, source, whole=False) for text in sentences(folded)) if s.held), None)
 
 
 _RULE_WORDS = {1: "addressed to the agent, as an order", 2: "an order acting on {targets}",

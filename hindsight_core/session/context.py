@@ -304,7 +304,6 @@ class ContextBuilder:
                              reserved=budget.reserved, context_limit=budget.context_limit)
         return Context(prompt, window, tuple(memories), report, query, tuple(withheld))
 
-    async def abuild(self, working: WorkingMemory, *, query: str | None = None,
-                     user_id: str | None = None) -> Context:
+    async def abuild(self, working: WorkingMemory, *, query: str | None = None, user_id: str | None = None) -> Context:
         return await asyncio.to_thread(self.build, working, query=query, user_id=user_id)
 

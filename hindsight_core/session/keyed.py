@@ -189,8 +189,7 @@ class KeyedMemory:
             for old in held:  # a replaced revision: unreadable at once, its vector left to the next compaction
                 self.memory.forget(user_id=user_id, memory_id=old.record.id, for_good=False)
             assert result.record is not None  # stored
-            return PutResult(labels, outcome, item_of(result.record), result,
-                             tuple(old.record.id for old in held))
+            return PutResult(labels, outcome, item_of(result.record), result, tuple(old.record.id for old in held))
 
     def delete(self, key: KeyLike, *, user_id: str, agent_id: str | None = None) -> tuple[str, ...]:
         """Forget what `key` holds; returns the ids forgotten (none if the key held nothing)."""

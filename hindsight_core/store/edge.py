@@ -354,8 +354,7 @@ class EdgeStore(EdgeUpkeep):
                     self._indexer.maybe_start(name, shard, self._shard_path(name))
 
     @staticmethod
-    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]
-                      ) -> None:
+    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]) -> None:
         """Keep a user's keyword counts in step with a change about to be applied: the terms of the points it
         replaces or deletes go out, those it writes come in (a point another user holds stays as it is, as the
         change leaves it)."""
@@ -407,8 +406,7 @@ class EdgeStore(EdgeUpkeep):
             return done
 
     # -- reading ------------------------------------------------------------------------------------
-    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES
-              ) -> dict[str, Hit]:
+    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES) -> dict[str, Hit]:
         """The user's readable records among `points`, by point id, in their order (the user's tenant, keys and
         load report read once for them all)."""
         if self.seal and points:

@@ -53,8 +53,7 @@ def metadata_digest(key: str, value: Any) -> str:
 
 
 def metadata_digests(metadata: Mapping[str, Any]) -> list[str]:
-    return [metadata_digest(k, v) for k, v in metadata.items()
-            if isinstance(v, (str, int, float, bool)) or v is None]
+    return [metadata_digest(k, v) for k, v in metadata.items() if isinstance(v, (str, int, float, bool)) or v is None]
 
 
 def derived_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -44,8 +44,7 @@ class ServerStore(ServerUpkeep):
             raise HindsightError("give exactly one of url= or client= to ServerStore")
         self.description = url or "client"
         with translated("open the store"):
-            self.client = client if client is not None else QdrantClient(url=url, api_key=api_key,
-                                                                          timeout=int(timeout))
+            self.client = client if client is not None else QdrantClient(url=url, api_key=api_key, timeout=int(timeout))
             for name in (REGISTRY, JOURNAL, META):
                 if not self.client.collection_exists(name):
                     self.client.create_collection(name, vectors_config={})

@@ -99,8 +99,7 @@ class MemoryAPIConformance:
         assert len(memory.write_many(["Every option at once."], user_id=user, **names)) == 1
 
     def test_memories_of_one_agent(self, memory: MemoryAPI, user: str) -> None:
-        planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner",
-                               force=True)
+        planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner", force=True)
         memory.write("I prefer aisle seats on long flights.", user_id=user, force=True)
         assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [_stored(planner).id]
         assert memory.memories(user_id=user, agent_id="nobody") == []
@@ -139,8 +138,7 @@ class MemoryAPIConformance:
 
     def test_recall_takes_time_ranges_datetimes_and_a_where_predicate(self, memory: MemoryAPI, user: str) -> None:
         now = datetime.now(timezone.utc)
-        memory.write("I booked the dentist for my tooth.", user_id=user, timestamp=now - timedelta(days=40),
-                     force=True)
+        memory.write("I booked the dentist for my tooth.", user_id=user, timestamp=now - timedelta(days=40), force=True)
         memory.write("I booked the plumber for the sink.", user_id=user, timestamp=now - timedelta(hours=2),
                      force=True, metadata={"trade": "plumbing"})
         recent = memory.recall("booked", user_id=user, time_range="last_7_days", reinforce=False)

@@ -75,8 +75,7 @@ def _address_words(text: str) -> frozenset[str]:
 def addresses(text: str, names: Collection[str]) -> bool:
     """The text speaks to one of `names` (the other speakers of its conversation), in full or by the start of the
     name (at least `_SHORTEST_NAME` letters)."""
-    return any(name.startswith(word) and len(word) >= _SHORTEST_NAME
-               for word in _address_words(text) for name in names)
+    return any(name.startswith(word) and len(word) >= _SHORTEST_NAME for word in _address_words(text) for name in names)
 
 
 def _to_listener(sentence: str) -> bool:
