@@ -48,9 +48,8 @@ class TimeHint:
 def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0) -> tuple[float, float]:
     """(center_epoch_days, scale_days) of a gaussian time prior for `hint`.
 
-    The window is first stretched by `told_later_days` past its end (things are often told after they happen);
-    the centre is its midpoint in days since 1970-01-01 UTC, the scale half its width (at least
-    `min_scale_days`).
+    The window is first stretched by `told_later_days` past its end (things are often told after they happen); the
+    centre is its midpoint in days since 1970-01-01 UTC, the scale half its width (at least `min_scale_days`).
     """
     start = (hint.start - _EPOCH).total_seconds() / 86400.0
     end = (hint.end - _EPOCH).total_seconds() / 86400.0 + max(0.0, told_later_days)
@@ -93,8 +92,8 @@ def tells_one_past_occasion(text: str) -> bool:
 def time_hints(query: str, now: datetime) -> list[TimeHint]:
     """The times `query` names, as soft windows relative to `now`, in the order they appear.
 
-    Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last
-    June" is not also "June"); the phrases are the rules of `time_rules`.
+    Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last June" is
+    not also "June"); the phrases are the rules of `time_rules`.
     """
     now = ensure_utc(now)
     hints = []
