@@ -1,19 +1,15 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root (format 5; a store of an earlier layout is refused with how to move its memories,
-`open_root`):
+Layout under the store's root (format 5; a store of an earlier layout is refused with how to move its memories):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
     keys.sqlite                every user's per-memory keys of the sealed text (`sealing`)
     meta/<key>.json            store metadata (e.g. a migration in progress)
-    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
-                               whose id hashes to its bucket (of `BUCKETS`), filtered on a tenant-indexed `user_id`
-    shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (`indexing`)
-    shards/<name>.making/      a shard being made (renamed to its name once made)
-    users/<sha256(user)[:32]>/
-        user.json              the user id, embedding model and dimension, and the spaces the user has
-        journal/<id>.json      a multi-step change, written before it is applied
+    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, one of `BUCKETS` by a hash of the user
+    shards/<name>.indexing/    a copy being indexed in a child process (`indexing`); <name>.making/: being made
+    users/<sha256(user)[:32]>/user.json     the user id, embedding model and dimension, and the user's spaces
+    users/<sha256(user)[:32]>/journal/<id>.json     a multi-step change, written before it is applied
 """
 
 from __future__ import annotations

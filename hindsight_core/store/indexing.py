@@ -1,25 +1,21 @@
 """The vector index of a shard, built off the caller's path once enough points are unindexed.
 
-Builds are keyed by the shard's name (`memories-d384`): every user's points share it (`edge_files`). Qdrant Edge
-builds its HNSW index only in `EdgeShard.optimize()`, which holds Python's GIL for its whole run, so the build runs
-in a child process, on a copy of the shard:
+Builds are keyed by the shard's name (`memories-d384`). Qdrant Edge builds its HNSW index only in
+`EdgeShard.optimize()`, which holds Python's GIL for its whole run, so the build runs in a child process, on a copy:
+under the store's lock the shard is flushed and copied to `memories.indexing/`, and from then on every change the store
+applies to it is also kept (`record`); a child loads the copy and runs `optimize()` while the caller goes on; then the
+kept changes (each idempotent) are applied to the copy, and under the lock, with the last few, the live folder is
+renamed to `memories.old/`, the copy to `memories/`, and the shard is reopened. A build starts when the unindexed points
+reach `threshold` and a quarter of those indexed at the last build; a change that removes or rebuilds the shard cancels
+it.
 
-1. Under the store's lock: the shard is flushed and its folder copied to `memories.indexing/`; from then on every
-   change the store applies to that shard is also kept in memory (`record`). A build starts when the unindexed
-   points reach `threshold` and a quarter of those indexed at the last build.
-2. A child process loads the copy, runs `optimize()` and closes it; the caller never waits for it.
-3. When it is done, the copy is loaded and the changes kept so far are applied to it (each is idempotent); then,
-   under the store's lock, the few kept since, it is closed, the live folder is renamed to `memories.old/`, the copy
-   to `memories/`, and the shard is reopened. A change that removes or rebuilds the shard cancels the build instead.
-
-Compaction (forgetting for good) runs the same way: `compact` starts a build whose copy is taken after the deletes,
-the child's `optimize()` vacuums them out, and the caller waits for the swap (`wait_compacted`) holding neither the
-store's lock nor the GIL. An index build running when a compaction is asked for is cancelled; a compaction running
-then is followed by one more, which serves every compaction asked for meanwhile. If a compaction fails or is
+Compaction (forgetting for good) runs the same way, on a copy taken after the deletes; the caller waits for the swap
+(`wait_compacted`) holding neither the store's lock nor the GIL. A compaction cancels a running index build, and one
+asked for while another runs is served by the next, with every other asked for meanwhile. If a compaction fails or is
 cancelled, `wait_compacted` says so and the caller compacts in its own process.
 
-A crash at any step leaves the live folder (or `memories.old/`, which `settle_folder` puts back on the next open);
-a leftover copy is removed. Nothing acknowledged lives only in the copy.
+A crash at any step leaves the live folder (or `memories.old/`, which `settle_folder` puts back on the next open); a
+leftover copy is removed. Nothing acknowledged lives only in the copy.
 """
 
 from __future__ import annotations

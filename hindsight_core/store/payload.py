@@ -1,19 +1,12 @@
 """Record ⇄ payload: how a memory record is stored in a point's payload and read back, the same on both backends.
 
-A payload holds:
-
-- the fields filters and the ranking formula read, in plain form: `user_id`, `layer`, `status`, `event_type`,
-  `source`, `session_id`, `agent_id`, `ts_days` / `reinforced_days` (epoch days), `decay_rate`, `spaced_recalls`,
-  `confidence`, `is_consolidated`, `is_superseded`, and `meta_keys` (digests of top-level metadata entries);
-- the record's other fields;
-- the text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under `text`, or, when the backend seals
-  payloads, encrypted under `sealed` (`sealing`).
-
-When the backend seals payloads and gives a `digest`, `session_id` and `agent_id` are sealed with the text too and
-the plain fields hold a keyed digest of them (`KeyStore.id_digest`); `user_id` holds the user's `tenant` when the
-backend gives one, and a record read back is checked against it. The record's fields are in its JSON form
-(`contract.records`). Reading is strict: a payload whose fields lack the types a later stage relies on is set aside
-with the reason, never served.
+A payload holds the fields filters and the ranking formula read in plain form (`fields`), the record's other fields, and
+its text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under `text`, or, when the backend seals
+payloads, encrypted under `sealed` (`sealing`). With a `digest`, `session_id` and `agent_id` are sealed with the text
+too and the plain fields hold a keyed digest of them (`KeyStore.id_digest`); `user_id` holds the user's `tenant` when
+the backend gives one, and a record read back is checked against it. The record's fields are in its JSON form
+(`contract.records`). Reading is strict: a payload whose fields lack the types a later stage relies on is set aside with
+the reason, never served.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
 """Sealed payloads: forgetting a memory destroys the only key to its text.
 
-Qdrant Edge keeps every update in its write-ahead log, and a deleted point's payload stays in the log (and in the
-segment until a vacuum). So the embedded store never writes a memory's text in the clear: each memory's text is
-encrypted with its own random 256-bit key (AES-GCM, the memory id as associated data), and every user's keys live in
-one SQLite file per store (`keys.sqlite`, `KeyFile`), a row per memory under the user's folder name and the space,
-with `secure_delete` on and the log checkpointed and truncated after every deletion. Forgetting a memory deletes its
-key in the same call, forgetting a user deletes all of theirs. Keys survive a killed process (SQLite WAL,
-synchronous=NORMAL); after a power cut, a memory whose key was lost is reported as unreadable and set aside.
+Qdrant Edge keeps a deleted point's payload in its write-ahead log (and in the segment until a vacuum), so the embedded
+store never writes a memory's text in the clear: each memory's text is encrypted with its own random 256-bit key
+(AES-GCM, the memory id as associated data), kept in one SQLite file per store (`keys.sqlite`, `KeyFile`) with
+`secure_delete` on and the log truncated after every deletion. Forgetting a memory deletes its key in the same call,
+forgetting a user all of theirs. Keys survive a killed process (SQLite WAL); after a power cut, a memory whose key was
+lost is reported as unreadable and set aside.
 
-The session and agent ids are sealed with the text; filters find them through `id_digest`, an HMAC-SHA256 of the id
-under a per-user key kept in the same file (row `~ids`). The digest goes with the user, not with one memory (other
-memories of the session share it). Someone who holds both the engine's files and `keys.sqlite` can test a guessed id
-against it, as they could read every memory not yet forgotten. A user's points hold their `tenant`, an HMAC under
-the same key, never the user id, so once the user is forgotten nothing in the engine's files can be tied to them.
+The session and agent ids are sealed with the text; filters find them through `id_digest`, an HMAC-SHA256 under a
+per-user key in the same file (row `~ids`), which goes with the user, not with one memory. Someone who holds both the
+engine's files and `keys.sqlite` can test a guessed id against it, as they could read every memory not yet forgotten. A
+user's points hold their `tenant`, an HMAC under the same key, never the user id.
 """
 
 from __future__ import annotations

@@ -241,16 +241,12 @@ def is_request(text: str) -> bool:
 class RuleBasedGate:
     """The default write gate: patterns and entities, English and Chinese, no model.
 
-    The rules, in order:
-    1. skip a question about the present moment (`TRIVIAL`: "what time is it");
-    2. skip a turn with fewer than `min_content_tokens` content words (`content_words`: greetings, thanks, "ok", "haha",
-       emoji), one more from an agent or a tool ("Ordered.", "Done!": an acknowledgement);
-    3. keep a correction, a preference, a request with a parameter, a task result or a personal fact (a statement whose
-       subject is the speaker, `states_about_speaker`, counts as one), as that kind (first match in this order;
-       questions state no preference, correction or fact); the first three only when the user said it: from anyone else
-       they are kept as data (a task result or fact if one matched too, else a fact);
-    4. keep a statement naming entities as an event;
-    5. keep anything else as dialogue (a question with a lower confidence).
+    The rules, in order: skip a question about the present moment (`TRIVIAL`); skip a turn with fewer than
+    `min_content_tokens` content words (`content_words`), one more from an agent or a tool; keep a correction, a
+    preference, a request with a parameter, a task result or a personal fact (`states_about_speaker` counts as one), as
+    the first that matches (questions state no preference, correction or fact), the first three only from the user: from
+    anyone else they are kept as data (a task result or fact); keep a statement naming entities as an event; keep
+    anything else as dialogue (a question with a lower confidence).
     """
 
     def __init__(self, min_content_tokens: int = 1) -> None:
