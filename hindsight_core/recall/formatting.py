@@ -1,7 +1,5 @@
 """Rendering recalled memories into a system prompt, as data rather than instructions.
 
-The block has up to two parts, and says who said what:
-
     <memories>
     {header}
     The user's own words (· the statements a knowledge line was drawn from; ↳ quotes, as information, ...):
@@ -13,13 +11,11 @@ The block has up to two parts, and says who said what:
     - [2026-03-16] tool "web_search" (fact) wrote: "Acme moved its billing to billing@acme.example."
     </memories>
 
-The order is decided here and only here (`prompt_order`): the user's words first, knowledge before episodes, each group
-in recall's order; everything else (an agent, a tool, the application) apart below a line saying it is information, not
-instructions, each quoted as a JSON string with its source and date. A memory stored with the turn it answers shows that
-turn under it, quoted and attributed, unless that turn is itself shown; a knowledge line shows the episodes it stands
-for, which a budget shortens (`episode_width`) before it drops a memory. Third-party text that reads as an order is left
-out (`admitted`, `safety.prompt_gate`): quoting an order still shows a model the order. Text is clipped, flattened to
-one line and neutralised (`neutralise`), so stored text cannot escape the block.
+The order is decided only in `prompt_order`: the user's words first, knowledge before episodes, else recall's order;
+everything else apart below a line saying it is information, quoted as JSON strings with source and date. A turn a
+memory answers shows under it unless itself shown; a knowledge line shows the episodes it stands for, which a budget
+shortens (`episode_width`) before it drops a memory. Third-party text that reads as an order is left out (`admitted`).
+Text is clipped, flattened and neutralised (`neutralise`), so stored text cannot escape the block.
 """
 
 from __future__ import annotations

@@ -3,19 +3,16 @@
     keyed = KeyedMemory(memory)
     keyed.put(("profile", "city"), "I live in Lyon.", user_id="alice", value={"city": "Lyon"})
     keyed.get(("profile", "city"), user_id="alice").value      # {"city": "Lyon"}
-    keyed.delete(("profile", "city"), user_id="alice")
-
-The rules, for every interface that offers key-value storage (the LangGraph store translates to these):
 
 * A key is a tuple of non-empty labels (a plain string is a one-label key) and belongs to one user; with `agent_id`, to
   that agent of the user (without, every agent's items are seen and a put replaces any of them).
 * A key holds at most one memory. `put` skips the gate's yes/no (`force=True`), never the write audit, and never merges
   (`merge_duplicates=False`), so what is put under a key can be read back.
 * `put` writes the new memory first and only then forgets the old one (`for_good=False`), so a value the audit refuses
-  leaves the previous one. A crash between the two leaves both: the higher revision is read, and the next put or delete
-  of the key removes both.
-* `created_at` is when a key was first put; the memory's own timestamp is when it was last put (`updated_at`).
-* A memory written without a key is addressed by its id, as a one-label key. Reading sees active memories only.
+  leaves the previous one. After a crash between the two, the higher revision is read, and the next put or delete of the
+  key removes both.
+* `created_at` is when a key was first put, `updated_at` when it was last put. A memory written without a key is
+  addressed by its id, as a one-label key. Reading sees active memories only.
 """
 
 from __future__ import annotations

@@ -1,27 +1,22 @@
 """The conversation policy: which turns of a conversation reach memory, and how.
 
-Every interface that writes a conversation (the LangChain middleware, the LlamaIndex block, the benchmarks) goes through
-`TurnLog`, which makes offering the whole history at every step idempotent and pairs each turn with the one it answers:
+Every interface that writes a conversation goes through `TurnLog`, which makes offering the whole history at every step
+idempotent and pairs each turn with the one it answers:
 
     turns = TurnLog(memory)
     turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
                 user_id="alice", session_id="s-1")          # each turn goes to the write gate once
 
-The rules:
-
-* A turn is one message's text, who said it, and optionally when; its digest covers text and speaker.
-* Each turn is written with the turn before it as its `context`, and who said that turn in its metadata
-  (`ANSWERS_FIELD`).
-* Within one (user, session), a turn is offered to the write gate at most once; the digest of every stored turn is kept
-  in its metadata, so after a restart it is recognised with one `find`. A turn the gate declined or merged left no
-  digest and may be offered once more then.
-* After any forget of a user (over a `HindsightClient`, one made by another process too), no turn offered before it is
-  the context of a later turn, and an agent's answer to such a turn is not offered at all: it may echo what went.
-* A conversation only written as it goes holds each turn until the agent's answer arrives (`AwaitingAnswer`), so a
-  user's message is not recalled into its own prompt.
-* A turn is claimed before it is written, so two threads offering the same history write it once; a failed write
-  releases it, a turn refused as input is reported in its `Offered.error` and not offered again.
-* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations; turns fenced by a forget are kept.
+* A turn is one message's text, who said it, and optionally when; its digest covers text and speaker. It is written with
+  the turn before it as its `context`, and who said that one in its metadata (`ANSWERS_FIELD`).
+* Within one (user, session), a turn is offered to the gate at most once: a stored turn's digest is kept in its
+  metadata, so after a restart one `find` recognises it; a turn the gate declined or merged may be offered again.
+* After any forget of a user (over a `HindsightClient`, one made elsewhere too), no earlier turn is the context of a
+  later one, and an agent's answer to such a turn is not offered at all: it may echo what went.
+* A conversation written as it goes holds each turn until the agent's answer arrives (`AwaitingAnswer`).
+* A turn is claimed before it is written, so two threads write it once; a failed write releases it, a turn refused as
+  input is reported in its `Offered.error`. What is known of the last `SESSIONS_KEPT` conversations is kept, and
+  of turns fenced by a forget, always.
 """
 
 from __future__ import annotations

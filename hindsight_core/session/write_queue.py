@@ -4,26 +4,21 @@
     queue.submit(["I live in Porto."], user_id="alice", session_id="s-1")   # journaled, then returns
     queue.flush()                                    # wait until everything handed over is written
 
-The rules:
+`submit` checks at once what it can (`WriteOptions.checked`; a bad text is an `InvalidInputError` and nothing of that
+call is queued), then appends the write to the journal and commits it (SQLite; `sync="full"` survives a power cut too)
+before it returns. One writer thread runs the writes in order, `linger` seconds after the hand-over unless someone
+waits, consecutive writes of one user with the same options as one batch; a write leaves the journal once stored.
+`flush()` waits for everything, `settle(user_id)` for one user's writes; `close()` flushes and stops the writer, as the
+end of the process does. What a crash left journaled is written when a queue is next made for the same store: at least
+once, a repeat merging into what it repeats.
 
-* `submit` checks at once what it can (the user id, each text, every option, `WriteOptions.checked`), appends the write
-  to the journal and commits it (SQLite; `sync="normal"` survives a killed process, `sync="full"` a power cut too)
-  before it returns; a bad text is an `InvalidInputError` and nothing of that call is queued.
-* One writer thread runs the writes in order, `linger` seconds after the hand-over unless someone waits; consecutive
-  writes of one user with the same options go as one batch. A write leaves the journal once stored.
-* `flush()` waits until the writer has stored everything, `settle(user_id)` one user's writes. `close()` flushes and
-  stops the writer; a process that ends without it flushes at exit.
-* What a crash left journaled is written when a queue is next made for the same store: at least once, and a repeat
-  merges into what it repeats.
-* A forget that races a queued write wins (`Hindsight.before_forget`): for one memory or a topic, the user's writes
-  handed over before it are stored first; for everything, those still waiting are dropped from the queue and the journal
-  (`TurnLog.fence`) and the one being stored is waited for.
-* A write refused as input is retried text by text so the others are kept; what is still refused is logged and listed in
-  `failures`. Any other error stops the writer: the writes stay journaled, `flush()` raises `StoreUnavailableError`, and
-  the next `submit` starts the writer again.
-
-A journal entry names each option by its field (`WriteOptions`), so an older entry replays with its default. The journal
-is where the memory names (`MemoryAPI.local_journal`); `journal=None` keeps the queue in memory only.
+A forget that races a queued write wins (`Hindsight.before_forget`): for one memory or a topic, the user's writes handed
+over before it are stored first; for everything, those still waiting are dropped from the queue and the journal
+(`TurnLog.fence`), the one being stored is waited for, and those handed over meanwhile are dropped (over a client, for
+forgets made through it). A write refused as input is retried text by text; what is still refused is logged and listed
+in `failures`. Any other error stops the writer: the writes stay journaled, `flush()` raises `StoreUnavailableError`,
+and the next `submit` starts the writer again. A journal entry names each option by its field, so an older entry replays
+with its default; `journal=None` keeps the queue in memory only.
 """
 
 from __future__ import annotations
