@@ -282,10 +282,9 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
                   semantic: SemanticConfig, embed: EmbedTexts | None = None) -> list[Hit]:
     """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
 
-    A group's leader is a neighbour of a new episode, and its members are the leader's neighbours. The first hop
-    takes the 64 nearest whatever their cosine, so the pool holds the background a member must stand out from too;
-    at most `LEADERS` leaders are tried. `around` holds decision vectors (`write.decisions`), and closeness is read
-    on the same vectors (`embed` embeds a neighbour's text alone).
+    A group's leader is a neighbour of a new episode, and its members are the leader's neighbours. The first hop takes
+    the 64 nearest whatever their cosine, so the pool holds the background a member must stand out from too; at most
+    `LEADERS` leaders are tried. Closeness is read on the decision vectors (`write.decisions`).
     """
     asked = np.asarray([v for _, v in around])
     first = store.neighbours(user, asked, limit=64, min_score=-1.0, scope=_EPISODES)

@@ -1,7 +1,7 @@
 """The retrieval check: flags a recalled memory that contradicts the other memories about the same thing.
 
-Before memories are injected, each recalled one is checked against the others (the other results plus related neighbours
-from the same user's store) and given a verdict:
+Each recalled memory is checked against the others (the other results plus related neighbours from the same user's
+store) and given a verdict:
 
     CONSISTENT    agrees with the related memories, or nothing disagrees with it
     CONTRADICTS   the memories that disagree with it outweigh those that agree
@@ -9,11 +9,10 @@ from the same user's store) and given a verdict:
     SUPERSEDED    a newer memory from the user says otherwise (a correction wins over an agent or a tool)
     UNCHECKED     nothing related to compare it with
 
-Embeddings say which memories are about the same thing (cosine >= `relate_at`), and cheap cues read a conflict between
-two of them (a negation, a slot with different values, exclusive terms). Agreeing and conflicting memories are weighted
-by the trust of their source; a gap within `tie_margin` is a TIE, and so is a memory outvoted only by less trusted
-sources. Only a statement corrects, and an answer never counts against the turn it answers. An optional LLM judge (`str
--> str`) may add a flag, never clear one. All functions here are pure.
+Related means cosine >= `relate_at`; cheap cues read a conflict (a negation, a slot with different values, exclusive
+terms); each side is weighted by the trust of its sources, and a gap within `tie_margin`, or a memory outvoted only by
+less trusted sources, is a TIE. Only a statement corrects, and an answer never counts against the turn it answers. An
+optional LLM judge (`str -> str`) may add a flag, never clear one. All functions here are pure.
 """
 
 from __future__ import annotations

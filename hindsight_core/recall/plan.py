@@ -210,10 +210,9 @@ def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
 def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     """The top k, knowledge and its episodes collapsed.
 
-    Where a semantic memory and episodes it was drawn from are both among the results, the knowledge stands for
-    them at the place of the best of those episodes, never above it; knowledge with none of its episodes among the
-    results keeps its own place. The knowledge carries the episodes it stands for that rank above the last result
-    shown (`ScoredMemory.episodes`, best first), for the block to show under it (`formatting`).
+    Where a semantic memory and episodes it was drawn from are both among the results, the knowledge stands for them at
+    the place of the best of those episodes; otherwise it keeps its own place. It carries the episodes it stands for
+    that rank above the last result shown (`ScoredMemory.episodes`, best first), for the block to show under it.
     """
     by_id = {r.memory.id: r for r in results}
     drawn_from_found = {r.memory.consolidated_into for r in results if r.memory.consolidated_into in by_id}

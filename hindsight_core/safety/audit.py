@@ -5,15 +5,12 @@ dangerous content, in English and Chinese, without a model:
 
     audit(text, source) -> AuditVerdict(action, category, reasons, score, findings)
 
-`action` is ALLOW, QUARANTINE (kept out of recall, for review) or REJECT. The text is normalised (`safety.normalise`,
-hidden layers decoded and screened too), matched against `RULES` (`safety.rules`; a rule of scope UNTRUSTED counts only
-when an agent or a tool wrote it), given structural findings (hidden characters, mixed scripts, base64, a rule that
-matches only after normalisation) and, for agent and tool writes, review-only findings on the shape of an order
-(`directives`, `structure`, `session_window`). The score is the matched weights × the source's factor (`AuditPolicy`);
-review-only findings count towards quarantine, never towards rejection.
-
-The source is always the caller's word (`Source`). This module is the public face and re-exports the parts. Screening by
-cues is a first line, still evaded by some paraphrases: SECURITY.md says what it does not catch.
+`action` is ALLOW, QUARANTINE (kept out of recall, for review) or REJECT. The text is normalised (`normalise`, hidden
+layers decoded too) and matched against `RULES` (`rules`; scope UNTRUSTED counts only for agent and tool writes);
+structural signals and, for agent and tool writes, the shape of an order (`directives`, `structure`, `session_window`)
+add findings. The score is the matched weights × the source's factor (`AuditPolicy`); review-only findings count towards
+quarantine, never rejection. The source is always the caller's word (`Source`). This module re-exports the parts;
+SECURITY.md says what cue screening does not catch.
 """
 
 from __future__ import annotations

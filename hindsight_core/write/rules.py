@@ -313,9 +313,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     """Whether `new` sets a different value for one of the single-valued attributes `old` sets.
 
     Both must be the user's own standing statements, asserted, by one speaker, setting the same attribute
-    (`cues.attributes`) and differing on it: two exclusive values of a group (`cues.exclusive_clash`) or, for
-    other attributes, words only one side has. `similarity` is not consulted: a fixed cosine cut-off on one
-    model's scale says nothing about the same slot.
+    (`cues.attributes`) and differing on it: two exclusive values (`cues.exclusive_clash`) or words only one side has.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return False
