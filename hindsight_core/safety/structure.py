@@ -1,19 +1,18 @@
 """The structural directive detector: an order addressed to the agent inside text that is not the user's.
 
 A phrase list misses the next rewording; the structure of an order does not change with its words. Each sentence of
-normalised text is read, with the per-language lexicon of `lexicon`, for its addressee ("agent": the assistant by name
-or vocative; "you" in a tool's output), its mood ("imperative", "obligation", "redirect") and its targets (payment,
-credential, tool, exfiltration, memory, behaviour, steering: strong; a link handed to people: weak), and is **held**
-(the write is quarantined for review) when:
+normalised text is read, with the per-language lexicon of `lexicon`, for its addressee (the agent by name or vocative;
+"you" in a tool's output), its mood (imperative, obligation, redirect) and its targets (payment, credential, tool,
+exfiltration, memory, behaviour, steering: strong; a link handed to people: weak), and is **held** (the write is
+quarantined for review) when:
 
     1. the agent is addressed and the mood is an order                    (any target)
-    2. the mood is an order and a strong target is acted on               (no addressee needed)
-         payment counts only with an account, wallet or address and a change or the user's money
+    2. the mood is an order and a strong target is acted on (payment: with an account and a change or the user's money)
     3. "you" in tool output, an order, and any target (a link handed out included)
     4. a redirect of the user's payments to a concrete account           (no mood needed)
     5. the agent's role, rules or permissions redefined, said to it      ("you are now…", "你的角色是…")
-    6. a claim about the user asserted by someone else that involves a concrete account, a credential, a permission for
-       the agent, personal data handed out or a contact point: only the user can say what they want
+    6. someone else asserts a claim about the user involving an account, a credential, a permission for the agent,
+       personal data handed out or a contact point: only the user can say what they want
 
 A sentence relayed behind a frame ("tool result: …") is read without it (`unframed`). First-person reports, questions
 and warnings are not orders, unless a question asks the agent to act on a strong target. Only agent and tool writes are
