@@ -1,14 +1,11 @@
 """The write rules: when a new statement merges into an old one, when it supersedes one, and what may become knowledge.
 
-Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours.
-
-- **Duplicates** (`is_duplicate`) merge into the statement they repeat (confirmations+1).
-- **Conflicts**: a new statement of the user's supersedes an older one (which lives on with lower confidence and
-  `superseded_by` set) when it sets the same single-valued attribute to another value (`is_conflict`), or says
-  that a value changed (`change_refused` gives the conditions, `CHANGE_STEPS` their order); neither fires on
-  what is asked, supposed, quoted or reported, nor on someone else's change (`mood`).
-- **Candidates for knowledge** (`consolidation_candidates`): whatever the user asserts, except a task's outcome
-  and news of a change; whether it is said again in the same sense is for `consolidate.groups` to decide.
+Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours. A duplicate
+(`is_duplicate`) merges into the statement it repeats. A new statement of the user's supersedes an older one (which
+lives on with lower confidence and `superseded_by` set) when it sets the same single-valued attribute to another value
+(`is_conflict`) or says that a value changed (`change_refused`, `CHANGE_STEPS`), never on what is asked, supposed,
+quoted or reported, nor on someone else's change (`mood`). Whatever the user asserts may become knowledge
+(`consolidation_candidates`), except a task's outcome and news of a change.
 """
 
 from __future__ import annotations
