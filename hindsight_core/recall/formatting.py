@@ -73,9 +73,8 @@ def neutralise(text: str) -> str:
 def clip(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     """`text` if it fits `max_chars`, else cut at the last sentence end (or space) that splits no protected span.
 
-    Protected spans: e-mail addresses, links, numbers with their separators and capitalised names of several
-    words. A cut ends with "…"; with no safe place within the limit, the text is cut before the first protected
-    span that crosses it.
+    Protected spans: e-mail addresses, links, numbers with their separators and capitalised names of several words. A
+    cut ends with "…"; with no safe place, the text is cut before the first protected span that crosses the limit.
     """
     if len(text) <= max_chars:
         return text
@@ -162,8 +161,8 @@ def kind(result: ScoredMemory) -> str:
 def admitted(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[tuple[ScoredMemory, str]]]:
     """(the memories the block may show, in the order given; those it leaves out, each with why).
 
-    What others wrote is left out when it reads as an order, alone or with the block's other such memories, oldest
-    first (`safety.prompt_gate`); the user's own words always stay.
+    What others wrote is left out when it reads as an order, alone or with the block's other such memories
+    (`safety.prompt_gate`); the user's own words always stay.
     """
     results = list(results)
     withheld: dict[str, str] = {}
@@ -183,8 +182,7 @@ def admitted(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[
 def prompt_order(results: Iterable[ScoredMemory]) -> tuple[list[ScoredMemory], list[ScoredMemory]]:
     """(the user's memories, everyone else's), knowledge before episodes in each, otherwise in the order given.
 
-    The one place the block's order is decided: recall ranks, budgets drop the weakest by that rank
-    (`session.context`), and this lays them out.
+    The one place the block's order is decided: recall ranks, budgets drop the weakest by that rank, this lays them out.
     """
     results = list(results)
 

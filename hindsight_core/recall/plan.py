@@ -70,11 +70,10 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
         time      = 1 + τ · Σ_h s_h · exp(−½ · ((ts_days − c_h) / w_h)²)
 
     with ρ = `recall.retention_influence`, β = `decay.reinforcement`, e = `episode_weight`, σ =
-    `recall.superseded_weight`, τ = `recall.time_prior_weight` and one term per time prior h (centre c_h, width
-    w_h, strength s_h). Every factor is positive (checked by the config): a prior moves a memory down, it never
-    takes it out. These expressions are the only statement of the rule: the engine runs them compiled
-    (`store.*_query.compile_formula`, after `formula.simplify` folds away terms that cannot change a score), and
-    explanations evaluate the same trees in numpy (`select`).
+    `recall.superseded_weight`, τ = `recall.time_prior_weight` and one term per time prior h (centre c_h, width w_h,
+    strength s_h). Every factor is positive (checked by the config): a prior moves a memory down, never out. These trees
+    are the only statement of the rule: the engines run them compiled (`compile_formula`, after `formula.simplify`), and
+    explanations evaluate them in numpy (`select`).
     """
     return f.simplify(f.mul(f.var(f.SCORE), *prior_terms(now, decay, recall, episode_weight, priors)))
 
@@ -96,9 +95,8 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
                     foreign_keywords: bool = False) -> tuple[float, float]:
     """(dense, keyword) fusion weights: a channel that cannot read across the languages involved is turned down.
 
-    An English-only embedder is turned down for CJK queries; the keyword channel is left out when the memories
-    found are in the other script than the query (`foreign_keywords`, `keywords_cross_scripts`): what BM25
-    finds there are names and numbers, which reorder the dense ranking.
+    An English-only embedder is turned down for CJK queries; the keyword channel is left out when the memories found are
+    in the other script than the query (`foreign_keywords`): BM25 finds only names and numbers there.
     """
     dense = recall.dense_weight
     if has_cjk(query) and not multilingual_dense:
@@ -173,8 +171,8 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
            now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float) -> list[ScoredMemory]:
     """The engine's ranked hits as results, each with its explanation; nothing is taken out.
 
-    Channel ranks are among the candidates the engine returned; retention, weight and the prior (so `fused` =
-    final / prior) come from the expression trees the engine ran (`request.formula`).
+    Channel ranks are among the candidates the engine returned; retention, weight and the prior (`fused` = final /
+    prior) come from the expression trees the engine ran (`request.formula`).
     """
     hits = in_order(result.hits)
     query_terms = set(pts.query_terms(query_text)[0])
@@ -260,11 +258,10 @@ def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -
 
 
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
-    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.language.timeparse`.
+    """Soft date priors from the times a query names ("last June", "上个月"); see `language.timeparse`.
 
-    Only the query's last line is read: in a query made of several turns, the latest is the one being answered.
-    A memory is often written after what it tells happened, so each window is stretched `told_later_days` past
-    its end before it becomes a gaussian.
+    Only the query's last line, the turn being answered, is read. Each window is stretched `told_later_days` past its
+    end (a memory is often written after what it tells) before it becomes a gaussian.
     """
     from ..language.timeparse import gaussian_prior, time_hints
 

@@ -174,8 +174,7 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
 class BackgroundServer:
     """`hindsight serve`'s app for `memory`, in a thread of this process (tests, notebooks, benchmarks).
 
-    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at `server.url`; the caller keeps and
-    closes `memory`.
+    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at `server.url`; the caller closes `memory`.
     """
 
     def __init__(self, memory: Any, options: ServeOptions | None = None) -> None:

@@ -90,10 +90,9 @@ def context_widths(widest: int = DEFAULT_CONTEXT_CHARS) -> tuple[int, ...]:
 
 def fit_block(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory], int], int],
               cap: int | None) -> tuple[list[ScoredMemory], int]:
-    """(the memories kept, in recall order, and the context width) whose block costs at most `cap`.
+    """(the memories kept, in recall order, and the context width) whose block costs at most `cap` (None: no cap).
 
-    The turns memories answer are shortened first, then left out; only then are the weakest memories dropped: a
-    budget costs context before it costs a memory. `cap=None` keeps everything.
+    The turns memories answer are shortened first, then left out; only then are the weakest memories dropped.
     """
     kept = list(memories)
     if cap is None:
@@ -183,8 +182,8 @@ async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int
 class StoreOutage:
     """The adapters' recall for a turn, which goes on without memories while the store cannot be reached.
 
-    A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty,
-    one warning is logged per outage, and the turn's writes stay journaled by the write queue.
+    A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty, one
+    warning is logged per outage, and the turn's writes stay journaled.
     """
 
     def __init__(self) -> None:

@@ -95,8 +95,7 @@ class Offered:
 class TurnLog:
     """Offers conversation turns to a `Hindsight`, each (user, session, turn) once (see the module rules).
 
-    `metadata_field`: where a stored turn keeps its digest (default "hindsight_turn");
-    an interface that recorded digests under another name before keeps using it.
+    `metadata_field`: where a stored turn keeps its digest (default "hindsight_turn").
     """
 
     def __init__(self, memory: MemoryAPI, *, metadata_field: str = TURN_FIELD) -> None:
@@ -243,10 +242,8 @@ class TurnLog:
 class AwaitingAnswer:
     """The turns of a conversation written as it goes, each held until the agent answers it (see the module rules).
 
-        held = AwaitingAnswer()
         held.add([Turn("I moved to Lyon.", Source.USER)])      # [] : not answered yet
-        held.add([Turn("Welcome to Lyon!", Source.AGENT)])     # both turns, in order
-        held.release()                                          # what still waits, at the end of a session
+        held.add([Turn("Welcome to Lyon!", Source.AGENT)])     # both turns, in order; release() gives what still waits
     """
 
     def __init__(self) -> None:

@@ -63,8 +63,7 @@ class WriteFailure:
 class WriteQueue:
     """Writes handed to memory, journaled at once and stored in order by one writer thread (see the module rules).
 
-    `journal`: the journal file (default: where `memory.local_journal()` says). Prefer `write_queue(memory)`,
-    which gives every caller of one `Hindsight` the same queue.
+    `journal`: the journal file (default: `memory.local_journal()`). Prefer `write_queue(memory)`, one queue per memory.
     """
 
     def __init__(self, memory: MemoryAPI, *, journal: str | Path | None | object = _DEFAULT,
@@ -384,8 +383,8 @@ def write_queue(memory: MemoryAPI) -> WriteQueue:
 def replay_journal(memory: MemoryAPI) -> int:
     """Store what an earlier process journaled and did not store; how many writes it found (0 without a journal).
 
-    The CLI, the inspector and `hindsight serve` call it when they open a store. `StoreUnavailableError` if they
-    could not be stored now (they stay journaled).
+    The CLI, the inspector and `hindsight serve` call it when they open a store. `StoreUnavailableError` if they could
+    not be stored now (they stay journaled).
     """
     path = memory.local_journal() if memory.holds_store else None  # a client's journal is its adapters' to replay
     if path is None or not path.exists():
