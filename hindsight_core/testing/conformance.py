@@ -1,16 +1,9 @@
 """The conformance suite: the behaviour every `MemoryAPI` implementation shows, and that they agree with each other.
 
 Subclass `MemoryAPIConformance` and give it a `memory` fixture that yields your implementation, built on `FakeEmbedder`
-(the suite's expectations assume it):
-
-    class TestMyMemory(MemoryAPIConformance):
-        @pytest.fixture
-        def memory(self, tmp_path):
-            with MyMemory(...) as memory:
-                yield memory
-
-Every test then runs on it: the same calls, result types and errors, and the same rankings and scores as the embedded
-`Hindsight` given the same memories. Each test uses a user of its own, so a shared store is fine.
+(the suite's expectations assume it). Every test then runs on it: the same calls, result types and errors, and the same
+rankings and scores as the embedded `Hindsight` given the same memories. Each test uses a user of its own, so a shared
+store is fine.
 """
 
 from __future__ import annotations
