@@ -19,14 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Te
 from typing_extensions import Protocol, Self, Unpack, runtime_checkable
 
 from .contract.checks import check_names
-from .contract.options import (
-    RECALL_OPTIONS,
-    WRITE_MANY_OPTIONS,
-    WRITE_OPTIONS,
-    RecallKeywords,
-    WriteKeywords,
-    WriteManyKeywords,
-)
+from .contract.options import (RECALL_OPTIONS, WRITE_MANY_OPTIONS, WRITE_OPTIONS, RecallKeywords, WriteKeywords,
+                               WriteManyKeywords)
 from .errors import InvalidInputError
 
 if TYPE_CHECKING:

@@ -1,16 +1,11 @@
 """Ebbinghaus decay and the spacing effect, as pure functions.
 
-Retention of a memory at time t:
+    retention = exp(-λ_eff · Δt_days) · confidence,    λ_eff = λ / (1 + β · n)
 
-    retention = exp(-λ_eff · Δt_days) · confidence
-
-where Δt_days is the time since the memory was last reinforced (its last recall, or its creation), and
-
-    λ_eff = λ / (1 + β · n)
-
-with λ the base rate of its event type, β `DecayConfig.reinforcement` and n the number of *spaced* recalls (at
-least `min_spacing_hours` after the previous one). A recall resets the curve to `confidence` and, after a gap,
-makes it flatter from then on: the spacing effect.
+where Δt_days is the time since the memory was last reinforced (its last recall, or its creation), λ the base rate of
+its event type, β `DecayConfig.reinforcement` and n the number of *spaced* recalls (at least `min_spacing_hours` after
+the previous one). A recall resets the curve to `confidence` and, after a gap, makes it flatter from then on: the
+spacing effect.
 """
 
 from __future__ import annotations

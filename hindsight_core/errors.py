@@ -2,22 +2,13 @@
 
     HindsightError
      ├── InvalidInputError (also a ValueError)
-     │    ├── EmptyTextError
-     │    ├── TextTooLargeError
-     │    ├── InvalidUserIdError
-     │    ├── ContextBudgetError
-     │    └── ForbiddenError
+     │    └── EmptyTextError, TextTooLargeError, InvalidUserIdError, ContextBudgetError, ForbiddenError
      ├── MemoryNotFoundError (also a KeyError)
-     ├── EmbedderMismatchError
-     ├── StoreInUseError
-     ├── StoreUnavailableError
-     ├── ExportError
-     ├── EvaluatorError
-     ├── ServerAuthError
-     └── ServerError
+     └── EmbedderMismatchError, StoreInUseError, StoreUnavailableError, ExportError, EvaluatorError,
+         ServerAuthError, ServerError
 
-Backend errors are translated into this tree at the boundary, with a message that says what to do; an error a
-`hindsight serve` raised comes back on its client as the same class.
+Backend errors are translated into this tree at the boundary, with a message that says what to do; an error a `hindsight
+serve` raised comes back on its client as the same class.
 """
 
 from __future__ import annotations

@@ -1,16 +1,15 @@
 """What `Hindsight` announces to the parts of a program that keep copies of a user's words.
 
-Forgetting must reach every copy, not only the store: a working-memory session still holding a forgotten sentence
-would put it back into the next prompt. The core announces each forget, and the holders subscribe:
+Forgetting must reach every copy, not only the store: a working-memory session still holding a forgotten sentence would
+put it back into the next prompt. The core announces each forget, and the holders subscribe:
 
     memory.on_forget(listener)       # listener(Forgotten) -> how many copies it removed
 
-A listener is called once per forget (never for a dry run), after the store changed, with the user, the texts that
-went (`None`: everything; empty: the store held nothing the request named, while a copy may still hold words about
-it) and the topic (`about`); what it returns adds up into `ForgetReceipt.working_messages`. Subscribing an equal
-listener again changes nothing. A holder that may still hand the user's words to the store (the write queue) also
-subscribes with `before_forget` and hears a `Forgetting` before the forget looks at the store; one that lives
-shorter than the memory subscribes a `WeakListener`.
+A listener is called once per forget (never for a dry run), after the store changed, with the user, the texts that went
+(`None`: everything; empty: nothing stored matched, while a copy may still hold words about it) and the topic (`about`);
+what it returns adds up into `ForgetReceipt.working_messages`. Subscribing an equal listener again changes nothing. A
+holder that may still hand the user's words to the store (the write queue) subscribes with `before_forget` too; one that
+lives shorter than the memory subscribes a `WeakListener`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """`Hindsight`: the facade that agents and adapters call.
 
-It validates input, runs the write path (audit, gate, embedding, the write plan against the nearest stored
-memories, one journaled commit) and the recall plan (`recall.plan`), which ranks inside the storage engine. Every
-call reads the store, so every process sees every acknowledged write; async methods run the same sync code in a
-worker thread.
+It validates input, runs the write path (audit, gate, embedding, the write plan against the nearest stored memories, one
+journaled commit) and the recall plan (`recall.plan`), which ranks inside the storage engine. Every call reads the
+store, so every process sees every acknowledged write; async methods run the same sync code in a worker thread.
 """
 
 from __future__ import annotations
@@ -58,14 +57,14 @@ class Hindsight(FacadeBase):
     Storage, pick one: `path` (embedded on disk), `location=":memory:"`, `url` (a Qdrant server), or `store` (any
     `MemoryStore`); with none, the embedded store under `HINDSIGHT_HOME` (default ~/.hindsight).
 
-    `embedder`: an `Embedder`, or a model name (default multilingual-e5-small; any sentence-transformers name or
-    path with the `st` extra). `clock`: a zero-argument callable returning an aware UTC datetime. `gate`: a write
-    gate (default `RuleBasedGate`). `summarizer`: a `prompt -> text` callable that writes consolidated knowledge
-    (without one, consolidation is extractive). `audit`: screens every write for poisoning (default `WriteAudit`,
-    `safety.audit`): what it rejects is not stored, what it quarantines is never recalled. `consensus`: the
-    retrieval check run when a recalled memory or a related one was written by an agent or a tool (`False` turns
-    it off); `judge`: an optional `prompt -> text` model it may consult. `knowledge_judge`: who decides supersession
-    and whether statements say one thing (`write.judge`: the rules by default, or `ModelJudge(llm)`).
+    `embedder`: an `Embedder`, or a model name (default multilingual-e5-small; any sentence-transformers name or path
+    with the `st` extra). `clock`: a zero-argument callable returning an aware UTC datetime. `gate`: a write gate
+    (default `RuleBasedGate`). `summarizer`: a `prompt -> text` callable that writes consolidated knowledge (without
+    one, consolidation is extractive). `audit`: screens every write for poisoning (default `WriteAudit`,
+    `safety.audit`): what it rejects is not stored, what it quarantines is never recalled. `consensus`: the retrieval
+    check run when a recalled memory or a related one was written by an agent or a tool (`False` turns it off); `judge`:
+    an optional `prompt -> text` model it may consult. `knowledge_judge`: who decides supersession and whether
+    statements say one thing (`write.judge`: the rules by default, or `ModelJudge(llm)`).
 
     It implements `hindsight_core.api.MemoryAPI`, as `HindsightClient` does for a store held by `hindsight serve`.
     """
@@ -78,8 +77,8 @@ class Hindsight(FacadeBase):
     def write(self, text: str, *, user_id: str, **options: Unpack[WriteKeywords]) -> WriteResult:
         """Offer one piece of text to memory; returns the record (if stored) and the gate's verdict.
 
-        `options` are `WriteOptions`'s fields. `context` is the turn this one answers: the two are embedded and
-        indexed together, and the record keeps it beside its own text.
+        `options` are `WriteOptions`'s fields. `context` is the turn this one answers: the two are embedded and indexed
+        together, and the record keeps it beside its own text.
         """
         return self.write_many([text], user_id=user_id, **options)[0]
 
@@ -88,9 +87,9 @@ class Hindsight(FacadeBase):
                    ) -> list[WriteResult]:
         """Offer many texts at once (one embedding batch, one store call): the fast path for imports.
 
-        `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one entry per text; `options` are those
-        of `write` and apply to every text. One bad text stores none. `merge_duplicates=False` stores a repeated
-        text as a memory of its own (for keyed stores); None uses the config.
+        `timestamps`, `sources`, `metadatas` and `contexts`, if given, hold one entry per text; `options` are those of
+        `write` and apply to every text. One bad text stores none. `merge_duplicates=False` stores a repeated text as a
+        memory of its own (for keyed stores); None uses the config.
         """
         user = self._user(user_id)
         prepared = preparing.prepare_batch(
@@ -123,11 +122,11 @@ class Hindsight(FacadeBase):
                **options: Unpack[RecallKeywords]) -> RecallResults:
         """The `k` memories most worth bringing back for `query`, best first.
 
-        The engine fuses a dense and a keyword channel and rescores (`recall.plan.ranking_formula`); what the
-        retrieval check holds back is in the result's `held_back`, with why. Recall never hides: a store holding k
-        memories in scope returns k, however faded. With `reinforce`, each returned memory the query cued
-        (`recall.plan.cued`) counts as recalled (see `decay`). `where` is an extra predicate on each candidate
-        record, applied to the engine's results.
+        The engine fuses a dense and a keyword channel and rescores (`recall.plan.ranking_formula`); what the retrieval
+        check holds back is in the result's `held_back`, with why. Recall never hides: a store holding k memories in
+        scope returns k, however faded. With `reinforce`, each returned memory the query cued (`recall.plan.cued`)
+        counts as recalled (see `decay`). `where` is an extra predicate on each candidate record, applied to the
+        engine's results.
         """
         user = self._user(user_id)
         limits = self.config.limits
@@ -255,12 +254,12 @@ class Hindsight(FacadeBase):
                everything: bool = False, dry_run: bool = False, for_good: bool = True) -> ForgetReceipt:
         """Remove memories for good: one by id, all about a topic, or (with everything=True) all of a user.
 
-        A topic matches a memory whose embedding is very close to it, or close and sharing an entity or keyword
-        with it; `dry_run=True` shows what would go. Forgotten memories leave the store and their text is
-        unreadable at once (the embedded store destroys each memory's key, `store.sealing`); every `on_forget`
-        listener is told which texts went; knowledge drawn only from them goes too, knowledge drawn partly is
-        re-derived. The user's shards are then compacted, so the points leave the segment files too
-        (`store.indexing`); `for_good=False` leaves that to a later forget or `compact()`, for many forgets in a row.
+        A topic matches a memory whose embedding is very close to it, or close and sharing an entity or keyword with it;
+        `dry_run=True` shows what would go. Forgotten memories leave the store and their text is unreadable at once (the
+        embedded store destroys each memory's key, `store.sealing`); every `on_forget` listener is told which texts
+        went; knowledge drawn only from them goes too, knowledge drawn partly is re-derived. The user's shards are then
+        compacted, so the points leave the segment files too (`store.indexing`); `for_good=False` leaves that to a later
+        forget or `compact()`, for many forgets in a row.
         """
         user = self._user(user_id)
         everything, dry_run = check_flag(everything, "everything"), check_flag(dry_run, "dry_run")
@@ -334,8 +333,8 @@ class Hindsight(FacadeBase):
     def consolidate(self, *, user_id: str, dry_run: bool = False) -> ConsolidationReport:
         """Turn groups of similar episodes into semantic memories (see `hindsight_core.consolidate`).
 
-        Episodes are kept (down-weighted in recall), never deleted; `dry_run` writes nothing. Running it twice
-        changes nothing the second time. Summariser failures are in `report.errors`; such a group is left untouched.
+        Episodes are kept (down-weighted in recall), never deleted; `dry_run` writes nothing. Running it twice changes
+        nothing the second time. Summariser failures are in `report.errors`; such a group is left untouched.
         """
         user = self._user(user_id)
         dry_run = check_flag(dry_run, "dry_run")

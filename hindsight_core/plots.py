@@ -1,13 +1,12 @@
 """Pictures of memory: forgetting curves, store growth, the retention distribution, consolidation.
 
-    from hindsight_core import plots
     plots.retention_curves(days=90, reinforce_on=[2, 5, 10, 20, 40])
     plots.retention_histogram(memory, "alice", path="retention.png")
 
 matplotlib is the optional `plot` extra, imported inside the drawing functions only. Each returns a
-`matplotlib.figure.Figure` made without pyplot (safe in a CLI, a server or a thread); given `path`, the figure is
-also written to that file (PNG unless the suffix says otherwise) at exactly `size` x `dpi` pixels.
-`retention_path` and `layer_counts` are plain data helpers and need no matplotlib.
+`matplotlib.figure.Figure` made without pyplot (safe in a CLI, a server or a thread); given `path`, it is also written
+there (PNG unless the suffix says otherwise) at exactly `size` x `dpi` pixels. `retention_path` and `layer_counts` are
+plain data helpers.
 """
 
 from __future__ import annotations

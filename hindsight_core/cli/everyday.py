@@ -78,8 +78,7 @@ def recall(settings: Settings, query: str | None, user_id: str, k: int, time_ran
     _check_query(settings, query, k, time_range, reinforce)
     with settings.open_memory() as memory:
         if not memory.holds_store or memory.memories(user_id=user_id):
-            results = memory.recall(query, user_id=user_id, k=k, time_range=time_range,
-                                    reinforce=reinforce)
+            results = memory.recall(query, user_id=user_id, k=k, time_range=time_range, reinforce=reinforce)
         else:  # an embedded store with nothing to search for this user (the input is checked): load no model
             results = []
     if as_json:

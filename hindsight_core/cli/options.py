@@ -22,8 +22,7 @@ def users_option(command: Any) -> Any:
 
     command = click.option("--user-id", "-u", "users", multiple=True, callback=merge,
                            help="Only this user (repeatable).  [default: every user]")(command)
-    return click.option("--user", "old_users", multiple=True, hidden=True, is_eager=True,
-                        expose_value=True)(command)
+    return click.option("--user", "old_users", multiple=True, hidden=True, is_eager=True, expose_value=True)(command)
 
 
 def counted(n: int, one: str, many: str) -> str:

@@ -74,8 +74,7 @@ def stats(settings: Settings, users: tuple[str, ...], as_json: bool, plot_path: 
 @click.option("--archive/--no-archive", "include_archive", default=True, show_default=True,
               help="Include archived memories.")
 @pass_settings
-def export_command(settings: Settings, file: str, users: tuple[str, ...], vectors: bool,
-                   include_archive: bool) -> None:
+def export_command(settings: Settings, file: str, users: tuple[str, ...], vectors: bool, include_archive: bool) -> None:
     from .. import maintenance
     from ..clock import system_clock
     from ..maintenance.transfer import atomic_text_file
@@ -246,8 +245,7 @@ def archive(settings: Settings, users: tuple[str, ...], days: float, restore: bo
         with progress(len(everyone), "restoring" if restore else "archiving") as update:
             for user in everyone:  # a user at a time, so the bar moves
                 if restore:
-                    report = maintenance.restore(store, users=[user], memory_ids=memory_ids or None,
-                                                 dry_run=dry_run)
+                    report = maintenance.restore(store, users=[user], memory_ids=memory_ids or None, dry_run=dry_run)
                 else:
                     report = maintenance.archive(store, now=system_clock(), older_than_days=days, users=[user],
                                                  dry_run=dry_run)

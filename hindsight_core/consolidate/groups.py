@@ -1,13 +1,11 @@
 """Consolidation groups: which stored episodes state the same thing, often enough to become one piece of knowledge.
 
-Any repeated statement can form a group, whatever its subject: no list of attributes decides. A leader episode
-gathers the candidates that are close to it on the embedder's scale, share a topic word with it, stand out from its
-other statements on `Likeness`, count it among their own nearest (`_mutual`: `_near` gives the tests) and say it the
-same way (`_group`). Which episodes may group at all is `write.rules.consolidation_candidates`, less small talk and
-one-off occasions (`joinable`). A group qualifies with `min_episodes` occurrences (`times_said`) on `min_days`
-different days (`days_said`) over `min_span_days`, sharing a topic word (`qualifies`), and becomes one semantic
-memory (`consolidate.plan`). Ties are broken by position (oldest first), never by a set's order, so the same store
-gives the same groups every run.
+Any repeated statement can form a group, whatever its subject. A leader episode gathers the candidates that are close to
+it, share a topic word with it, stand out from its other statements on `Likeness`, count it among their own nearest
+(`_mutual`) and say it the same way (`_group`); which episodes may group at all is
+`write.rules.consolidation_candidates`, less small talk and one-off occasions (`joinable`). A group qualifies with
+`min_episodes` occurrences on `min_days` different days over `min_span_days` (`qualifies`). Ties are broken by position
+(oldest first), so the same store gives the same groups every run.
 """
 
 from __future__ import annotations

@@ -198,8 +198,7 @@ def finish(drafted: Draft, vectors: np.ndarray, twins: Sequence[MemoryRecord | N
             plan.updates.append(target)
             plan.report.merged.append(twin.id)
         else:
-            target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now,
-                                      embedding_model)
+            target = _semantic_record(members, summary, entities, group, semantic, decay, user_id, now, embedding_model)
             plan.upserts.append((target, vector))
             plan.report.created.append(target)
         plan.updates.extend(m.evolve(consolidated_into=target.id) for m in members)
@@ -283,10 +282,9 @@ def neighbourhood(store: MemoryStore, user: str, around: Sequence[tuple[MemoryRe
                   semantic: SemanticConfig, embed: EmbedTexts | None = None) -> list[Hit]:
     """The episodes any group completed by the new ones can hold: two hops of neighbours, bounded.
 
-    A group's leader is a neighbour of a new episode, and its members are the leader's neighbours. The first hop
-    takes the 64 nearest whatever their cosine, so the pool holds the background a member must stand out from too;
-    at most `LEADERS` leaders are tried. `around` holds decision vectors (`write.decisions`), and closeness is read
-    on the same vectors (`embed` embeds a neighbour's text alone).
+    A group's leader is a neighbour of a new episode, and its members are the leader's neighbours. The first hop takes
+    the 64 nearest whatever their cosine, so the pool holds the background a member must stand out from too; at most
+    `LEADERS` leaders are tried. Closeness is read on the decision vectors (`write.decisions`).
     """
     asked = np.asarray([v for _, v in around])
     first = store.neighbours(user, asked, limit=64, min_score=-1.0, scope=_EPISODES)

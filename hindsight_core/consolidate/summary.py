@@ -1,24 +1,14 @@
 """The extractive summary of a group of episodes: knowledge that reads as knowledge, with no model.
 
-`extractive_summary(records, vectors)` says what a group of repeated episodes
-shows, how often and over which days:
+`extractive_summary(records, vectors)` says what a group of repeated episodes shows, how often and over which days:
 
     Prefers printing reports in A4 landscape (said 5 times, 2026-03-18 to 03-22)
     偏好：用A4纸横向打印报告（说过5次，2026-03-18 至 03-22）
 
-The rules:
-
-1. *Shared words*: a keyword token (so "prints" = "print"; CJK characters and bigrams) used by at least half the
-   episodes, and at least two.
-2. *English requests*: each episode, cleaned of politeness and repetition words, is read as VERB [OBJECT]
-   PREPOSITION PARAMETERS: "Prefers <verb>ing [<object>s] <preposition> <parameters>", with the verb most
-   episodes open with, the shared parameters in their usual order, and up to three differing objects in brackets.
-3. *English preferences*: the episode with the most shared words, in the third person.
-4. *Chinese* (most episodes mostly CJK): the episode with the most shared words, cleaned of politeness and
-   demonstratives, prefixed with "偏好：" when the group holds requests or preferences.
-5. Anything else: the medoid episode (most similar on average to the others) as it was said.
-
-The brackets hold how many times it was said and the span from the first to the last time.
+Shared words are keyword tokens used by at least half the episodes, and at least two. English requests read as VERB
+[OBJECT] PREPOSITION PARAMETERS become "Prefers <verb>ing [<object>s] <preposition> <parameters>"; English preferences
+and Chinese groups give the episode with the most shared words (Chinese prefixed with "偏好："); anything else gives the
+medoid episode as it was said.
 """
 
 from __future__ import annotations

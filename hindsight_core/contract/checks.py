@@ -1,15 +1,10 @@
 """Checks on what callers hand to hindsight, and tolerant reading of what the store hands back.
 
-Every public entry point runs its arguments through these before anything is stored, so a bad value is refused
-with an `InvalidInputError` that says what to pass instead, and never reaches the index. Some of the less obvious
-rules: a bare string is refused where a list is expected (entities, event types: iterating it would use its
-letters); an event type must be one hindsight knows; a timestamp must be an aware `datetime`; text made only of
-invisible characters is empty; flags are real `bool`s (a typo must not erase a user); a confidence is a real
-number in 0..1 (not `True`, NaN or infinite); metadata keys are strings at every level, nested at most
-`MAX_NESTING` levels (walked without recursion); a time range stays within years 1..9999.
-
-Reading, the other way round: `records.record_from_payload` turns a stored payload into a `MemoryRecord` or says
-why it cannot, so one unreadable record is set aside instead of making its whole user unreadable.
+Every public entry point runs its arguments through these before anything is stored, so a bad value is refused with an
+`InvalidInputError` that says what to pass instead, and never reaches the index (a bare string where a list is expected,
+a naive timestamp, invisible-only text, a flag that is not a real `bool`, metadata nested past `MAX_NESTING`, …).
+Reading, the other way round: `records.record_from_payload` turns a stored payload into a `MemoryRecord` or says why it
+cannot, so one unreadable record is set aside instead of making its user unreadable.
 """
 
 from __future__ import annotations
@@ -254,8 +249,7 @@ def check_per_text(name: str, values: object, count: int) -> None:
                                     values, (list, tuple)) else ""))
 
 
-def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: str = "metadata"
-                   ) -> dict[str, Any]:
+def check_metadata(metadata: object, *, max_depth: int, max_bytes: int, what: str = "metadata") -> dict[str, Any]:
     """Metadata (or a metadata filter) as plain JSON: a mapping with string keys, finite numbers, valid text,
     at most `max_depth` levels and `max_bytes` encoded; returns a plain copy."""
     import json

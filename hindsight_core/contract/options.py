@@ -22,21 +22,9 @@ from ..errors import InvalidInputError
 from ..language.text import validate_id, validate_text
 from ..language.timerange import TimeRangeLike
 from ..types import Layer, Source
-from .checks import (
-    check_confidence,
-    check_entities,
-    check_event_type,
-    check_event_types,
-    check_flag,
-    check_flag_or_none,
-    check_layers,
-    check_metadata,
-    check_names,
-    check_per_text,
-    check_timestamp,
-    check_visible,
-    time_window,
-)
+from .checks import (check_confidence, check_entities, check_event_type, check_event_types, check_flag,
+                     check_flag_or_none, check_layers, check_metadata, check_names, check_per_text, check_timestamp,
+                     check_visible, time_window)
 
 __all__ = ["PER_TEXT", "RECALL_OPTIONS", "RecallKeywords", "RecallOptions", "WRITE_MANY_OPTIONS", "WRITE_OPTIONS",
            "WriteKeywords", "WriteManyKeywords", "WriteOptions", "check_k", "per_text"]

@@ -48,10 +48,9 @@ def _load_without_spinning(load: Any) -> Any:
 class _EngineThread:
     """The one thread that calls the engine: every text of the process is embedded on it, in turn.
 
-    An OpenMP team is per calling thread, and a call from another thread runs at about half speed, so batches
-    from several threads take turns here; a process forked after the first embedding gets a thread of its own.
-    Once the interpreter has stopped executors' threads at exit, a call runs on the caller's thread, so a write
-    handed over just before exit is still embedded.
+    An OpenMP team is per calling thread, and a call from another thread runs at about half speed. A process forked
+    after the first embedding gets a thread of its own; after the interpreter has stopped executors' threads at exit, a
+    call runs on the caller's thread, so a write handed over just before exit is still embedded.
     """
 
     def __init__(self) -> None:

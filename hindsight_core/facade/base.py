@@ -200,8 +200,7 @@ class FacadeBase:
 
     def _embed_alone(self, texts: Sequence[str]) -> np.ndarray:
         """Texts alone on the passage side, for the knowledge rules (`write.decisions.decision_vectors`); cached."""
-        return self._alone_cache.vectors(texts, lambda fresh: embed_passages(self.embedder, fresh),
-                                         owner=self.embedder)
+        return self._alone_cache.vectors(texts, lambda fresh: embed_passages(self.embedder, fresh), owner=self.embedder)
 
     def _embed_query(self, texts: Sequence[str]) -> np.ndarray:
         """A repeated query from the cache (never a vector another embedder made)."""

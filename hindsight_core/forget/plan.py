@@ -47,8 +47,7 @@ def archived_about(store: MemoryStore, user: str, topic: str, vector: np.ndarray
     if not store.space_exists(user, ARCHIVE):
         return []
     weak = config.forget_similarity_with_overlap
-    archived = [(record, np.asarray(stored, dtype=np.float32))
-                for record, stored, _ in store.load_space(user, ARCHIVE)]
+    archived = [(record, np.asarray(stored, dtype=np.float32)) for record, stored, _ in store.load_space(user, ARCHIVE)]
 
     def near(vectors: np.ndarray) -> list[list[tuple[MemoryRecord, float]]]:
         scored = [[(record, float(np.dot(stored, row))) for record, stored in archived] for row in vectors]

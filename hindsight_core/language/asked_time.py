@@ -1,10 +1,9 @@
 """What a question asks about in time: a date it names, the past, or the present.
 
 Read from small closed grammatical sets, never from topic words: `date` when the question names a time
-(`timeparse.time_hints`); `past` for English past auxiliaries (did, was, had, used to) or Chinese past-time
-adverbs and the aspect particles 了 and 过 closing a clause, or an adverb of a time before a change ("originally",
-原来, "搬家前"); `present` otherwise. Recall reads it to decide whether a superseded memory steps back. A query
-made of a dialogue so far is classed by its last line, the turn being answered.
+(`timeparse.time_hints`); `past` for English past auxiliaries, Chinese past-time adverbs or 了 and 过 closing a clause, or
+an adverb of a time before a change ("originally", 原来, "搬家前"); `present` otherwise. A query made of a dialogue is
+classed by its last line. Recall reads it to decide whether a superseded memory steps back.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""Conflict cues: the cheap signals that two statements about the same thing disagree, in one place.
+"""Conflict cues: the cheap signals that two statements about the same thing disagree, for `write.rules.is_conflict` and
+`consensus.conflict_reason`.
 
-Two checks read them: `write.rules.is_conflict` (does a new statement supersede an older one) and
-`consensus.conflict_reason` (do two recalled memories contradict each other). `CHANGE_MARKER_TOKENS` are left
-out when values are compared; `EXCLUSIVE_STATEMENT` is the shape of a statement of which only one can hold at a
-time; `EXCLUSIVE_VALUES` are groups of values that exclude each other (`exclusive_clash`); `attributes(text)` the
-single-valued attributes a statement sets; `polarity(text)` whether it is negated; `value_slots(text)` the values
-it pins down (times, weekdays, months, e-mail addresses, links, amounts, numbers), normalised ("3pm" = "15:00").
+`CHANGE_MARKER_TOKENS` are left out when values are compared; `EXCLUSIVE_STATEMENT` is the shape of a statement of which
+only one can hold at a time; `EXCLUSIVE_VALUES` are groups of values that exclude each other; `attributes(text)` the
+single-valued attributes a statement sets; `polarity(text)` whether it is negated; `value_slots(text)` the values it
+pins down (times, weekdays, months, e-mail addresses, links, amounts, numbers), normalised ("3pm" = "15:00").
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """The mood of a statement: whether it asserts something of its speaker, read from grammar, not from topic words.
 
-Knowledge and changes of mind are drawn only from what the speaker asserts about themselves (or things that are
-theirs). Four structural readings, each a small closed set of grammatical words in English and Chinese, never a
-list of topics, say when a sentence does not: `asks` (a question), `supposes` (a conditional, an unrealised case,
-a plan or a promise of the moment, a seeming), `quotes` (quoted or reported speech) and `about_someone_else` (the
-subject is another person: third-person pronouns, kinship and social-role nouns). `asserts(text)` is True when
-none holds; `why_not(text)` names the first that does.
-
-A change is read where its change word is (`change_sentences`, `change_clauses`): `marks_change` reads the
-closed set of words that say a value changed ("now", "anymore", "switched", 改, 不再) or did not ("still", 仍然);
-`change_about_someone_else`, `reports_change`, `change_is_state_of_mind`, `held_for_days` and
-`past_habit_clauses` say when such a change replaces nothing of the speaker's.
+Knowledge and changes of mind are drawn only from what the speaker asserts about themselves. Four structural readings,
+each a small closed set of grammatical words in English and Chinese, say when a sentence does not: `asks` (a question),
+`supposes` (a conditional, an unrealised case, a plan or a seeming), `quotes` (quoted or reported speech) and
+`about_someone_else` (the subject is another person). `asserts(text)` is True when none holds; `why_not(text)` names the
+first that does. `marks_change` and its neighbours read the closed set of words that say a value changed ("now",
+"anymore", 改, 不再) or did not ("still", 仍然), and when such a change replaces nothing.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Caches keyed by a statement's text: a user's words, so they live in one registry that a forget empties.
 
-The rules remember what they read of the last few thousand texts (a batch compares each text with many others);
-each such cache is made here with `per_text`, and `forget_cached_texts()`, which `Hindsight.forget` calls, drops
-them all.
+The rules remember what they read of the last few thousand texts (a batch compares each text with many others); each
+such cache is made here with `per_text`, and `forget_cached_texts()`, which `Hindsight.forget` calls, drops them all.
 """
 
 from __future__ import annotations

@@ -1,47 +1,17 @@
 """Time named in a query, in English and Chinese: soft windows for a recall prior, never a filter.
 
-`time_hints(query, now)` finds the times a query asks about and returns one
-`TimeHint` per phrase: a half-open UTC window [start, end), how sure the phrase
-is about time (`strength`, 0..1), and the phrase itself. Calendar arithmetic is
-done on `now`'s UTC date; weeks start on Monday; seasons are the northern
-meteorological ones (spring March–May, summer June–August, autumn September–
-November, winter December–February).
-
-What is recognised, with its strength:
-
-========================================================  =========================================  ====
-phrase                                                    window                                     str.
-========================================================  =========================================  ====
-"on 7 May 2023", "May 7, 2023", "2023-05-07", 2023年5月7日   that day                                   1.0
-"May 2023", "in May of 2023", 2023年5月                    that month                                 1.0
-"in 2023", "during 2023", 2023年                           that year                                  0.8
-"since 2023"                                              1 Jan 2023 to now                          0.6
-"yesterday" 昨天, "the day before yesterday" 前天, 大前天       that day                                   0.9
-"today", "this morning" 今天                               today (to the end of the day)              0.9
-"last night" 昨晚                                          yesterday 18:00 to today 06:00             0.9
-"N days/weeks/months/years ago" 三天前 两周前 N个月前 N年前     one unit centred N units before now        0.8
-"a few days ago" 几天前, "a couple of weeks ago"             2–6 days / 1.5–3.5 weeks before now         0.6
-"last week" 上周, "the week before last" 上上周, "this week" 本周  that Monday-to-Monday week                 0.8
-"last weekend" 上周末                                       Saturday and Sunday of last week           0.8
-"last month" 上个月, "this month" 这个月                      that calendar month                        0.8
-"last year" 去年, "the year before last" 前年, "this year" 今年  that calendar year                         0.7
-"last June" 去年六月, "this June" 今年六月, "in June" 六月份     that month: "last" the latest one ended     0.7
-                                                          before this month, "in" the latest one
-                                                          begun by now, "this" this year's
-"on June 3", 6月3日                                        the latest 3 June on or before today       0.9
-"last Monday" 上周一, "on Monday"                           the latest Monday before today (上周一:     0.7
-                                                          Monday of last week)
-"last summer" 去年夏天, "this summer" 今年夏天,              that season ("last": the latest one        0.7
-"in the summer of 2023", "summer 2023", 2023年夏天          ended; 去年: last year's)
-"recently", "lately" 最近                                   the last 30 days                           0.3
-========================================================  =========================================  ====
+`time_hints(query, now)` finds the times a query asks about and returns one `TimeHint` per phrase: a half-open UTC
+window [start, end), how sure the phrase is about time (`strength`, 0..1), and the phrase itself. Calendar arithmetic is
+done on `now`'s UTC date; weeks start on Monday; seasons are the northern meteorological ones. The phrases recognised,
+their windows and strengths are the rules of `time_rules`: from a full date (1.0) through relative days, weeks, months,
+years, named months, weekdays and seasons, to "recently" 最近 (0.3).
 
 What gives no hint, by design:
 
 - a time relative to an event the query names ("two weeks after the trip"): the anchor's date is unknown here;
 - the future ("next June", 明年): what was said about a future time was said at another time;
-- words that are not times: a month name needs a preposition, a determiner, a day or a year next to it, a season
-  "last", "this", "in (the)" or a year, and a bare number is never a year;
+- words that are not times: a month name needs a preposition, a determiner, a day or a year next to it, a season "last",
+  "this", "in (the)" or a year, and a bare number is never a year;
 - a question that asks for the time: the date is the answer.
 """
 
@@ -75,13 +45,11 @@ class TimeHint:
         return (self.end - self.start).total_seconds() / 86400.0
 
 
-def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0
-                   ) -> tuple[float, float]:
+def gaussian_prior(hint: TimeHint, *, told_later_days: float = 0.0, min_scale_days: float = 1.0) -> tuple[float, float]:
     """(center_epoch_days, scale_days) of a gaussian time prior for `hint`.
 
-    The window is first stretched by `told_later_days` past its end (things are often told after they happen);
-    the centre is its midpoint in days since 1970-01-01 UTC, the scale half its width (at least
-    `min_scale_days`).
+    The window is first stretched by `told_later_days` past its end (things are often told after they happen); the
+    centre is its midpoint in days since 1970-01-01 UTC, the scale half its width (at least `min_scale_days`).
     """
     start = (hint.start - _EPOCH).total_seconds() / 86400.0
     end = (hint.end - _EPOCH).total_seconds() / 86400.0 + max(0.0, told_later_days)
@@ -124,8 +92,8 @@ def tells_one_past_occasion(text: str) -> bool:
 def time_hints(query: str, now: datetime) -> list[TimeHint]:
     """The times `query` names, as soft windows relative to `now`, in the order they appear.
 
-    Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last
-    June" is not also "June"); the module docstring has the table.
+    Rules are tried from the most specific to the least, and a phrase already matched is not read again ("last June" is
+    not also "June"); the phrases are the rules of `time_rules`.
     """
     now = ensure_utc(now)
     hints = []

@@ -77,8 +77,7 @@ def atomic_text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         if special:
             out = open(target, "w", encoding="utf-8")
         else:
-            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
-                                                 dir=target.parent)
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
             out = os.fdopen(handle, "w", encoding="utf-8")
     except OSError as exc:
         raise failed(exc) from None

@@ -47,10 +47,9 @@ def build_server(memory: MemoryAPI, scope: UserScope, *, host: str = "127.0.0.1"
                  on_recall: Recalled | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for the scope's user(s) only.
 
-    `write_source` is who the server's writes are recorded as coming from: "agent" by default, since the caller is
-    a model; "user" only where the client really is the user's own hand. With a token scope, HTTP requests without
-    a valid bearer token are refused (401) before any tool runs; `GET /healthz` needs none. `on_recall` hears what
-    each search gave whom.
+    `write_source`: who the server's writes come from ("agent" by default, since the caller is a model; "user" only
+    where the client is the user's own hand). With a token scope, HTTP requests without a valid bearer token are refused
+    (401) before any tool runs; `GET /healthz` needs none. `on_recall` hears what each search gave whom.
     """
     auth: dict[str, Any] = {}
     if scope.authenticated:

@@ -1,14 +1,10 @@
 """MCP sessions shared fairly: no token can take every session, and a full server makes room instead of refusing.
 
-mcp's session manager caps the sessions open at once and, at the cap, refuses every new one (503) until one is
-closed, so one client that never closes its sessions could lock every other user out. `SessionQuota` sits in front
-of the manager and tracks who opened each session (the user of its bearer token):
-
-* a user holding `per_user` sessions who opens another has their own least recently used session closed first;
-* a server holding `total` sessions closes the least recently used session of whoever holds the most.
-
-A session is closed as its client would close it (an MCP `DELETE` with its own credential); the client's next
-request gets a 404, which tells it to open a new session. No new session is ever refused.
+mcp's session manager refuses every new session (503) at its cap, so one client that never closes its sessions could
+lock every other user out. `SessionQuota` tracks who opened each session (the user of its bearer token): a user holding
+`per_user` sessions who opens another has their own least recently used one closed first; a server holding `total`
+closes the least recently used session of whoever holds the most. A session is closed as its client would close it (an
+MCP `DELETE`); the client's next request gets a 404, which tells it to open a new one.
 """
 
 from __future__ import annotations

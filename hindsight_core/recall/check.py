@@ -1,16 +1,13 @@
 """The retrieval check on recall: a recalled memory against the related memories it contradicts.
 
-It runs only when an agent or a tool wrote one of the candidates (a planted memory can only come from them). What
-an agent or a tool wrote is held back when the related memories contradict it; what the user said is only
-down-weighted (×0.5): two true statements can look contradictory to the cues, and a recall must not come back
-empty because of that. A memory a newer one of the user's supersedes steps back only for a question about the
-present (`recall.plan.weights_for`). Nothing is withheld silently: what is held back is returned beside the
-results (`RecallResults.held_back`), with the verdict and reason in its notes. The rules are in `recall.consensus`.
+It runs only when an agent or a tool wrote one of the candidates. What an agent or a tool wrote is held back when the
+related memories contradict it; what the user said is only down-weighted (×0.5): two true statements can look
+contradictory to the cues. A memory a newer one of the user's supersedes steps back only for a question about the
+present (`recall.plan.weights_for`). What is held back is returned beside the results (`RecallResults.held_back`), with
+the verdict and reason in its notes. The rules are in `recall.consensus`.
 
-A verdict is given to every candidate that would be shown (the top k as `recall.plan.final_order` places them),
-and only to those: what is held back or down-weighted lets the next ones up, checked in turn. Every candidate
-still votes, with the related memories the engine finds around it (`store.neighbours`), so a shown memory gets
-the verdict it would get were every candidate checked.
+A verdict is given to every candidate that would be shown (the top k as `recall.plan.final_order` places them), and only
+to those; every candidate still votes, with the related memories the engine finds around it.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ def _noted(r: ScoredMemory, note: str) -> ScoredMemory:
 def _planted(r: ScoredMemory, checks: dict[str, ConsensusCheck]) -> bool:
     """An agent's or a tool's memory that the related memories contradict: held back."""
     check = checks.get(r.memory.id)
-    return check is not None and check.verdict is Verdict.CONTRADICTS and r.memory.source in (Source.AGENT,
-                                                                                             Source.TOOL)
+    return check is not None and check.verdict is Verdict.CONTRADICTS and r.memory.source in (Source.AGENT, Source.TOOL)
 
 
 def _after(results: list[ScoredMemory], checks: dict[str, ConsensusCheck],

@@ -1,8 +1,7 @@
 """The retrieval check: flags a recalled memory that contradicts the other memories about the same thing.
 
-A poisoned memory has to be recalled to do harm, so it usually sits among genuine memories on the same topic.
-Before memories are injected, each recalled one is checked against the others (the other results plus related
-neighbours from the same user's store) and given a verdict:
+Each recalled memory is checked against the others (the other results plus related neighbours from the same user's
+store) and given a verdict:
 
     CONSISTENT    agrees with the related memories, or nothing disagrees with it
     CONTRADICTS   the memories that disagree with it outweigh those that agree
@@ -10,15 +9,10 @@ neighbours from the same user's store) and given a verdict:
     SUPERSEDED    a newer memory from the user says otherwise (a correction wins over an agent or a tool)
     UNCHECKED     nothing related to compare it with
 
-Without a model: embeddings say which memories are about the same thing (cosine >= `relate_at`), and cheap cues
-read a conflict between two of them (one negated and the other not, a slot with different values, two terms that
-exclude each other), since embeddings cannot tell a statement from its negation. Memories that agree count for a
-memory, those that conflict against it, each weighted by the trust of its source; a gap within `tie_margin` is a
-TIE, and so is a memory outvoted only by less trusted sources. Only a statement corrects, and an answer never
-counts against the turn it answers. An optional LLM judge (`str -> str`) may add a flag, never clear one.
-
-All functions here are pure: the caller gathers the vectors and neighbours (of one user only) and applies the
-report.
+Related means cosine >= `relate_at`; cheap cues read a conflict (a negation, a slot with different values, exclusive
+terms); each side is weighted by the trust of its sources, and a gap within `tie_margin`, or a memory outvoted only by
+less trusted sources, is a TIE. Only a statement corrects, and an answer never counts against the turn it answers. An
+optional LLM judge (`str -> str`) may add a flag, never clear one. All functions here are pure.
 """
 
 from __future__ import annotations
@@ -184,8 +178,7 @@ class ConsensusPool:
             raise InvalidInputError("the retrieval check was given memories of more than one user; "
                                     "gather neighbours from the same user's store only")
         recalled_ids = {r.id for r in self.records}
-        keep = [i for i, n in enumerate(neighbour_list)
-                if n.status is Status.ACTIVE and n.id not in recalled_ids]
+        keep = [i for i, n in enumerate(neighbour_list) if n.status is Status.ACTIVE and n.id not in recalled_ids]
         self.pool = self.records + [neighbour_list[i] for i in keep]
         self.matrix = np.vstack([top, near[keep]]) if keep else top
         self._index = {r.id: i for i, r in reversed(list(enumerate(self.records)))}

@@ -1,9 +1,8 @@
 """A small expression tree for the ranking formula, compiled for each engine.
 
-The recall plan states its formula once, as nested tuples; each backend compiles it (`compile_formula` in
-`store.edge_query` and `store.server_query`) and `evaluate` computes the same tree in numpy. Only arithmetic both
-engines implement is used: constants, payload variables, the fused score, sums, products, negation, division,
-exp and max.
+The recall plan states its formula once, as nested tuples; each backend compiles it (`compile_formula`) and `evaluate`
+computes the same tree in numpy. Only arithmetic both engines implement is used: constants, payload variables, the fused
+score, sums, products, negation, division, exp and max.
 """
 
 from __future__ import annotations
@@ -91,8 +90,7 @@ def evaluate(tree: Expr, values: Mapping[str, Any]) -> np.ndarray:
 def simplify(tree: Expr) -> Expr:
     """The same expression without terms that cannot change its value: × 1, + 0, and products with a 0 factor.
 
-    Each step is exact in floating point (every factor of the ranking formula is finite), so the engine computes
-    the same scores from fewer payload fields.
+    Each step is exact in floating point, so the engine computes the same scores from fewer payload fields.
     """
     kind = tree[0]
     if kind in ("const", "var"):

@@ -38,8 +38,7 @@ def retention_expr(now: datetime, decay: DecayConfig) -> f.Expr:
     """retention = confidence · exp(−λ_eff · elapsed), λ_eff = decay_rate / (1 + β·spaced_recalls),
     elapsed = max(0, now − reinforced_days): `hindsight_core.decay`'s rule over the payload's fields."""
     elapsed = f.maximum(f.const(0.0), f.add(f.const(pts.epoch_days(now)), f.neg(f.var("reinforced_days"))))
-    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement),
-                                                                  f.var("spaced_recalls"))))
+    rate = f.div(f.var("decay_rate"), f.add(f.const(1.0), f.mul(f.const(decay.reinforcement), f.var("spaced_recalls"))))
     return f.mul(f.var("confidence"), f.exp(f.neg(f.mul(rate, elapsed))))
 
 
@@ -71,11 +70,10 @@ def ranking_formula(now: datetime, decay: DecayConfig, recall: RecallConfig, epi
         time      = 1 + τ · Σ_h s_h · exp(−½ · ((ts_days − c_h) / w_h)²)
 
     with ρ = `recall.retention_influence`, β = `decay.reinforcement`, e = `episode_weight`, σ =
-    `recall.superseded_weight`, τ = `recall.time_prior_weight` and one term per time prior h (centre c_h, width
-    w_h, strength s_h). Every factor is positive (checked by the config): a prior moves a memory down, it never
-    takes it out. These expressions are the only statement of the rule: the engine runs them compiled
-    (`store.*_query.compile_formula`, after `formula.simplify` folds away terms that cannot change a score), and
-    explanations evaluate the same trees in numpy (`select`).
+    `recall.superseded_weight`, τ = `recall.time_prior_weight` and one term per time prior h (centre c_h, width w_h,
+    strength s_h). Every factor is positive (checked by the config): a prior moves a memory down, never out. These trees
+    are the only statement of the rule: the engines run them compiled (`compile_formula`, after `formula.simplify`), and
+    explanations evaluate them in numpy (`select`).
     """
     return f.simplify(f.mul(f.var(f.SCORE), *prior_terms(now, decay, recall, episode_weight, priors)))
 
@@ -97,9 +95,8 @@ def channel_weights(query: str, recall: RecallConfig, multilingual_dense: bool,
                     foreign_keywords: bool = False) -> tuple[float, float]:
     """(dense, keyword) fusion weights: a channel that cannot read across the languages involved is turned down.
 
-    An English-only embedder is turned down for CJK queries; the keyword channel is left out when the memories
-    found are in the other script than the query (`foreign_keywords`, `keywords_cross_scripts`): what BM25
-    finds there are names and numbers, which reorder the dense ranking.
+    An English-only embedder is turned down for CJK queries; the keyword channel is left out when the memories found are
+    in the other script than the query (`foreign_keywords`): BM25 finds only names and numbers there.
     """
     dense = recall.dense_weight
     if has_cjk(query) and not multilingual_dense:
@@ -174,8 +171,8 @@ def select(result: SearchResult, request: SearchRequest, query_vector: np.ndarra
            now: datetime, decay: DecayConfig, recall: RecallConfig, episode_weight: float) -> list[ScoredMemory]:
     """The engine's ranked hits as results, each with its explanation; nothing is taken out.
 
-    Channel ranks are among the candidates the engine returned; retention, weight and the prior (so `fused` =
-    final / prior) come from the expression trees the engine ran (`request.formula`).
+    Channel ranks are among the candidates the engine returned; retention, weight and the prior (`fused` = final /
+    prior) come from the expression trees the engine ran (`request.formula`).
     """
     hits = in_order(result.hits)
     query_terms = set(pts.query_terms(query_text)[0])
@@ -211,10 +208,9 @@ def cued(result: ScoredMemory, recall: RecallConfig) -> bool:
 def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     """The top k, knowledge and its episodes collapsed.
 
-    Where a semantic memory and episodes it was drawn from are both among the results, the knowledge stands for
-    them at the place of the best of those episodes, never above it; knowledge with none of its episodes among the
-    results keeps its own place. The knowledge carries the episodes it stands for that rank above the last result
-    shown (`ScoredMemory.episodes`, best first), for the block to show under it (`formatting`).
+    Where a semantic memory and episodes it was drawn from are both among the results, the knowledge stands for them at
+    the place of the best of those episodes; otherwise it keeps its own place. It carries the episodes it stands for
+    that rank above the last result shown (`ScoredMemory.episodes`, best first), for the block to show under it.
     """
     by_id = {r.memory.id: r for r in results}
     drawn_from_found = {r.memory.consolidated_into for r in results if r.memory.consolidated_into in by_id}
@@ -238,8 +234,7 @@ def final_order(results: list[ScoredMemory], k: int) -> list[ScoredMemory]:
     return [_with_episodes(r, behind.get(r.memory.id, []), last_shown) for r in kept[:k]]
 
 
-def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]],
-                   last_shown: int) -> ScoredMemory:
+def _with_episodes(knowledge: ScoredMemory, episodes: list[tuple[int, ScoredMemory]], last_shown: int) -> ScoredMemory:
     """`knowledge` carrying the episodes it stands for that rank up to `last_shown` (its best one always does)."""
     above = tuple(e for i, e in episodes if i <= last_shown)
     return replace(knowledge, episodes=above) if above else knowledge
@@ -263,11 +258,10 @@ def weights_for(query: str, recall: RecallConfig, priors: Sequence[TimePrior]) -
 
 
 def time_priors(query: str, now: datetime, told_later_days: float = 31.0) -> list[TimePrior]:
-    """Soft date priors from the times a query names ("last June", "上个月"); see `hindsight_core.language.timeparse`.
+    """Soft date priors from the times a query names ("last June", "上个月"); see `language.timeparse`.
 
-    Only the query's last line is read: in a query made of several turns, the latest is the one being answered.
-    A memory is often written after what it tells happened, so each window is stretched `told_later_days` past
-    its end before it becomes a gaussian.
+    Only the query's last line, the turn being answered, is read. Each window is stretched `told_later_days` past its
+    end (a memory is often written after what it tells) before it becomes a gaussian.
     """
     from ..language.timeparse import gaussian_prior, time_hints
 

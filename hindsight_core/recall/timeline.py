@@ -1,14 +1,13 @@
-"""What is true now, decided when recalling: the user's statements on one subject, in the order of the time a
-question asks about.
+"""What is true now, decided when recalling: the user's statements on one subject, in the order of the time a question
+asks about.
 
-A verdict made when a statement is written must be right forever; at recall time the question says which time it
-asks about, and a wrong guess costs only an order. Among the first candidates (`RecallConfig.timeline_depth`), the
-user's statements (and an agent's answer to one, standing for it; a question stands for nothing) are on one
-subject when their vectors are close (`RecallConfig.same_subject_similarity`) or a supersession joined them, and so
-is a third close to either. Each subject keeps the places its candidates hold, in which they go latest first for
-the present and earliest first for a question in the past tense; a question naming a date is left to the time
-priors. Nothing enters or leaves: each keeps the ids of the later ones on its subject (`ScoredMemory.later`), so
-the prompt block shows a change with both dates, and an answer never stands above its statement (`_answers_below`).
+A verdict made when a statement is written must be right forever; at recall time a wrong guess costs only an order.
+Among the first candidates (`RecallConfig.timeline_depth`), the user's statements (and an agent's answer to one,
+standing for it) are on one subject when their vectors are close (`RecallConfig.same_subject_similarity`) or a
+supersession joined them, and so is a third close to either. Each subject keeps the places its candidates hold, in which
+they go latest first for the present and earliest first for a question in the past tense; a question naming a date is
+left to the time priors. Each keeps the ids of the later ones on its subject (`ScoredMemory.later`), and an answer never
+stands above its statement (`_answers_below`).
 """
 
 from __future__ import annotations

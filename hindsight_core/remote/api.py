@@ -1,10 +1,9 @@
 """The HTTP API's operations: each takes the JSON arguments of one `MemoryAPI` call and returns its JSON result.
 
-Nothing here knows HTTP: `service` routes `POST /api/v1/<name>` to `Operations.table[name]`.
-What each call accepts by name is read from the contract (`api.keywords`), so a new argument needs no change here;
-any other name is refused. `who` is the caller as its token says: `EVERYONE` (the server's own token, or no token
-on loopback) or one user id, whose calls are confined to that user (their user_id filled in or checked, operations
-over the whole store refused), settled before the arguments are read.
+`service` routes `POST /api/v1/<name>` to `Operations.table[name]`. What each call accepts by name is read from the
+contract (`api.keywords`); any other name is refused. `who` is the caller as its token says: `EVERYONE` (the server's
+own token, or no token on loopback) or one user id, whose calls are confined to that user (their user_id filled in or
+checked, operations over the whole store refused), settled before the arguments are read.
 """
 
 from __future__ import annotations

@@ -46,11 +46,10 @@ _NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 class HindsightClient:
     """Long-term memory held by a `hindsight serve` at `url` (e.g. "http://127.0.0.1:8765").
 
-    Every operation goes over HTTP; none of the facade's state exists here, so `holds_store` is False. `token`: the
-    server's token or a user's own. `caller` names this process in the server's recall log, `session` groups its
-    recalls there; `timeout` is in seconds. `queue_journal`: where a write queue over this client journals what it
-    acknowledged: True (default) a private folder under `HINDSIGHT_HOME/client-queues`, a path a folder of your
-    own (made 0700), False in memory only (`remote.local_journal`).
+    Every operation goes over HTTP (`holds_store` is False). `token`: the server's token or a user's own. `caller` names
+    this process in the server's recall log, `session` groups its recalls there; `timeout` is in seconds.
+    `queue_journal`: where a write queue over this client journals: True (default) a private folder under
+    `HINDSIGHT_HOME/client-queues`, a path a folder of your own (made 0700), False in memory only.
     """
 
     #: the store lives in the server's process, not this one (see `MemoryAPI.holds_store`)
@@ -315,8 +314,7 @@ class HindsightClient:
                      include_archive: bool = True) -> TransferSummary:
         """Write the export (JSON Lines) to the file `out`; returns the counts."""
         check_text_output(out)
-        answer = self._call("export_jsonl", users=check_users(users), vectors=vectors,
-                            include_archive=include_archive)
+        answer = self._call("export_jsonl", users=check_users(users), vectors=vectors, include_archive=include_archive)
         out.write(answer["jsonl"])
         return _summary_in(answer["summary"])
 

@@ -87,10 +87,9 @@ class LocalForgets:
 class ForgetCounter:
     """The server's count of each user's forgets, which its clients ask for to learn of forgets made elsewhere.
 
-    It counts each forget at its start and at its end (`before_forget`, `on_forget`), so a client asking while one
-    runs hears of it. The counts are `BUCKETS` numbers picked by a digest of the user id (no list of who forgot): a
-    forget of another user in the same bucket costs a client the context of one turn, never a forgotten text. A
-    count carries this process's start, so a restarted server reads as a forget.
+    It counts each forget at its start and at its end, so a client asking while one runs hears of it. The counts are
+    `BUCKETS` numbers picked by a digest of the user id (no list of who forgot): a forget of another user in the same
+    bucket costs a client the context of one turn. A count carries this process's start, so a restart reads as a forget.
     """
 
     BUCKETS = 4096

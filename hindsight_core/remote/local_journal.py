@@ -1,14 +1,13 @@
-"""Where a write queue over `HindsightClient` journals: a private folder on this machine, so a killed client loses
-no write it acknowledged.
+"""Where a write queue over `HindsightClient` journals: a private folder on this machine, so a killed client loses no
+write it acknowledged.
 
     <folder>/<server>/<token>/<slot>/write-queue.sqlite     (folders 0700, files 0600, whatever the umask)
 
-`folder` is `HINDSIGHT_HOME/client-queues` unless the caller names one; `server` is a digest of the server's
-address (`server_key`), `token` of the client's token, so a journal is replayed to the server it was meant for,
-with the rights it was written with. Each process holds one slot (an exclusive lock, released however the process
-ends), and moves into it what free slots hold, which a killed process left there. A journal left under another
-token of the same server (rotated, or a URL written another way) is adopted by the next client whose token reaches
-the users of its writes (`reaches`); what it does not reach stays, with a warning saying how many wait and where.
+`folder` is `HINDSIGHT_HOME/client-queues` unless the caller names one; `server` and `token` are digests (`server_key`),
+so a journal is replayed to the server it was meant for, with the rights it was written with. Each process holds one
+slot (an exclusive lock) and moves into it what free slots hold. A journal left under another token of the same server
+is adopted by the next client whose token reaches the users of its writes (`reaches`); what it does not reach stays,
+with a warning saying how many wait and where.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """What the agent saw: a bounded, per-user log of the recalls served, kept in the server's memory only.
 
-Each entry holds the query, the memories returned with their explanations, the block injected and which caller
-asked; a recall that gave nothing is not kept. It is bounded three times (`max_entries` per user, `max_total`
-across users, the oldest leaving first, and `max_age`) and never written to disk. A forget removes a forgotten
-memory's traces: the memory leaves every entry and each block is rebuilt without it; an entry whose query is a
-forgotten text or the topic (or holds it) goes whole, and a forget about a topic drops every entry whose results
-named a forgotten memory, which is wider than the topic and meant to be; forgetting a user drops their log. User
-ids are keyed as the facade keys them (`normalise_id`).
+Each entry holds the query, the memories returned with their explanations, the block injected and which caller asked; a
+recall that gave nothing is not kept. It is bounded by `max_entries` per user, `max_total` across users (the oldest
+leaving first) and `max_age`, and never written to disk. A forget removes a forgotten memory's traces: the memory leaves
+every entry and each block is rebuilt without it; an entry whose query is a forgotten text or the topic goes whole, and
+so, for a forget about a topic, does every entry whose results named a forgotten memory; forgetting a user drops their
+log. User ids are keyed as the facade keys them (`normalise_id`).
 """
 
 from __future__ import annotations

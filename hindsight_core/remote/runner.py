@@ -67,8 +67,7 @@ def make_app(memory: Any, options: ServeOptions, port: int) -> tuple[Any, Recall
     tokens = dict(access.user_tokens)
     if options.token and options.mcp_user:
         tokens[options.token] = options.mcp_user
-    scope = UserScope(tokens=tokens) if tokens else (
-        UserScope(user_id=options.mcp_user) if options.mcp_user else None)
+    scope = UserScope(tokens=tokens) if tokens else (UserScope(user_id=options.mcp_user) if options.mcp_user else None)
     mcp_app = None
     if scope is not None:
         server = build_server(memory, scope, host=options.host, port=port, write_source=options.write_source,
@@ -175,8 +174,7 @@ def serve(open_memory: Callable[[], Any], options: ServeOptions, *, store_folder
 class BackgroundServer:
     """`hindsight serve`'s app for `memory`, in a thread of this process (tests, notebooks, benchmarks).
 
-    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at `server.url`; the caller keeps and
-    closes `memory`.
+    `with BackgroundServer(memory, ServeOptions(port=0)) as server:` serves at `server.url`; the caller closes `memory`.
     """
 
     def __init__(self, memory: Any, options: ServeOptions | None = None) -> None:

@@ -5,12 +5,11 @@
     *    /mcp              MCP streamable HTTP (when the server knows its user(s))
     *    /...              the inspector's pages (`hindsight_core.ui.app.InspectorApp`)
 
-Security, outermost first (`Checks`): strict framing (Content-Length with Transfer-Encoding is a 400, and the
-connection is closed); a body limit (a bad Content-Length is a 400, a body over the limit a 413, counted as it
-streams too); a body not arrived `request_timeout` seconds after its head is a 408; without a token, a Host other
-than loopback:port is refused (DNS rebinding); a browser's cross-origin request to the API is refused. Then the API
-needs `Authorization: Bearer` with the server's token or a user's own; the MCP endpoint checks the same tokens,
-and the inspector keeps its own guard.
+Security, outermost first (`Checks`): strict framing (Content-Length with Transfer-Encoding is a 400, the connection
+closed); a body limit (a bad Content-Length a 400, a body over the limit a 413, counted as it streams too); a body not
+arrived `request_timeout` seconds after its head a 408; without a token, a Host other than loopback:port is refused; a
+browser's cross-origin request to the API is refused. The API needs `Authorization: Bearer` with the server's token or a
+user's own; the MCP endpoint checks the same tokens, and the inspector keeps its own guard.
 """
 
 from __future__ import annotations
@@ -29,14 +28,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..errors import (
-    ForbiddenError,
-    HindsightError,
-    InvalidInputError,
-    MemoryNotFoundError,
-    StoreInUseError,
-    StoreUnavailableError,
-)
+from ..errors import (ForbiddenError, HindsightError, InvalidInputError, MemoryNotFoundError, StoreInUseError,
+                      StoreUnavailableError)
 from ..ui.security import host_name, is_loopback
 from . import wire
 from .api import EVERYONE, Call, Operations

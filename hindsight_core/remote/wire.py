@@ -15,14 +15,7 @@ from .. import errors
 from ..clock import ensure_utc
 from ..config import DecayConfig, HindsightConfig, Limits, RecallConfig, SemanticConfig
 from ..contract.records import record_from_payload, record_to_dict
-from ..contract.results import (
-    ConsensusCheck,
-    ConsensusReport,
-    ConsolidationReport,
-    StoreStats,
-    Verdict,
-    WriteResult,
-)
+from ..contract.results import ConsensusCheck, ConsensusReport, ConsolidationReport, StoreStats, Verdict, WriteResult
 from ..language.timerange import TimeRange
 
 from ..safety.verdict import Action, AuditVerdict, Category, Finding

@@ -1,21 +1,12 @@
 """The cue vocabulary of the directive detector (see `directives`), in English and Chinese.
 
-Data, not code: each cue is one regex on normalised, lower-cased text, matched sentence by sentence; the detector
-weighs which cues meet in one sentence.
-
-- standing:  a rule for the future ("whenever", "from now on", 以后, 每次, 一律)
-- trigger:   a rule keyed to someone else's request ("if anyone asks", "questions about X should", 有人问)
-- addressee: the text speaks to whoever reads or handles it ("reminder to whoever handles", "you must", 负责…的人)
-- act:       a verb that sends people, money or data somewhere (tell, route, pay, point to, 告诉, 转给, 推荐, 发送)
-- passive:   an order in the passive ("should always be answered by", "are to be routed")
-- payment / link / contact: a place to send money, people or data (an IBAN, a wallet, a URL, an e-mail, a phone)
-- change:    "new", "updated", "instead", "the old one is closed" (the redirect's alibi)
-- pressure:  priority or secrecy ("before anything else", "don't bother confirming", 不用确认)
-- credential: a secret people are asked to hand over (one-time code, password, 验证码)
-- user_data: the user's own data (their notes, messages, addresses, the full conversation, 用户的纪要)
-- relay:     the order is about other people ("tell customers", "point people to", 让对方): the reader is made a relay
-- reported:  the writer reports what the user asked ("the user prefers…", 用户希望): a preference, not an order
-- narrative: a first-person sentence ("I always tell my kids…"): talk, not an order
+Data, not code: each cue is one regex on normalised, lower-cased text, matched sentence by sentence; the detector weighs
+which cues meet in one sentence. For an order: a standing rule ("from now on", 以后), a trigger keyed to someone else's
+request ("if anyone asks", 有人问), an addressee ("reminder to whoever handles", 负责…的人), an act that sends people, money or
+data somewhere (tell, route, pay, 转给), the passive of an order, a place to send them (payment, link, contact), a change
+("new", "instead": the redirect's alibi), pressure or secrecy ("don't bother confirming", 不用确认), a credential, the
+user's own data, and a relay ("tell customers", 让对方). Against: the writer reporting what the user asked ("the user
+prefers…", 用户希望) and a first-person narrative sentence.
 """
 
 from __future__ import annotations

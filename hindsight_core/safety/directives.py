@@ -1,16 +1,13 @@
 """The directive detector: what an agent or a tool writes is data about the world, not orders for the assistant.
 
-Rewordings slip past a table of phrases (`rules`); this detector looks at the shape of such a text instead: which
-cues (`cues`) meet in one sentence: a standing rule or a trigger with an act that sends people, money or data
-somewhere; the text addressing its reader with such an act; a payment detail, link or contact with an order to
-use it, or presented as new; pressure and requests for credentials; and, against, a report of what the user
-asked, a first-person sentence, a question. A logistic regression over these features,
+Rewordings slip past a table of phrases (`rules`); this detector reads which cues (`cues`) meet in one sentence. A
+logistic regression over those features,
 
     p = 1 / (1 + exp(-(bias + sum_i w_i x_i)))
 
-with the weights fitted by `benchmarks/train_directives.py` (`directive_weights`), gives the probability that the
-text is an order planted for the assistant. At `p >= THRESHOLD` the text gets one review-only DIRECTIVE finding of
-weight `FINDING_WEIGHT`: enough to quarantine a write, never to reject it. Only agent and tool writes are scored.
+with the weights fitted by `benchmarks/train_directives.py` (`directive_weights`), gives the probability that the text
+is an order planted for the assistant. At `p >= THRESHOLD` the text gets one review-only DIRECTIVE finding of weight
+`FINDING_WEIGHT`: enough to quarantine a write, never to reject it. Only agent and tool writes are scored.
 """
 
 from __future__ import annotations

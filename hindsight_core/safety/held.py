@@ -1,9 +1,9 @@
-"""What the write audit said in this process, kept by digest: a verdict is not computed twice for one text, and no
-text the audit held back reaches a prompt as the turn another memory answers (`write.preparing.screened_context`).
+"""What the write audit said in this process, kept by digest: a verdict is not computed twice for one text, and no text
+the audit held back reaches a prompt as the turn another memory answers (`write.preparing.screened_context`).
 
-A turn's context is often an agent relaying a page, whose own write may be held only in company
-(`session_window`), so auditing the context alone is not enough: every text whose final verdict held it is
-remembered here, whole and as the end a context keeps of it. Digests, not texts, and bounded; a forget clears it.
+A context is often an agent relaying a page whose own write may be held only in company (`session_window`), so every
+text whose final verdict held it is remembered, whole and as the end a context keeps of it. Digests, not texts, and
+bounded; a forget clears it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The small lexicon the structural detector (`structure`) reads sentences with, per language.
 
-Data, not code. Each group below answers, in English, Chinese, French, Spanish and German, one of three questions
-asked of every sentence: who is addressed (the assistant, an AI, the memory, by name or vocative; "you" only in a
-tool's output), the mood (an imperative verb first, or an obligation or standing rule) and the target (money,
-credentials, tools, sending data out, the memory itself). The words are classes, not phrasings: a new wording of
-an order still has an addressee, a mood and a target.
+Data, not code. Each group answers, in English, Chinese, French, Spanish and German, one of three questions asked of
+every sentence: who is addressed, the mood, and the target. The words are classes, not phrasings: a new wording of an
+order still has an addressee, a mood and a target.
 """
 
 from __future__ import annotations

@@ -26,8 +26,7 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse
 
 #: text characters that case-insensitive matching takes for an ASCII letter, mapped to that letter
-_FOLD = {**{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
-         0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+_FOLD = {**{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}, 0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 
 Literals = frozenset[str]
 

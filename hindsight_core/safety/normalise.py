@@ -1,10 +1,9 @@
 """Folding text for the audit, and the tricks used to hide things in it.
 
-`normalise` applies NFKC, strips invisible characters, folds each word that reads as Latin to its skeleton
-(Unicode's confusables; a word wholly in one other script is kept), joins spaced letters and Chinese characters,
-lower-cases, collapses whitespace, and counts each trick it undid. Text hidden in tag characters or variation
-selectors is decoded, and `decode_base64_runs` finds base64 runs that decode to text; each hidden layer is
-screened like the visible text.
+`normalise` applies NFKC, strips invisible characters, folds each word that reads as Latin to its skeleton (Unicode's
+confusables; a word wholly in one other script is kept), joins spaced letters and Chinese characters, lower-cases,
+collapses whitespace, and counts each trick it undid. Text hidden in tag characters or variation selectors is decoded,
+and `decode_base64_runs` finds base64 runs that decode to text; each hidden layer is screened like the visible text.
 """
 
 from __future__ import annotations

@@ -1,23 +1,15 @@
 """What of a tool's or an agent's text may reach a system prompt: nothing that reads as an order.
 
-The write audit holds back what it scores past a line; the prompt block asks a different question. A quoted order
-is still an order to a model that reads past the warning above it, so a text that did not come from the user is
-left out of the block (kept in memory, returned by recall, named with why by `admitted`) when:
+A quoted order is still an order to a model that reads past the warning above it, so a text that did not come from the
+user is left out of the block (kept in memory, returned by recall, named with why by `admitted`) when the write audit,
+asked now, would not allow it; when a sentence reads as an order to the agent (`structure`), is addressed to the
+assistant, names it as the one who acts, or hands out a link or a contact with an order; when it names a concrete
+account with a standing claim, or puts an order as a fact (a standing route for the user's money, data or credentials, a
+claim to outrank the reader's instructions, a verdict laid down for a summary); or when, read with the block's other
+third-party texts, oldest first, it completes an order split across memories (`split_orders`).
 
-1. the write audit, asked now, would not allow it (a text stored before a rule existed, or imported);
-2. a sentence of it reads as an order to the agent (`structure`), is addressed to the assistant in any mood,
-   names the assistant as the one who does something, or hands out a link or a contact with an order;
-3. a sentence (or a settings file, read as one) names a concrete account with a standing claim: a payee planted
-   as a fact or a setting;
-4. a sentence puts an order as a fact about the world: a standing route for the user's money, data or
-   credentials to a destination it names, a claim to outrank what the reader's AI was told, or a verdict laid
-   down for the reader's summary;
-5. read with the block's other third-party texts, oldest first, it completes an order split across memories
-   (`split_orders`).
-
-The user's own words are never judged here; what a tool says of the world (an invoice with its IBAN) has no
-addressee, no order and no standing payee, and is shown, quoted. Each sentence is judged once while it is in the
-process's text caches (which a forget empties).
+The user's own words are never judged here; what a tool says of the world (an invoice with its IBAN) is shown, quoted.
+Each sentence is judged once while it is in the process's text caches (which a forget empties).
 """
 
 from __future__ import annotations

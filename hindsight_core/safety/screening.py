@@ -3,8 +3,8 @@
     score = sum of the matched weights x the source's factor (AuditPolicy.source_factor)
     REJECT at policy.reject_at (1.0), QUARANTINE at policy.quarantine_at (0.5), else ALLOW
 
-A rule that fires only after folding adds an obfuscation finding; hidden layers (`unwrap`) are scanned one level
-deep beyond the first.
+A rule that fires only after folding adds an obfuscation finding; hidden layers (`unwrap`) are scanned one level deep
+beyond the first.
 """
 
 from __future__ import annotations

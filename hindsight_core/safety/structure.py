@@ -1,34 +1,22 @@
 """The structural directive detector: an order addressed to the agent inside text that is not the user's.
 
-A phrase list misses the next rewording; the structure of an order does not change with its words. Each
-sentence of normalised text (the caller, `screening.scan`, reads encoded and wrapped layers) is read for three
-things, with the small per-language lexicon of `lexicon`:
-
-    addressee  "agent"  the assistant, an AI, the model, the memory, by name or vocative
-               "you"    you / vous / du / 你 in a tool's output (no person is spoken to there)
-    mood       "imperative"  an order verb first (after a vocative or "please")
-               "obligation"  must, should, from now on, never, 必须, 以后, désormais, ab sofort …
-               "redirect"    a stated change of where something goes ("… now go to IBAN …")
-    targets    payment, credential, tool, exfiltration, memory, behaviour (its role, rules, permissions),
-               steering (recommend, tell them) (strong); a link handed to people (weak)
-
-and a sentence is **held** (the write is quarantined for review) when:
+A phrase list misses the next rewording; the structure of an order does not change with its words. Each sentence of
+normalised text is read, with the per-language lexicon of `lexicon`, for its addressee (the agent by name or vocative;
+"you" in a tool's output), its mood (imperative, obligation, redirect) and its targets (payment, credential, tool,
+exfiltration, memory, behaviour, steering: strong; a link handed to people: weak), and is **held** (the write is
+quarantined for review) when:
 
     1. the agent is addressed and the mood is an order                    (any target)
-    2. the mood is an order and a strong target is acted on               (no addressee needed)
-         payment counts only with an account, wallet or address and a change or the user's money
+    2. the mood is an order and a strong target is acted on (payment: with an account and a change or the user's money)
     3. "you" in tool output, an order, and any target (a link handed out included)
     4. a redirect of the user's payments to a concrete account           (no mood needed)
     5. the agent's role, rules or permissions redefined, said to it      ("you are now…", "你的角色是…")
-    6. a claim about the user asserted by someone else (a preference, rule, default, consent or change) that
-       involves a concrete account, a credential, a permission for the agent, personal data handed out or a
-       contact point: only the user can say what they want
+    6. someone else asserts a claim about the user involving an account, a credential, a permission for the agent,
+       personal data handed out or a contact point: only the user can say what they want
 
-A sentence relayed behind a frame ("tool result: …") is read without it (`unframed`). First-person reports,
-questions and warnings are not orders, unless a question asks the agent to act on a strong target. Only agent
-and tool writes are read; the finding is `review_only`: it can send a write to review, never reject it.
-
-    read(folded) -> Reading(sentences, held)      structure_findings(folded, source) -> [Finding]
+A sentence relayed behind a frame ("tool result: …") is read without it (`unframed`). First-person reports, questions
+and warnings are not orders, unless a question asks the agent to act on a strong target. Only agent and tool writes are
+read; a finding is `review_only`: it can send a write to review, never reject it.
 """
 
 from __future__ import annotations
@@ -163,8 +151,7 @@ def _redirected_payment(sentence: str, lx=lex) -> bool:
     return bool(lx.PAYMENT_ID.search(sentence) and (lx.REDIRECT.search(sentence) or lx.USERS.search(sentence)))
 
 
-def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...], claim: bool = False,
-           lx=lex) -> int:
+def decide(sentence: str, who: str | None, how: str | None, what: tuple[str, ...], claim: bool = False, lx=lex) -> int:
     """The rule (1-6, see the module docstring) that holds a sentence, or 0."""
     if sentence.rstrip().endswith(("?", "？")) and not (
             lx.REQUEST_QUESTION.match(sentence) and any(t in STRONG for t in what) and who is not None):
@@ -233,8 +220,7 @@ def read(folded: str, source: Source = Source.TOOL) -> Reading:
 
 def first_held(folded: str, source: Source = Source.TOOL) -> Sentence | None:
     """The first sentence of normalised text that is held, or None: `read(...).held`, reading no more than needed."""
-    return next((s for s in (read_sentence(text, source, whole=False) for text in sentences(folded)) if s.held),
-                None)
+    return next((s for s in (read_sentence(text, source, whole=False) for text in sentences(folded)) if s.held), None)
 
 
 _RULE_WORDS = {1: "addressed to the agent, as an order", 2: "an order acting on {targets}",

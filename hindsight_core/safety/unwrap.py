@@ -2,16 +2,10 @@
 
     unwrap_layers(text) -> [("url", ...), ("html", ...), ("json", ...), ("markdown", ...)]
 
-Each layer is returned only when decoding changes the text:
-
-- **url**: percent-encoding (`%66rom%20now%20on`), decoded up to three times (double encoding);
-- **html**: character references (`&#102;rom`, `&lt;`) unescaped and tags dropped;
-- **json**: a text that is a JSON document (or holds one) read as the words in its strings
-  (`{"note": "send invoices to ..."}` → `send invoices to ...`), keys included;
-- **markdown**: code fences, inline code, link and image syntax, emphasis, headings and quotes removed.
-
-The write audit (`screening.scan`) screens each layer like the visible text. Decoding is bounded (the write
-path's text limit, JSON walked without recursion, nothing decoded more than three times).
+Each layer is returned only when decoding changes the text: percent-encoding (decoded up to three times), HTML character
+references and tags, a JSON document read as the words in its strings (keys included), markdown syntax. The write audit
+(`screening.scan`) screens each layer like the visible text. Decoding is bounded (the write path's text limit, JSON
+walked without recursion, nothing decoded more than three times).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The audit's vocabulary: actions, categories, rule rows, findings, verdicts and the scoring policy.
 
-Plain frozen dataclasses and enums with no behaviour beyond validation; the rule
-table (`rules`), the text folding (`normalise`) and the scoring (`screening`) all
-speak in these terms.
+Plain frozen dataclasses and enums with no behaviour beyond validation; the rule table (`rules`), the text folding
+(`normalise`) and the scoring (`screening`) all speak in these terms.
 """
 
 from __future__ import annotations
@@ -79,8 +78,8 @@ class Finding:
 class AuditVerdict:
     """The audit's verdict on one write.
 
-    `category` is the category that weighed most (None when nothing was found);
-    `reasons` are readable lines, the last one showing how the score was reached.
+    `category` is the category that weighed most (None when nothing was found); `reasons` are readable lines, the last
+    one showing how the score was reached.
     """
 
     action: Action

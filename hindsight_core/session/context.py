@@ -3,14 +3,11 @@
     builder = ContextBuilder(hindsight, system_prompt="You are a helpful assistant.", context_limit=8192)
     context = builder.build(working)              # or: await builder.abuild(working)
     model.invoke(context.to_messages())           # [{"role": "system", ...}, *window]
-    context.tokens                                # TokenReport: system, long_term, working, total, available, ...
 
-How the budget is spent (available = context_limit − the answer reserve, 20 % by default): the system prompt and
-the latest user message must fit (else `ContextBudgetError`); the top-k long-term memories for the query, rendered
-by `format_for_prompt`, take at most `long_term_share` of it (`fit_block`); the working-memory window gets the rest
-(`WorkingMemory.window`). A recalled memory already in the window as a message leaves the block, and the window
-is rebuilt with the tokens that freed. The query is the latest user message unless one is given; token counts
-use the working memory's tokenizer and add up exactly: total = system + long_term + working.
+Of the available tokens (context_limit − the answer reserve), the system prompt and the latest user message must fit
+(else `ContextBudgetError`); the recalled memories take at most `long_term_share` (`fit_block`); the window gets the
+rest. A recalled memory already in the window leaves the block, and the window is rebuilt with the tokens that freed.
+Token counts use the working memory's tokenizer and add up exactly: total = system + long_term + working.
 """
 
 from __future__ import annotations
@@ -93,10 +90,9 @@ def context_widths(widest: int = DEFAULT_CONTEXT_CHARS) -> tuple[int, ...]:
 
 def fit_block(memories: list[ScoredMemory], cost: Callable[[list[ScoredMemory], int], int],
               cap: int | None) -> tuple[list[ScoredMemory], int]:
-    """(the memories kept, in recall order, and the context width) whose block costs at most `cap`.
+    """(the memories kept, in recall order, and the context width) whose block costs at most `cap` (None: no cap).
 
-    The turns memories answer are shortened first, then left out; only then are the weakest memories dropped: a
-    budget costs context before it costs a memory. `cap=None` keeps everything.
+    The turns memories answer are shortened first, then left out; only then are the weakest memories dropped.
     """
     kept = list(memories)
     if cap is None:
@@ -186,8 +182,8 @@ async def amemory_block(memory: "MemoryAPI", query: str, *, user_id: str, k: int
 class StoreOutage:
     """The adapters' recall for a turn, which goes on without memories while the store cannot be reached.
 
-    A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty,
-    one warning is logged per outage, and the turn's writes stay journaled by the write queue.
+    A `hindsight serve` that is down (`StoreUnavailableError`) must not fail the agent's turn: its block is empty, one
+    warning is logged per outage, and the turn's writes stay journaled.
     """
 
     def __init__(self) -> None:
@@ -307,7 +303,6 @@ class ContextBuilder:
                              reserved=budget.reserved, context_limit=budget.context_limit)
         return Context(prompt, window, tuple(memories), report, query, tuple(withheld))
 
-    async def abuild(self, working: WorkingMemory, *, query: str | None = None,
-                     user_id: str | None = None) -> Context:
+    async def abuild(self, working: WorkingMemory, *, query: str | None = None, user_id: str | None = None) -> Context:
         return await asyncio.to_thread(self.build, working, query=query, user_id=user_id)
 

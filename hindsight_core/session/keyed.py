@@ -3,21 +3,15 @@
     keyed = KeyedMemory(memory)
     keyed.put(("profile", "city"), "I live in Lyon.", user_id="alice", value={"city": "Lyon"})
     keyed.get(("profile", "city"), user_id="alice").value      # {"city": "Lyon"}
-    keyed.delete(("profile", "city"), user_id="alice")
 
-The rules, in one place for every interface that offers key-value storage (the LangGraph store translates its
-namespaces and keys to these):
-
-* A key is a tuple of non-empty labels (a plain string is a one-label key), and belongs to one user; with
-  `agent_id`, to that agent of the user (without, every agent's items are seen and a put replaces any of them).
-* A key holds at most one memory. `put` is an explicit write: it skips the gate's yes/no (`force=True`), never
-  the write audit, and never merges (`merge_duplicates=False`), so what is put under a key can be read back.
-* `put` writes the new memory first and only then forgets the one the key held (with `for_good=False`: its text
-  is unreadable at once, its vector leaves at the next compaction), so a value the audit refuses or quarantines
-  leaves the previous one. A crash between the two leaves both: the higher revision is read, and the next put or
-  delete of the key removes both.
-* `created_at` is when a key was first put; the memory's own timestamp is when it was last put (`updated_at`).
-* Each operation looks the key up once (`Hindsight.find(metadata=...)`). A memory written without a key is
+* A key is a tuple of non-empty labels (a plain string is a one-label key) and belongs to one user; with `agent_id`, to
+  that agent of the user (without, every agent's items are seen and a put replaces any of them).
+* A key holds at most one memory. `put` skips the gate's yes/no (`force=True`), never the write audit, and never merges
+  (`merge_duplicates=False`), so what is put under a key can be read back.
+* `put` writes the new memory first and only then forgets the old one (`for_good=False`), so a value the audit refuses
+  leaves the previous one. After a crash between the two, the higher revision is read, and the next put or delete of the
+  key removes both.
+* `created_at` is when a key was first put, `updated_at` when it was last put. A memory written without a key is
   addressed by its id, as a one-label key. Reading sees active memories only.
 """
 
@@ -192,8 +186,7 @@ class KeyedMemory:
             for old in held:  # a replaced revision: unreadable at once, its vector left to the next compaction
                 self.memory.forget(user_id=user_id, memory_id=old.record.id, for_good=False)
             assert result.record is not None  # stored
-            return PutResult(labels, outcome, item_of(result.record), result,
-                             tuple(old.record.id for old in held))
+            return PutResult(labels, outcome, item_of(result.record), result, tuple(old.record.id for old in held))
 
     def delete(self, key: KeyLike, *, user_id: str, agent_id: str | None = None) -> tuple[str, ...]:
         """Forget what `key` holds; returns the ids forgotten (none if the key held nothing)."""

@@ -1,11 +1,9 @@
 """The write queue's journal: writes handed over and not yet stored, in SQLite, so a killed process loses none.
 
-One table, `pending (seq, entry)`: an entry is a JSON object. `add` commits before it returns (with `sync="full"`,
-an fsync too); removing a stored write need not wait for the disk (at least once, see `write_queue`).
-
-The journal holds a write's text only while the write waits: SQLite's `secure_delete` is on and the WAL is cut to
-nothing after every removal, so no file of the journal holds a stored or dropped write. The entries waiting are in
-the clear, in a file only its owner can open (`store.private`).
+One table, `pending (seq, entry)`, an entry a JSON object. `add` commits before it returns (with `sync="full"`, an fsync
+too); removing a stored write need not wait for the disk. `secure_delete` is on and the WAL is cut to nothing after
+every removal, so no file holds a stored or dropped write; the entries waiting are in the clear, in a file only its
+owner can open (`store.private`).
 """
 
 from __future__ import annotations

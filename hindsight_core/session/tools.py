@@ -1,9 +1,9 @@
 """The memory tools a model calls, stated once: `memory_search(what_am_i_looking_for, how_many_results=5,
 time_range="any_time")` and `memory_write(what_to_remember, kind_of_memory=None)`, their words, and their bound.
 
-LangChain, LlamaIndex and the MCP server each translate this shape into their framework's tool. The user id is
-bound when the tools are made and is never an argument, nor is who speaks (the agent, or the deployment's
-speaker). How many results a model may ask for is `check_k` against the smaller of `MAX_RESULTS` and `max_k`.
+LangChain, LlamaIndex and the MCP server each translate this shape into their framework's tool. The user id (and who
+speaks) is bound when the tools are made, never an argument. How many results a model may ask for is `check_k` against
+the smaller of `MAX_RESULTS` and `max_k`.
 """
 
 from __future__ import annotations

@@ -1,31 +1,22 @@
 """The conversation policy: which turns of a conversation reach memory, and how.
 
-Every interface that writes a conversation (the LangChain middleware, the LlamaIndex block, the benchmarks) goes
-through `TurnLog`, so what they store for the same conversation is the same. Chat frameworks pass the whole
-history around at every step; `TurnLog` makes offering it idempotent and pairs each turn with the one it answers:
+Every interface that writes a conversation goes through `TurnLog`, which makes offering the whole history at every step
+idempotent and pairs each turn with the one it answers:
 
     turns = TurnLog(memory)
     turns.offer([Turn("I live in Porto.", Source.USER), Turn("Noted!", Source.AGENT)],
                 user_id="alice", session_id="s-1")          # each turn goes to the write gate once
 
-The rules:
-
-* A turn is one message's text and who said it, and optionally when; its digest covers text and speaker.
-* Each turn is written with the turn before it (in the history offered, or the session's last turn offered) as its
-  `context`, and who said that turn in its metadata (`ANSWERS_FIELD`), so the prompt block can show it as theirs.
-* Within one (user, session), a turn is offered to the write gate at most once; the digest of every stored turn
-  is kept in its metadata, so after a restart a stored turn is recognised with one `find` by digest. A turn the
-  gate declined, or merged into a memory it repeated, left no digest and may be offered once more then.
-* After any forget of a user, no turn offered before it is the context of a later turn, and an agent's answer to
-  such a turn is not offered at all: it may echo what went, and whether a topic covers a turn is the store's
-  judgement on stored memories only. Over a `HindsightClient`, a forget made by another process counts too
-  (`events.ForgetsElsewhere`).
-* A conversation only written as it goes holds each turn until the agent's answer to it arrives
-  (`AwaitingAnswer`), so a user's message is not recalled into its own prompt.
-* A turn is claimed before it is written, so two threads offering the same history write it once; a failed write
-  releases it, a turn refused as input is reported in its `Offered.error` and not offered again.
-* The policy keeps what it knows of the last `SESSIONS_KEPT` conversations, as after a restart for the others;
-  turns fenced by a forget are never let go.
+* A turn is one message's text, who said it, and optionally when; its digest covers text and speaker. It is written with
+  the turn before it as its `context`, and who said that one in its metadata (`ANSWERS_FIELD`).
+* Within one (user, session), a turn is offered to the gate at most once: a stored turn's digest is kept in its
+  metadata, so after a restart one `find` recognises it; a turn the gate declined or merged may be offered again.
+* After any forget of a user (over a `HindsightClient`, one made elsewhere too), no earlier turn is the context of a
+  later one, and an agent's answer to such a turn is not offered at all: it may echo what went.
+* A conversation written as it goes holds each turn until the agent's answer arrives (`AwaitingAnswer`).
+* A turn is claimed before it is written, so two threads write it once; a failed write releases it, a turn refused as
+  input is reported in its `Offered.error`. What is known of the last `SESSIONS_KEPT` conversations is kept, and
+  of turns fenced by a forget, always.
 """
 
 from __future__ import annotations
@@ -104,8 +95,7 @@ class Offered:
 class TurnLog:
     """Offers conversation turns to a `Hindsight`, each (user, session, turn) once (see the module rules).
 
-    `metadata_field`: where a stored turn keeps its digest (default "hindsight_turn");
-    an interface that recorded digests under another name before keeps using it.
+    `metadata_field`: where a stored turn keeps its digest (default "hindsight_turn").
     """
 
     def __init__(self, memory: MemoryAPI, *, metadata_field: str = TURN_FIELD) -> None:
@@ -252,10 +242,8 @@ class TurnLog:
 class AwaitingAnswer:
     """The turns of a conversation written as it goes, each held until the agent answers it (see the module rules).
 
-        held = AwaitingAnswer()
         held.add([Turn("I moved to Lyon.", Source.USER)])      # [] : not answered yet
-        held.add([Turn("Welcome to Lyon!", Source.AGENT)])     # both turns, in order
-        held.release()                                          # what still waits, at the end of a session
+        held.add([Turn("Welcome to Lyon!", Source.AGENT)])     # both turns, in order; release() gives what still waits
     """
 
     def __init__(self) -> None:

@@ -1,37 +1,24 @@
 """Writes behind the agent: hand a turn to memory, return at once, lose nothing that was acknowledged.
 
-    from hindsight_core.session.write_queue import write_queue
-
     queue = write_queue(memory)                      # one per Hindsight, one writer thread
     queue.submit(["I live in Porto."], user_id="alice", session_id="s-1")   # journaled, then returns
-    ...
     queue.flush()                                    # wait until everything handed over is written
 
-The rules:
+`submit` checks at once what it can (`WriteOptions.checked`; a bad text is an `InvalidInputError` and nothing of that
+call is queued), then appends the write to the journal and commits it (SQLite; `sync="full"` survives a power cut too)
+before it returns. One writer thread runs the writes in order, `linger` seconds after the hand-over unless someone
+waits, consecutive writes of one user with the same options as one batch; a write leaves the journal once stored.
+`flush()` waits for everything, `settle(user_id)` for one user's writes; `close()` flushes and stops the writer, as the
+end of the process does. What a crash left journaled is written when a queue is next made for the same store: at least
+once, a repeat merging into what it repeats.
 
-* `submit` checks at once what it can (the user id, each text, every option as the write will,
-  `WriteOptions.checked`), appends the write to the journal and commits it (SQLite; `sync="normal"` survives a
-  killed process, `sync="full"` a power cut too) before it returns; a bad text is an `InvalidInputError` and
-  nothing of that call is queued.
-* One writer thread runs the writes in order, `linger` seconds after the hand-over unless someone waits
-  (`Hindsight.write_many`, or `TurnLog.offer` for turns); consecutive writes of one user with the same options
-  go as one batch. A write leaves the journal once the store holds it.
-* `flush()` waits until the writer has stored everything, `settle(user_id)` one user's writes (the adapters call
-  it before they recall). `close()` flushes and stops the writer; a process that ends without it flushes at exit.
-* What a crash left journaled is written when a queue is next made for the same store: at least once, and a
-  repeat merges into what it repeats (a turn is recognised by its digest, `session.turns`).
-* A forget that races a queued write wins (`Hindsight.before_forget`): for one memory or a topic, the user's
-  writes handed over before it are stored first, so it judges them too; for everything, those still waiting are
-  dropped from the queue and the journal (`TurnLog.fence`) and the one being stored is waited for. Writes handed
-  over during a forget of everything are dropped when it ends.
-* A write refused as input is retried text by text so the others are kept; what is still refused is logged and
-  listed in `failures`. Any other error stops the writer: the writes stay journaled, `flush()` raises
-  `StoreUnavailableError`, and the next `submit` starts the writer again.
-
-A journal entry names each option by its field (`WriteOptions`), so a new option needs no change here and an
-older entry replays with its default. The journal is where the memory names (`MemoryAPI.local_journal`): beside
-an embedded store, or a `HindsightClient`'s private folder (`remote/local_journal.py`); `journal=None` keeps the
-queue in memory only. Over a client, the forget rules hold for forgets made through it (`remote/local_forgets.py`).
+A forget that races a queued write wins (`Hindsight.before_forget`): for one memory or a topic, the user's writes handed
+over before it are stored first; for everything, those still waiting are dropped from the queue and the journal
+(`TurnLog.fence`), the one being stored is waited for, and those handed over meanwhile are dropped (over a client, for
+forgets made through it). A write refused as input is retried text by text; what is still refused is logged and listed
+in `failures`. Any other error stops the writer: the writes stay journaled, `flush()` raises `StoreUnavailableError`,
+and the next `submit` starts the writer again. A journal entry names each option by its field, so an older entry replays
+with its default; `journal=None` keeps the queue in memory only.
 """
 
 from __future__ import annotations
@@ -76,8 +63,7 @@ class WriteFailure:
 class WriteQueue:
     """Writes handed to memory, journaled at once and stored in order by one writer thread (see the module rules).
 
-    `journal`: the journal file (default: where `memory.local_journal()` says). Prefer `write_queue(memory)`,
-    which gives every caller of one `Hindsight` the same queue.
+    `journal`: the journal file (default: `memory.local_journal()`). Prefer `write_queue(memory)`, one queue per memory.
     """
 
     def __init__(self, memory: MemoryAPI, *, journal: str | Path | None | object = _DEFAULT,
@@ -397,8 +383,8 @@ def write_queue(memory: MemoryAPI) -> WriteQueue:
 def replay_journal(memory: MemoryAPI) -> int:
     """Store what an earlier process journaled and did not store; how many writes it found (0 without a journal).
 
-    The CLI, the inspector and `hindsight serve` call it when they open a store. `StoreUnavailableError` if they
-    could not be stored now (they stay journaled).
+    The CLI, the inspector and `hindsight serve` call it when they open a store. `StoreUnavailableError` if they could
+    not be stored now (they stay journaled).
     """
     path = memory.local_journal() if memory.holds_store else None  # a client's journal is its adapters' to replay
     if path is None or not path.exists():

@@ -11,18 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .base import (
-    ALL,
-    ARCHIVE,
-    MEMORIES,
-    SPACES,
-    STAGING,
-    STAGING_ARCHIVE,
-    LiveStore,
-    MaintenanceStore,
-    MemoryStore,
-    Scope,
-)
+from .base import (ALL, ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE, LiveStore, MaintenanceStore, MemoryStore,
+                   Scope)
 from .edge import EdgeStore
 from .server import ServerStore
 

@@ -1,21 +1,11 @@
 """The storage interfaces both backends implement, split by use.
 
-A backend stores memory records with two vectors each (a dense embedding and a
-sparse BM25 vector, see `hindsight_core.store.payload`) and runs the recall plan
-(`hindsight_core.recall.plan`) inside its engine. Recall rules never live here:
-a backend only translates a `SearchRequest` into its engine's query API and
-records to and from its payload format.
+A backend stores memory records with two vectors each (dense and sparse BM25, `payload`) and runs the recall plan
+(`recall.plan`) inside its engine; recall rules never live here.
 
-- `LiveStore`: what a write or a recall calls (open a user, search, neighbours,
-  get, commit, update fields, count);
-- `MaintenanceStore`: what listing, export, migration and upkeep call (scan,
-  spaces, compaction, index builds, store metadata, disk use); never on the
-  recall path;
-- `MemoryStore`: both, what a backend is.
-
-Two backends: `EdgeStore` (Qdrant Edge, in-process, the default) and
-`ServerStore` (a Qdrant server through qdrant-client). `tests/store/` runs one
-behavioural suite on both.
+- `LiveStore`: what a write or a recall calls (open a user, search, neighbours, get, commit, update fields, count);
+- `MaintenanceStore`: what listing, export, migration and upkeep call; never on the recall path;
+- `MemoryStore`: both, what a backend is: `EdgeStore` (Qdrant Edge, in-process, the default) or `ServerStore`.
 """
 
 from __future__ import annotations
@@ -25,22 +15,8 @@ from typing import Any, Collection, Iterator, Protocol, Sequence
 import numpy as np
 
 from ..types import MemoryRecord
-from .values import (
-    ALL,
-    ARCHIVE,
-    MEMORIES,
-    SPACES,
-    STAGING,
-    STAGING_ARCHIVE,
-    Channel,
-    Hit,
-    LoadReport,
-    Scope,
-    SearchRequest,
-    SearchResult,
-    check_registered,
-    conditions,
-)
+from .values import (ALL, ARCHIVE, MEMORIES, SPACES, STAGING, STAGING_ARCHIVE, Channel, Hit, LoadReport, Scope,
+                     SearchRequest, SearchResult, check_registered, conditions)
 
 __all__ = ["ALL", "ARCHIVE", "Channel", "Hit", "LiveStore", "LoadReport", "MEMORIES", "MaintenanceStore", "MemoryStore", "SPACES", "STAGING", "STAGING_ARCHIVE", "Scope", "SearchRequest",
            "SearchResult", "check_registered", "conditions"]

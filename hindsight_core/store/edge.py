@@ -1,32 +1,17 @@
 """The embedded store: Qdrant Edge shards on disk, a fixed number per space and vector size, every user's points
 in them (files: `edge_files`).
 
-Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed
-digest, never the user id: `sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and
-every request filters on it. The keyword channel's IDF is the asking user's own (`keywords`): nothing
-another user stores moves a user's scores.
-The users are spread over a fixed number of shards per space (`edge_files.BUCKETS`,
-by a hash of the id), so a compaction rewrites a bucket's segments, not the whole store
-(`edge_query.edge_filter`); deletes and field updates go through that filter and
-upserts are conditional on it (`edge_changes`), so no change reaches another
-user's point. Resident memory, threads and open files grow with the memories
-held, not with the users: a user costs a registry file, and their memories' keys are rows in the
-store's one key file (`sealing`); what the engine reads whole when it
-loads a shard (its log, its payload indexes' page files) is paged out after the load,
-and again as writes add to them (`mapped`). Forgetting a user for good deletes their points, compacts the shards
-(the points leave the segment files) and deletes their keys for good (`sealing`: the
-text in the engine's log can no longer be opened, nor its tenant tied to the user).
-The vector index (HNSW) of the shared shard is built in a child process once
-`auto_index` of its points are unindexed (`indexing`): Edge's `optimize()`
-holds the GIL for the whole build, so it never runs in the caller's process.
-Durability: Edge writes every update to its write-ahead log before the call
-returns, so an acknowledged write survives a killed process; `sync="full"`
-also flushes segments after every change (against power loss, slower).
-A store written in an earlier layout is refused, untouched, with how to move its
-memories (`edge_files.open_root`).
+Qdrant's multitenancy layout, as the server store's: each point carries its user's tenant (a keyed digest,
+`sealing.KeyStore.tenant`) in a tenant-indexed `user_id` payload field, and every request filters on it; the keyword
+channel's IDF is the asking user's own (`keywords`). Users are spread over `edge_files.BUCKETS` shards per space by a
+hash of the id, so a compaction rewrites a bucket's segments, not the whole store; deletes and field updates go
+through the user's filter and upserts are conditional on it (`edge_changes`), so no change reaches another user's
+point. Pages the engine reads whole at a load are given back (`mapped`); the vector index is built in a child
+process (`indexing`); forgetting a user deletes their points, compacts the shards and deletes their keys (`sealing`).
+Durability: Edge writes every update to its write-ahead log before the call returns; `sync="full"` also flushes
+segments after every change. A store of an earlier layout is refused, untouched (`edge_files.open_root`).
 
-This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
-`edge_upkeep` (`MaintenanceStore`).
+This module is the hot path (`LiveStore`); listing, spaces and upkeep are in `edge_upkeep` (`MaintenanceStore`).
 """
 
 from __future__ import annotations
@@ -47,23 +32,9 @@ from ..errors import HindsightError, StoreInUseError, StoreUnavailableError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import apply_change, delete_points, set_fields, upsert_points
-from .edge_files import (
-    KEY_FILE,
-    MAKING,
-    TEMPORARY_PREFIX,
-    bucket_of,
-    ensure_indexes,
-    from_journal,
-    journaled,
-    open_root,
-    remove_abandoned_temporaries,
-    shard_config,
-    shard_dimension,
-    shard_exists,
-    shard_name,
-    user_dir_name,
-    write_json_atomic,
-)
+from .edge_files import (KEY_FILE, MAKING, TEMPORARY_PREFIX, bucket_of, ensure_indexes, from_journal, journaled,
+                         open_root, remove_abandoned_temporaries, shard_config, shard_dimension, shard_exists,
+                         shard_name, user_dir_name, write_json_atomic)
 from .edge_query import edge_filter, engine_batch, user_points
 from .edge_upkeep import EdgeUpkeep
 from .fields import SPARSE, is_uuid
@@ -72,18 +43,8 @@ from .keywords import KeywordStats, TermCounts, weighted
 from .mapped import WRITTEN, page_out
 from .private import make_private, private_folder
 from .sealing import KeyFile, KeyStore
-from .values import (
-    ALL,
-    MEMORIES,
-    USERS_KEPT,
-    Hit,
-    LoadReport,
-    Recent,
-    Scope,
-    SearchRequest,
-    SearchResult,
-    open_registered,
-)
+from .values import (ALL, MEMORIES, USERS_KEPT, Hit, LoadReport, Recent, Scope, SearchRequest, SearchResult,
+                     open_registered)
 
 #: changes a shard takes before its log's and payload indexes' written pages are given back (a few MiB a shard)
 LOG_CHANGES_KEPT = 2048
@@ -225,12 +186,6 @@ class EdgeStore(EdgeUpkeep):
         dimension = self._spaces(user_id).get(MEMORIES)
         return None if dimension is None else shard_name(MEMORIES, dimension, bucket_of(user_id))
 
-    def _cancel_index(self, user_id: str) -> None:
-        """A compaction or a rebuild of the user's memories shard: a build on its old state must not be swapped in."""
-        name = self._memories_shard(user_id)
-        if self._indexer is not None and name is not None:
-            self._indexer.cancel(name)
-
     def _record(self, user_id: str, kind: str, change: Any) -> None:
         """Keep a change to a memories shard for the copy being indexed, if one is."""
         name = self._memories_shard(user_id)
@@ -335,9 +290,9 @@ class EdgeStore(EdgeUpkeep):
                space: str = MEMORIES) -> None:
         """All of the changes or (after a crash, on the next open) all of them.
 
-        The change is written as one journal file (with sealed text only) before it
-        is applied, and removed after; `recover` replays a journal a crash left
-        behind. Every step is idempotent, so replaying a half-applied change completes it.
+        The change is written as one journal file (with sealed text only) before it is applied, and removed after;
+        `recover` replays a journal a crash left behind. Every step is idempotent, so replaying a half-applied change
+        completes it.
         """
         with self._lock:
             dimension = len(upserts[0][1]) if upserts else None
@@ -399,8 +354,7 @@ class EdgeStore(EdgeUpkeep):
                     self._indexer.maybe_start(name, shard, self._shard_path(name))
 
     @staticmethod
-    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]
-                      ) -> None:
+    def _count_change(counts: TermCounts, shard: Any, tenant: str, upserts: list[dict], deletes: Sequence[str]) -> None:
         """Keep a user's keyword counts in step with a change about to be applied: the terms of the points it
         replaces or deletes go out, those it writes come in (a point another user holds stays as it is, as the
         change leaves it)."""
@@ -452,8 +406,7 @@ class EdgeStore(EdgeUpkeep):
             return done
 
     # -- reading ------------------------------------------------------------------------------------
-    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES
-              ) -> dict[str, Hit]:
+    def _hits(self, user_id: str, points: Sequence[Any], with_vectors: bool, space: str = MEMORIES) -> dict[str, Hit]:
         """The user's readable records among `points`, by point id, in their order (the user's tenant, keys and
         load report read once for them all)."""
         if self.seal and points:

@@ -1,9 +1,8 @@
 """Changes as Qdrant Edge update operations on a shard every user shares, each narrowed to one user.
 
-Upserts are conditional on the stored point belonging to the same user (a point id another user holds is never
-overwritten), and deletes and field updates go through a filter on the user (`edge_query.user_points`), so no
-change reaches another user's point. Each names the user by the tenant their points hold (`EdgeStore._tenant`).
-The same functions replay a change on a copy being indexed (`apply_change`).
+Upserts are conditional on the stored point belonging to the same user, and deletes and field updates go through a
+filter on the user (`edge_query.user_points`), named by the tenant their points hold (`EdgeStore._tenant`), so no change
+reaches another user's point. The same functions replay a change on a copy being indexed (`apply_change`).
 """
 
 from __future__ import annotations

@@ -1,24 +1,15 @@
 """The embedded store's files: the root folder and its lock, user folders, the change journal, shard settings.
 
-Layout under the store's root (format 5; a store of an earlier layout is refused with how to move its
-memories, `open_root`):
+Layout under the store's root (format 5; a store of an earlier layout is refused with how to move its memories):
 
     LOCK                       held by the one process that has the store open
     FORMAT                     the layout version
-    keys.sqlite                every user's per-memory keys of the sealed text, a row per memory (see `sealing`)
+    keys.sqlite                every user's per-memory keys of the sealed text (`sealing`)
     meta/<key>.json            store metadata (e.g. a migration in progress)
-    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, each holding the points of the users
-                               whose id hashes to its bucket (of `BUCKETS`), with a tenant-indexed `user_id` field
-                               (Qdrant's multitenancy layout, as on a server) holding each user's tenant, a keyed
-                               digest (`sealing.KeyStore.tenant`), and plain BM25 term weights (the IDF is the
-                               asking user's own: `keywords`)
-    shards/memories-d<dim>-<bucket>.indexing/   a copy being indexed in a child process (see `indexing`)
-    shards/<name>.making/      a shard being made (renamed to its name once made)
-    users/<sha256(user)[:32]>/
-        user.json              the user id, embedding model and dimension, and the spaces the user has
-        journal/<id>.json      a multi-step change, written before it is applied
-
-A user costs one small file (`user.json`) and no open file.
+    shards/<space>-d<dim>-<bucket>/   Edge shards per space and vector size, one of `BUCKETS` by a hash of the user
+    shards/<name>.indexing/    a copy being indexed in a child process (`indexing`); <name>.making/: being made
+    users/<sha256(user)[:32]>/user.json     the user id, embedding model and dimension, and the user's spaces
+    users/<sha256(user)[:32]>/journal/<id>.json     a multi-step change, written before it is applied
 """
 
 from __future__ import annotations
@@ -125,9 +116,8 @@ MAKING = ".making"
 def remove_abandoned_temporaries(parent: Path) -> int:
     """Remove the temporary stores (`location=":memory:"`) a killed process of this user left in `parent`.
 
-    One is abandoned when nobody holds its lock; one made in the last minute is
-    left alone (its process may not have taken the lock yet). Their keys were
-    never on disk, so what they hold is ciphertext; this takes that away too.
+    One is abandoned when nobody holds its lock; one made in the last minute is left alone (its process may not have
+    taken the lock yet). Their keys were never on disk, so what they hold is ciphertext; this takes that away too.
     """
     removed = 0
     for folder in parent.glob(TEMPORARY_PREFIX + "*"):
@@ -187,13 +177,7 @@ def from_journal(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def shard_config(dimension: int) -> Any:
-    from qdrant_edge import (
-        Distance,
-        EdgeConfig,
-        EdgeOptimizersConfig,
-        EdgeSparseVectorParams,
-        EdgeVectorParams,
-    )
+    from qdrant_edge import Distance, EdgeConfig, EdgeOptimizersConfig, EdgeSparseVectorParams, EdgeVectorParams
 
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(size=int(dimension), distance=Distance.Cosine)},

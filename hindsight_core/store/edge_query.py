@@ -34,11 +34,9 @@ def user_points(tenant: str, memory_ids: Sequence[str] | None = None) -> Any:
 
 
 def edge_filter(scope: Scope, tenant: str, digest: Callable[[str], str] | None = None) -> Any:
-    """A `Scope`, always narrowed to one user's tenant, as a Qdrant Edge filter (the plan of
-    `server_query.client_filter`).
+    """A `Scope`, always narrowed to one user's tenant, as a Qdrant Edge filter (`server_query.client_filter`'s plan).
 
-    With `digest`, a session or agent id matches its keyed digest (sealed stores)
-    or, for points written before ids were sealed, the id itself.
+    With `digest`, a session or agent id matches its keyed digest or, for points written before ids were sealed, the id.
     """
     from qdrant_edge import FieldCondition, Filter, MatchAny, MatchValue, RangeFloat
 

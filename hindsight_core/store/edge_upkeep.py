@@ -1,8 +1,7 @@
 """The embedded store's maintenance side (`MaintenanceStore`): listing, users, spaces, upkeep, metadata.
 
-`EdgeStore` (`hindsight_core.store.edge`) takes these methods from `EdgeUpkeep`;
-none of them is on the recall path. They rely on the hot path's shard cache,
-lock and key stores (`_shard`, `_lock`, `_keystore`, ...).
+`EdgeStore` (`hindsight_core.store.edge`) takes these methods from `EdgeUpkeep`; none of them is on the recall path.
+They rely on the hot path's shard cache, lock and key stores (`_shard`, `_lock`, `_keystore`, ...).
 """
 
 from __future__ import annotations
@@ -18,17 +17,8 @@ from ..errors import HindsightError
 from ..types import MemoryRecord
 from . import points as pts
 from .edge_changes import delete_points, delete_user, upsert_points
-from .edge_files import (
-    FORMAT,
-    MAKING,
-    bucket_of,
-    check_space,
-    meta_path,
-    shard_exists,
-    shard_name,
-    user_dir_name,
-    write_json_atomic,
-)
+from .edge_files import (FORMAT, MAKING, bucket_of, check_space, meta_path, shard_exists, shard_name, user_dir_name,
+                         write_json_atomic)
 from .edge_query import edge_filter
 from .fields import is_uuid
 from .private import make_private
@@ -118,11 +108,9 @@ class EdgeUpkeep:
         """Vacuum the shards holding one user's spaces (every shard with None) so deleted vectors leave the
         segment files; returns the shards compacted.
 
-        Deleted *text* is unreadable at once (its key is destroyed by the delete
-        itself); this also removes the deleted points' vectors from the segments.
-        The users of a bucket share its shard, so this rewrites the segments any of their deletes touched.
-        A user's memories shard is compacted in a child process (`indexing`): the call waits for it, but
-        neither the store's lock nor the GIL is held meanwhile, so other users' calls go on.
+        Deleted text is unreadable at once (the delete destroys its key); this also removes the deleted points' vectors,
+        rewriting the segments any delete of a bucket's users touched. A memories shard is compacted in a child process
+        (`indexing`): the call waits for it, holding neither the store's lock nor the GIL.
         """
         with self._lock:
             if user_id is None:

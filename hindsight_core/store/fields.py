@@ -1,8 +1,7 @@
 """The plain payload fields of a stored memory: names, epoch days, metadata digests, write order.
 
-The lowest module of `store/`: the scope conditions (`values`), the payload
-codec (`payload`) and both backends read these names; it imports nothing from
-the store.
+The lowest module of `store/`: the scope conditions (`values`), the payload codec (`payload`) and both backends read
+these names; it imports nothing from the store.
 """
 
 from __future__ import annotations
@@ -54,8 +53,7 @@ def metadata_digest(key: str, value: Any) -> str:
 
 
 def metadata_digests(metadata: Mapping[str, Any]) -> list[str]:
-    return [metadata_digest(k, v) for k, v in metadata.items()
-            if isinstance(v, (str, int, float, bool)) or v is None]
+    return [metadata_digest(k, v) for k, v in metadata.items() if isinstance(v, (str, int, float, bool)) or v is None]
 
 
 def derived_fields(fields: Mapping[str, Any]) -> dict[str, Any]:

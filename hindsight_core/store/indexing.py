@@ -1,41 +1,21 @@
 """The vector index of a shard, built off the caller's path once enough points are unindexed.
 
-Builds are keyed by the shard's name (`memories-d384`): every user's points share it (`edge_files`).
+Builds are keyed by the shard's name (`memories-d384`). Qdrant Edge builds its HNSW index only in
+`EdgeShard.optimize()`, which holds Python's GIL for its whole run, so the build runs in a child process, on a copy:
+under the store's lock the shard is flushed and copied to `memories.indexing/`, and from then on every change the store
+applies to it is also kept (`record`); a child loads the copy and runs `optimize()` while the caller goes on; then the
+kept changes (each idempotent) are applied to the copy, and under the lock, with the last few, the live folder is
+renamed to `memories.old/`, the copy to `memories/`, and the shard is reopened. A build starts when the unindexed points
+reach `threshold` and a quarter of those indexed at the last build; a change that removes or rebuilds the shard cancels
+it.
 
-Qdrant Edge builds its HNSW index only in `EdgeShard.optimize()`, which blocks
-and holds Python's GIL for its whole run (measured: a 10 ms ticker thread made
-no tick during a 7 s build of 10k points), so a build in a thread would stall
-every thread of the process. The build therefore runs in a child process, on a
-copy of the shard:
+Compaction (forgetting for good) runs the same way, on a copy taken after the deletes; the caller waits for the swap
+(`wait_compacted`) holding neither the store's lock nor the GIL. A compaction cancels a running index build, and one
+asked for while another runs is served by the next, with every other asked for meanwhile. If a compaction fails or is
+cancelled, `wait_compacted` says so and the caller compacts in its own process.
 
-1. Under the store's lock: the shard is flushed and its folder copied to
-   `memories.indexing/` (a plain file copy); from then on every change the store
-   applies to that user's shard is also kept in memory (`record`).
-   A build starts when the unindexed points reach `threshold` and a quarter of
-   those indexed at the last build (so a big store is not rebuilt often).
-2. A child process loads the copy, runs `optimize()` and closes it; the caller
-   never waits for it.
-3. When it is done, the copy is loaded and the changes kept so far are applied
-   to it (each is idempotent: upserts, payload updates, deletes); then, under the
-   store's lock, the few kept since, it is closed, the live folder is renamed to `memories.old/`, the copy to
-   `memories/`, and the shard is reopened. A change that removes or rebuilds the
-   shard (forgetting a user, a migration) cancels the build instead.
-
-Compaction (forgetting for good) runs the same way: `compact` starts a build
-whose copy is taken after the deletes, the child's `optimize()` vacuums them out
-of the copy's segments, and the swap puts the vacuumed copy in place; the caller
-waits for the swap (`wait_compacted`), holding neither the store's lock nor the
-GIL, so the other users' calls go on meanwhile. An index build running when a
-compaction is asked for is cancelled (its copy predates the deletes, and the
-compaction indexes too); a compaction running then is followed by another one,
-which serves every compaction asked for meanwhile (one child for a burst of
-forgets on one shard). If a compaction fails or is cancelled (the store closes,
-a maintenance `compact()`), `wait_compacted` says so and the caller compacts in
-its own process: the guarantee does not depend on the child.
-
-A crash at any step leaves the live folder (or, between the two renames,
-`memories.old/`, which `settle_folder` puts back on the next open); a leftover
-copy is removed. Nothing acknowledged lives only in the copy.
+A crash at any step leaves the live folder (or `memories.old/`, which `settle_folder` puts back on the next open); a
+leftover copy is removed. Nothing acknowledged lives only in the copy.
 """
 
 from __future__ import annotations
@@ -77,9 +57,8 @@ def settle_folder(folder: Path) -> None:
 def _copy_tree(source: Path, target: Path) -> None:
     """Copy a shard folder, keeping holes (Edge preallocates 32 MiB files sparsely).
 
-    The write-ahead log goes too: it carries the operation numbers, and Edge
-    ignores a change numbered below a point's version, so a copy with a fresh
-    log would silently drop the changes replayed onto it.
+    The write-ahead log goes too: Edge ignores a change numbered below a point's version, so a copy with a fresh log
+    would silently drop the changes replayed onto it.
     """
     if shutil.which("cp") and sys.platform.startswith("linux"):
         if subprocess.run(["cp", "-r", "--sparse=always", str(source), str(target)],
@@ -119,9 +98,8 @@ class _Build:
 class IndexBuilder:
     """Starts, watches and swaps in background index builds for one `EdgeStore` (see the module docstring).
 
-    `threshold`: unindexed points of one shard that start a build. `lock` is the
-    store's lock; `close_shard(key)` closes the store's open shard of that key
-    (the `user_id` arguments below are that key) so the next call loads the swapped folder.
+    `threshold`: unindexed points of one shard that start a build. `lock` is the store's lock; `close_shard(key)` closes
+    the store's open shard of that key (the `user_id` arguments below) so the next call loads the swapped folder.
     """
 
     def __init__(self, threshold: int, lock: threading.RLock, close_shard: Callable[[str], None],

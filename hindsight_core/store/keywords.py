@@ -1,18 +1,14 @@
 """Keyword statistics per user: the BM25 channel weighs a query's terms by the memories of the user who asks.
 
-Users share the engine's shards, and an IDF the engine computed over a whole shard would let
-one user's writes move another's keyword scores: a memory holding "cardiology", written by
-someone else, changed the ranks and scores of a user's own recall, a way to tell what others
-stored (membership inference across tenants). So the shards keep plain BM25 term weights (no
-IDF modifier), and each query term is weighted by the asking user's own counts:
+Users share the engine's shards, and an IDF over a whole shard would let one user's writes move another's keyword
+scores (membership inference across tenants). So the shards keep plain BM25 term weights (no IDF modifier), and each
+query term is weighted by the asking user's own counts:
 
     idf(t) = ln(1 + (N − n_t + 0.5) / (n_t + 0.5))
 
-N: the user's memories holding at least one term, n_t: those holding t. It is Qdrant's IDF
-formula over one user's points, so a store with one user ranks as the engine's own IDF did.
-The counts of the users recently asked about are kept in memory (`KeywordStats`, a bounded
-number of users), read once from the user's points when first needed and kept in step with
-every change the store makes to them.
+N: the user's memories holding at least one term, n_t: those holding t (Qdrant's formula over one user's points).
+The counts of the users recently asked about are kept in memory (`KeywordStats`, bounded), read once from the user's
+points and kept in step with every change the store makes to them.
 """
 
 from __future__ import annotations

@@ -1,29 +1,14 @@
 """Giving back the pages of a shard's files that the engine read or wrote once: its log, its payload indexes.
 
-When Qdrant Edge loads a shard it reads, through memory maps, the whole of its write-ahead
-log (the closed 32 MiB segment it retains and the open one) and the page file of every
-payload index of each appendable segment (4 MiB each, 14 indexes): about 105 MiB for a
-shard of 20,000 points, of which the process touches a few pages afterwards. The kernel
-counts every page a process has mapped and touched as its resident memory until memory
-runs short, so each shard load (at open, and after every background index build or
-compaction swaps a shard in) added ~100 MiB to the process's resident set that never went.
+When Qdrant Edge loads a shard it reads, through memory maps, the whole of its write-ahead log and the page file of
+every payload index of each appendable segment, and every write appends to them; the kernel counts those touched
+pages as the process's resident memory until memory runs short, though nothing reads them again until the next load.
+Vectors and payloads are written to pages a search reads only a few of; the vectors are given back every so many
+changes (`WRITTEN`), not after a load, where a large user's first search would read them back at once.
 
-Writing does the same: every update is appended to the log's mapped 32 MiB segment and
-written to each payload index's page file, pages that stay resident although nothing reads
-them again until the next load (the log alone about 2 KiB a memory: ~190 MiB after 90,000
-memories), each point's payload is written to the payload storage's pages, of which a
-search reads only the few it returns (about 1 KiB a memory), and each vector to the vector
-storage's (1.5 KiB a memory at 384 dimensions), which a load also reads whole: a search
-reads back those it scores, a user's own or, for a user with the vector index, the points
-its graph walk passes. With thousands of users, the vectors were most of what stayed
-resident; they are given back every so many changes (`WRITTEN`), not after a load, where a
-large user's first search would read them back at once.
-
-`page_out` asks the kernel to page such mappings out (`madvise(MADV_PAGEOUT)`,
-Linux 5.4+): a hint that never changes what the memory holds (a page that is needed again
-is read back from the file or the page cache), so it is safe whatever else the process is
-doing. Where the call or `/proc/self/maps` is missing (another system, an older kernel),
-it does nothing and the pages stay as before.
+`page_out` asks the kernel to page such mappings out (`madvise(MADV_PAGEOUT)`, Linux 5.4+): a hint that never
+changes what the memory holds, so it is safe whatever else the process is doing. Where the call or
+`/proc/self/maps` is missing, it does nothing.
 """
 
 from __future__ import annotations

@@ -1,29 +1,12 @@
 """Record ⇄ payload: how a memory record is stored in a point's payload and read back, the same on both backends.
 
-A payload holds:
-
-- the fields filters and the ranking formula read, in plain form:
-  `user_id`, `layer`, `status`, `event_type`, `source`, `session_id`, `agent_id`,
-  `ts_days` / `reinforced_days` (epoch days), `decay_rate`, `spaced_recalls`,
-  `confidence`, `is_consolidated`, `is_superseded`, and `meta_keys` (digests of
-  top-level metadata entries, for keyed lookups without reading the text);
-- the record's other fields;
-- the text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under
-  `text`, or, when the backend seals payloads, encrypted under `sealed` (see
-  `hindsight_core.store.sealing`: forgetting a memory destroys its key).
-
-When the backend seals payloads and gives a `digest`, `session_id` and
-`agent_id` are sealed with the text too, and the plain fields hold a keyed
-digest of them instead (`KeyStore.id_digest`): filters by session or agent
-still use the index, and the engine's log never holds the ids themselves.
-The same way, `user_id` holds the user's `tenant` when the backend gives one
-(the embedded store: a keyed digest, `KeyStore.tenant`, so no file of the store
-names a user once their key is gone); a record read back is the user's who
-asked for it, checked against that field.
-
-The record's fields are in its JSON form, the one codec (`contract.records`). Reading
-is strict: a payload whose fields do not have the types a later stage relies on is
-set aside with the reason, never served.
+A payload holds the fields filters and the ranking formula read in plain form (`fields`), the record's other fields, and
+its text (`summary`, `raw_content`, `context`, `entities`, `metadata`) under `text`, or, when the backend seals
+payloads, encrypted under `sealed` (`sealing`). With a `digest`, `session_id` and `agent_id` are sealed with the text
+too and the plain fields hold a keyed digest of them (`KeyStore.id_digest`); `user_id` holds the user's `tenant` when
+the backend gives one, and a record read back is checked against it. The record's fields are in its JSON form
+(`contract.records`). Reading is strict: a payload whose fields lack the types a later stage relies on is set aside with
+the reason, never served.
 """
 
 from __future__ import annotations
@@ -37,17 +20,8 @@ import numpy as np
 
 from ..contract.records import record_from_payload, record_to_dict
 from ..types import MemoryRecord
-from .fields import (
-    DENSE,
-    ID_FIELDS,
-    RANKING_FIELDS,
-    SPARSE,
-    TEXT_FIELDS,
-    derived_fields,
-    epoch_days,
-    metadata_digests,
-    next_seq,
-)
+from .fields import (DENSE, ID_FIELDS, RANKING_FIELDS, SPARSE, TEXT_FIELDS, derived_fields, epoch_days,
+                     metadata_digests, next_seq)
 from .values import Hit, LoadReport
 
 Seal = Callable[[str, dict[str, Any]], str]
@@ -167,13 +141,9 @@ def neighbour_lists(batches: Iterable[Iterable[Any]], read: Callable[[list[str]]
                     known: Collection[str] = ()) -> list[list[Hit]]:
     """Hits for several result lists (one per query vector) that the engine gave as ids and scores only.
 
-    `read` reads the records of the distinct ids not in `known`, once each (by id);
-    those in `known` (the caller holds them) are left out of the lists, and their
-    payloads are never read. Neighbour lists of related vectors overlap, and reading
-    a point (its payload out of the engine, unsealing its text, checking every field)
-    costs more than the search that found it: ids and scores come back first, and
-    only what the caller lacks is read. An id `read` does not return (another user's,
-    unreadable, or gone since the search) is left out.
+    `read` reads the records of the distinct ids not in `known`, once each; those in `known` (the caller holds them) are
+    left out of the lists and never read: reading a point costs more than the search that found it, and neighbour lists
+    of related vectors overlap. An id `read` does not return (another user's, unreadable, or gone) is left out.
     """
     rows = [[(str(point.id), float(getattr(point, "score", 0.0) or 0.0)) for point in found] for found in batches]
     skip = frozenset(known)
@@ -190,11 +160,9 @@ def field_updates(updates: Sequence[tuple[str, Mapping[str, Any]]], *, fixed: Se
                   ) -> list[tuple[list[str], dict[str, Any]]]:
     """Partial record updates as engine payload updates: (point ids, fields to set), with their derived fields.
 
-    Updates that set the same fields to the same values share one engine update (a
-    recall's reinforcements mostly do: same time, same counts), so one recall costs
-    as few engine updates as its distinct changes. When an id appears twice, every
-    update stays its own, in order (the later one wins, as it would have alone).
-    Raises HindsightError for a `fixed` field (text changes only by writing the record again).
+    Updates that set the same fields to the same values share one engine update (a recall's reinforcements mostly do).
+    When an id appears twice, every update stays its own, in order. Raises HindsightError for a `fixed` field (text
+    changes only by writing the record again).
     """
     from ..errors import HindsightError
 

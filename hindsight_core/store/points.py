@@ -1,10 +1,9 @@
 """How a memory record becomes a Qdrant point, the same on both backends.
 
-A point carries two vectors, `dense` (the embedding) and `bm25` (a sparse BM25
-vector from `qdrant_edge.Bm25`, one config for both backends so keyword scores
-agree), and a payload (`hindsight_core.store.payload`). This module holds the
-keyword side (what the BM25 channel indexes and how a query becomes terms) and
-re-exports the field names and the payload codec under the names the backends use.
+A point carries two vectors, `dense` (the embedding) and `bm25` (a sparse BM25 vector from `qdrant_edge.Bm25`, one
+config for both backends so keyword scores agree), and a payload (`hindsight_core.store.payload`). This module holds the
+keyword side (what the BM25 channel indexes and how a query becomes terms) and re-exports the field names and the
+payload codec under the names the backends use.
 """
 
 from __future__ import annotations
@@ -14,35 +13,10 @@ from typing import Any
 
 from ..language.text_cache import per_text
 from ..types import MemoryRecord
-from .fields import (
-    DENSE,
-    FLOAT_INDEXED,
-    ID_FIELDS,
-    KEYWORD_INDEXED,
-    RANKING_FIELDS,
-    SPARSE,
-    TEXT_FIELDS,
-    derived_fields,
-    epoch_days,
-    metadata_digest,
-    metadata_digests,
-    next_seq,
-)
-from .payload import (
-    Digest,
-    Seal,
-    UnreadableRecord,
-    Unseal,
-    from_payload,
-    neighbour_lists,
-    ranking_fields,
-    ranking_values,
-    record_from_payload,
-    record_to_dict,
-    sparse_terms,
-    to_hit,
-    to_payload,
-)
+from .fields import (DENSE, FLOAT_INDEXED, ID_FIELDS, KEYWORD_INDEXED, RANKING_FIELDS, SPARSE, TEXT_FIELDS,
+                     derived_fields, epoch_days, metadata_digest, metadata_digests, next_seq)
+from .payload import (Digest, Seal, UnreadableRecord, Unseal, from_payload, neighbour_lists, ranking_fields,
+                      ranking_values, record_from_payload, record_to_dict, sparse_terms, to_hit, to_payload)
 
 __all__ = ["BM25_SETTINGS", "DENSE", "Digest", "FLOAT_INDEXED", "ID_FIELDS", "KEYWORD_INDEXED", "RANKING_FIELDS",
            "SPARSE", "Seal", "TEXT_FIELDS", "Unseal", "UnreadableRecord", "derived_fields", "document_terms",

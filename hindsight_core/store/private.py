@@ -1,13 +1,8 @@
 """A store's files are its owner's alone: folders 0700, files 0600, whatever the process umask.
 
-Every file and folder hindsight makes for a store goes through here: the
-store's root, `users/` and `meta/`, each user's folder, `keys.sqlite` (SQLite
-gives its `-wal`, `-shm` and `-journal` the mode of the database file), the change
-journal, the write queue's journal. The storage engine (Qdrant Edge) creates
-its segment files with the umask; the root folder, 0700 from the moment it is
-made, already keeps every one of them out of another user's reach, and
-`make_private` sets them 0600/0700 too when a shard is created, compacted or
-closed, so a copy of the store keeps the modes.
+Every file and folder hindsight makes for a store goes through here. Qdrant Edge creates its segment files with the
+umask; the root folder, 0700 from the moment it is made, keeps them out of another user's reach, and `make_private`
+sets them 0600/0700 too when a shard is created, compacted or closed, so a copy of the store keeps the modes.
 """
 
 from __future__ import annotations

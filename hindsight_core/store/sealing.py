@@ -1,31 +1,16 @@
 """Sealed payloads: forgetting a memory destroys the only key to its text.
 
-Qdrant Edge keeps every update in its write-ahead log, and a deleted point's
-payload stays in the log (and in the segment until a vacuum) after the delete.
-So the embedded store never writes a memory's text in the clear: each memory's
-text is encrypted with its own random 256-bit key (AES-GCM, the memory id as
-associated data), and the keys of every user live in one SQLite file per store
-(`keys.sqlite` at its root, `KeyFile`), a row per memory under the user's folder
-name and the space, with `secure_delete` on, so a deleted key is overwritten in
-place, and its log is checkpointed and truncated after every deletion.
-Forgetting a memory deletes its key in the same call, forgetting a user deletes
-all of theirs; what remains in the engine's files is ciphertext nobody can open.
-Keys are written with the same guarantee as Edge's own log: they survive a
-killed process (SQLite WAL, synchronous=NORMAL); after a power cut, a memory
-whose key was lost is reported as unreadable and set aside. A new user costs a
-few rows in a file that is already open: no file is made and no disk sync waited
-for (a file of their own cost a new user's first write 9.5 of 24 ms).
+Qdrant Edge keeps a deleted point's payload in its write-ahead log (and in the segment until a vacuum), so the embedded
+store never writes a memory's text in the clear: each memory's text is encrypted with its own random 256-bit key
+(AES-GCM, the memory id as associated data), kept in one SQLite file per store (`keys.sqlite`, `KeyFile`) with
+`secure_delete` on and the log truncated after every deletion. Forgetting a memory deletes its key in the same call,
+forgetting a user all of theirs. Keys survive a killed process (SQLite WAL); after a power cut, a memory whose key was
+lost is reported as unreadable and set aside.
 
-The session and agent ids are sealed with the text; filters find them through
-`id_digest`, an HMAC-SHA256 of the id under a per-user key kept in the same
-file (row `~ids`), so the engine's log holds neither id in the clear. The
-digest is not erased by forgetting one memory (other memories of the same
-session share it); it goes with the user (`forget(everything=True)`). Someone
-who holds both the engine's files and `keys.sqlite` can test a guessed id
-against it, as they could read every memory not yet forgotten. The user id
-itself is never in the engine's files either: a user's points hold their
-`tenant`, an HMAC under the same key, so once the user is forgotten nothing in
-the engine's log or segments can be tied to them.
+The session and agent ids are sealed with the text; filters find them through `id_digest`, an HMAC-SHA256 under a
+per-user key in the same file (row `~ids`), which goes with the user, not with one memory. Someone who holds both the
+engine's files and `keys.sqlite` can test a guessed id against it, as they could read every memory not yet forgotten. A
+user's points hold their `tenant`, an HMAC under the same key, never the user id.
 """
 
 from __future__ import annotations

@@ -1,22 +1,13 @@
 """A Qdrant server through qdrant-client, running the same recall plan as the embedded store.
 
-Layout, after Qdrant's multitenancy guidance: one collection per space and
-vector size (`hindsight_memories_d384`, `hindsight_archive_d384`, …) holding
-every user's points, with a tenant-indexed `user_id` payload field that every
-request filters on; `hindsight_users` (the registry), `hindsight_journal` and
-`hindsight_meta` hold small payload-only points. Nothing is cached per
-process except the registry entries, which never change under a user's feet
-(a migration swaps them while the store is not in use), so every process sees
-every acknowledged write on its next request.
+Layout, after Qdrant's multitenancy guidance: one collection per space and vector size (`hindsight_memories_d384`, …)
+holding every user's points, with a tenant-indexed `user_id` payload field that every request filters on;
+`hindsight_users` (the registry), `hindsight_journal` and `hindsight_meta` hold small payload-only points. Only the
+registry entries are cached per process (a migration swaps them while the store is not in use), so every process sees
+every acknowledged write on its next request. Payload text is stored in the clear (SECURITY.md). The keyword
+channel's IDF is the server's, over the collection: counting a user's terms here would cost a request a query term.
 
-Payload text is stored in the clear here: the server's own write-ahead log
-and optimiser decide when a deleted point's bytes leave its disk (SECURITY.md).
-The keyword channel's IDF is the server's, over the collection: unlike the
-embedded store's, each user's own (`keywords`), it counts every user's points,
-since counting a user's terms here would cost a request a query term.
-
-This module is the hot path (`LiveStore`); listing, spaces and upkeep are in
-`server_upkeep` (`MaintenanceStore`).
+This module is the hot path (`LiveStore`); listing, spaces and upkeep are in `server_upkeep` (`MaintenanceStore`).
 """
 
 from __future__ import annotations
@@ -32,16 +23,8 @@ from ..types import MemoryRecord
 from . import points as pts
 from .fields import FLOAT_INDEXED, KEYWORD_INDEXED, is_uuid
 from .payload import field_updates
-from .server_query import (
-    JOURNAL,
-    META,
-    REGISTRY,
-    channel_query,
-    client_filter,
-    compile_formula,
-    registry_id,
-    translated,
-)
+from .server_query import (JOURNAL, META, REGISTRY, channel_query, client_filter, compile_formula, registry_id,
+                           translated)
 from .server_upkeep import ServerUpkeep
 from .values import ALL, MEMORIES, SPACES, Hit, LoadReport, Recent, Scope, SearchRequest, SearchResult, open_registered
 
@@ -61,8 +44,7 @@ class ServerStore(ServerUpkeep):
             raise HindsightError("give exactly one of url= or client= to ServerStore")
         self.description = url or "client"
         with translated("open the store"):
-            self.client = client if client is not None else QdrantClient(url=url, api_key=api_key,
-                                                                          timeout=int(timeout))
+            self.client = client if client is not None else QdrantClient(url=url, api_key=api_key, timeout=int(timeout))
             for name in (REGISTRY, JOURNAL, META):
                 if not self.client.collection_exists(name):
                     self.client.create_collection(name, vectors_config={})
@@ -104,9 +86,6 @@ class ServerStore(ServerUpkeep):
     def _dimension(self, user_id: str) -> int | None:
         entry = self._entry(user_id)
         return int(entry["dimension"]) if entry else None
-
-    def _user_filter(self, user_id: str, scope: Scope) -> Any:
-        return client_filter(scope, user_id)
 
     # -- users ------------------------------------------------------------------------------------
     def _entry(self, user_id: str) -> dict[str, Any] | None:

@@ -45,8 +45,7 @@ class ServerUpkeep:
                 if name is not None:
                     self.client.delete(name, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)),
                                        wait=True)
-            self.client.delete(JOURNAL, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)),
-                               wait=True)
+            self.client.delete(JOURNAL, points_selector=m.FilterSelector(filter=client_filter(ALL, user_id)), wait=True)
             self.client.delete(REGISTRY, points_selector=m.PointIdsList(points=[registry_id(user_id)]), wait=True)
         self._known.pop(user_id, None)
 

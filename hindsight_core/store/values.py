@@ -1,7 +1,6 @@
 """The values that cross the storage interface: scopes, search requests, hits.
 
-Both backends and the recall plan speak these; the interfaces themselves are
-in `hindsight_core.store.base`.
+Both backends and the recall plan speak these; the interfaces themselves are in `hindsight_core.store.base`.
 """
 
 from __future__ import annotations
@@ -90,8 +89,7 @@ class Channel:
 class SearchRequest:
     """A recall plan as the engine runs it: channels fused by weighted RRF, then a formula.
 
-    `formula` is an expression tree from `hindsight_core.recall.formula` over the
-    fused score (`"$score"`) and payload variables; each backend compiles it.
+    `formula` is an expression tree from `recall.formula` over the fused score (`"$score"`) and payload variables.
     """
 
     channels: tuple[Channel, ...]

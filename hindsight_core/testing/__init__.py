@@ -45,12 +45,9 @@ class FakeEmbedder:
 class RecordingGate:
     """A write gate that keeps every (source, text) it was offered, and lets `gate` (default: the rules) decide.
 
-    For tests of what an agent offers to memory, and how often:
-
         gate = RecordingGate()
         memory = Hindsight(location=":memory:", embedder=FakeEmbedder(), gate=gate)
-        ...
-        assert gate.offered == [("user", "I live in Porto.")]
+        assert gate.offered == [("user", "I live in Porto.")]     # after the agent's turn
     """
 
     def __init__(self, gate: WriteGate | None = None) -> None:

@@ -1,19 +1,9 @@
 """The conformance suite: the behaviour every `MemoryAPI` implementation shows, and that they agree with each other.
 
-Subclass `MemoryAPIConformance` and give it a `memory` fixture that yields your
-implementation, built on `FakeEmbedder` (the suite's expectations assume it):
-
-    from hindsight_core.testing.conformance import MemoryAPIConformance
-
-    class TestMyMemory(MemoryAPIConformance):
-        @pytest.fixture
-        def memory(self, tmp_path):
-            with MyMemory(...) as memory:
-                yield memory
-
-Every test then runs on it: the same calls, result types and `HindsightError` subclasses for bad input, and
-(`test_the_same_answers_as_the_reference`) the same rankings and scores as the embedded `Hindsight` on Qdrant
-Edge given the same memories. Each test uses a user of its own, so a shared store (a server) is fine.
+Subclass `MemoryAPIConformance` and give it a `memory` fixture that yields your implementation, built on `FakeEmbedder`
+(the suite's expectations assume it). Every test then runs on it: the same calls, result types and errors, and the same
+rankings and scores as the embedded `Hindsight` given the same memories. Each test uses a user of its own, so a shared
+store is fine.
 """
 
 from __future__ import annotations
@@ -102,8 +92,7 @@ class MemoryAPIConformance:
         assert len(memory.write_many(["Every option at once."], user_id=user, **names)) == 1
 
     def test_memories_of_one_agent(self, memory: MemoryAPI, user: str) -> None:
-        planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner",
-                               force=True)
+        planner = memory.write("I booked the Lisbon trip for June 4th.", user_id=user, agent_id="planner", force=True)
         memory.write("I prefer aisle seats on long flights.", user_id=user, force=True)
         assert [m.id for m in memory.memories(user_id=user, agent_id="planner")] == [_stored(planner).id]
         assert memory.memories(user_id=user, agent_id="nobody") == []
@@ -142,8 +131,7 @@ class MemoryAPIConformance:
 
     def test_recall_takes_time_ranges_datetimes_and_a_where_predicate(self, memory: MemoryAPI, user: str) -> None:
         now = datetime.now(timezone.utc)
-        memory.write("I booked the dentist for my tooth.", user_id=user, timestamp=now - timedelta(days=40),
-                     force=True)
+        memory.write("I booked the dentist for my tooth.", user_id=user, timestamp=now - timedelta(days=40), force=True)
         memory.write("I booked the plumber for the sink.", user_id=user, timestamp=now - timedelta(hours=2),
                      force=True, metadata={"trade": "plumbing"})
         recent = memory.recall("booked", user_id=user, time_range="last_7_days", reinforce=False)

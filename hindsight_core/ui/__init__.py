@@ -1,9 +1,7 @@
 """`hindsight ui`: a memory inspector in the browser, served by the process that holds the store.
 
-An interface at the edge on the public API: pages are rendered on the server from escaped markup (`markup`), with
-no script; `security` says who may use them.
+Pages are rendered on the server from escaped markup (`markup`), with no script; `security` says who may use them.
 
-    from hindsight_core.ui import InspectorServer
     with InspectorServer(memory, port=0) as server:   # 127.0.0.1, any free port
         print(server.login_url)
 """

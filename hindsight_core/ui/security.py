@@ -1,9 +1,8 @@
 """Who may use the inspector: loopback or a token, right Host, same origin and a form token for changes.
 
-The threats, and what stops each: someone else on the network (off loopback the server needs a token, carried by
-every request as a cookie or a bearer header); a web page reading the inspector through a DNS name pointed at
-127.0.0.1 (without a token, the Host header must name the loopback address and port); a web page making the
-browser post a change (every POST carries this process's form token and comes from the same origin).
+Off loopback the server needs a token, carried by every request as a cookie or a bearer header (someone else on the
+network); without a token, the Host header must name the loopback address and port (DNS rebinding); every POST carries
+this process's form token and comes from the same origin (a page making the browser post a change).
 """
 
 from __future__ import annotations

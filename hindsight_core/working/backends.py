@@ -1,15 +1,9 @@
 """Where a session's messages live: in this process, or in Redis to share them between processes.
 
-A backend stores, per session key, an ordered list of opaque strings (the messages' JSON); ordering, scoring and
-budgets are `WorkingMemory`'s business. Every backend has the same five calls:
-
-    append(key, items) -> int     atomic; returns the new length
-    read(key) -> list[str]        oldest first; [] for an unknown or expired session
-    drop_first(key, n)            remove the n oldest (what was handed to long-term memory)
-    clear(key)                    forget the session
-    close()
-
-The session's time-to-live restarts at every append. Redis is imported only when a `RedisBackend` is made.
+A backend stores, per session key, an ordered list of opaque strings (the messages' JSON): `append(key, items) -> int`
+(atomic; the new length), `read(key) -> list[str]` (oldest first; [] for an unknown or expired session),
+`drop_first(key, n)`, `clear(key)` and `close()`. The session's time-to-live restarts at every append. Redis is imported
+only when a `RedisBackend` is made.
 """
 
 from __future__ import annotations

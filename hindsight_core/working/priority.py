@@ -1,16 +1,10 @@
 """Message priority for the working-memory window, as pure functions.
 
-Each message in a session gets
-
     priority = w_r · recency + w_q · relevance + w_d · density
 
-    recency   = 2^(−turns_ago / half_life_turns) · 2^(−seconds_ago / half_life_seconds)
-    relevance = max(0, (cos(query, message) − b) / (1 − b))     (unit vectors; b: the embedder's baseline)
-    density   = min(1, points / DENSITY_SATURATION)
-
-`turns_ago` is 0 for the newest message; a half-life of None switches that factor off. Density points (`density`)
-use the write gate's patterns plus one for confirmations. The window is filled greedily from the highest priority
-down (`select_within_budget`), then emitted in chronological order.
+with `recency` (two half-lives, in turns and in seconds), `relevance` (the query's cosine on the embedder's scale) and
+`density` (the write gate's patterns plus one for confirmations, saturating at `DENSITY_SATURATION` points). The window
+is filled greedily from the highest priority down (`select_within_budget`), then emitted in chronological order.
 """
 
 from __future__ import annotations

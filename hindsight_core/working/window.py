@@ -2,14 +2,12 @@
 
     wm = WorkingMemory("chat-42", user_id="alice", memory=hindsight, context_limit=8192)
     wm.append("user", "Confirmed: print the brochure at 300 dpi on A3 paper.")
-    ...
     window = wm.window()            # query = the latest user message
     messages = window.to_dicts()    # chronological; window.explain() says why each message is in or out
     wm.end_session()                # offers the session to long-term memory (through the write gate), then drops it
 
-Every message gets a priority (`working.priority`); the window takes messages from the highest priority down while
-they fit the budget (by default the context limit less a 20 % reserve for the answer), always keeps the latest
-user message, and emits them in chronological order.
+The window takes messages from the highest priority (`working.priority`) down while they fit the budget, always keeps
+the latest user message, and emits them in chronological order.
 """
 
 from __future__ import annotations

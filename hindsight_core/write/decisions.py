@@ -1,10 +1,10 @@
 """The vectors the knowledge rules compare: a statement's text alone, never the turn it answers.
 
-A stored vector embeds a memory with the turn it answers (`preparing.embedding_text`), which helps recall and
-hurts every decision about what the user said: two repeats of one preference that answer different turns sit far
-apart. So duplicate merging, changes of mind, conflicts and consolidation groups compare statements on their text
-alone (`decision_vectors`), embedded when a rule needs it and never stored. Only the user's own asserted words
-that carry a context are embedded again (`judged_on_text`); everything else is compared on its stored vector.
+A stored vector embeds a memory with the turn it answers (`preparing.embedding_text`), which helps recall and hurts
+every decision about what the user said: two repeats of one preference that answer different turns sit far apart. So
+duplicates, changes of mind, conflicts and consolidation groups compare the user's asserted words that carry a context
+on their text alone (`judged_on_text`), embedded when a rule needs it and never stored; everything else is compared on
+its stored vector.
 """
 
 from __future__ import annotations

@@ -1,14 +1,13 @@
 """The write gate: decides whether a turn is worth remembering, and says why.
 
-`RuleBasedGate` needs no model: only content-free turns are skipped (greetings, thanks, acknowledgements,
-laughter, emoji, questions about the present moment); anything else is kept, as the kind of memory it is, in
-English and Chinese (a preference, a correction, a request that carries a parameter, a task result, a personal
-fact, an event, or plain dialogue). The kind sets the decay rate. `LLMGate` asks any text-in/text-out callable for
-a JSON verdict, and falls back to the rules when the answer cannot be used.
+`RuleBasedGate` needs no model: only content-free turns are skipped (greetings, thanks, acknowledgements, laughter,
+emoji, questions about the present moment); anything else is kept, as the kind of memory it is, in English and Chinese
+(a preference, a correction, a request that carries a parameter, a task result, a personal fact, an event, or plain
+dialogue). The kind sets the decay rate. `LLMGate` asks any text-in/text-out callable for a JSON verdict, and falls back
+to the rules when the answer cannot be used.
 
-Text that did not come from the user is data: a tool's or an agent's words are never typed as the user's
-preference, correction or request (`USER_ONLY_KINDS`, `as_data`). A gate is any callable
-`(text, source) -> GateDecision`.
+Text that did not come from the user is data: a tool's or an agent's words are never typed as the user's preference,
+correction or request (`USER_ONLY_KINDS`, `as_data`). A gate is any callable `(text, source) -> GateDecision`.
 """
 
 from __future__ import annotations
@@ -242,19 +241,12 @@ def is_request(text: str) -> bool:
 class RuleBasedGate:
     """The default write gate: patterns and entities, English and Chinese, no model.
 
-    The rules, in order:
-    1. skip a question about the present moment (`TRIVIAL`: "what time is it");
-    2. skip a turn with fewer than `min_content_tokens` content words
-       (`content_words`: greetings, thanks, "ok", "haha", emoji), one more from an agent or a tool
-       ("Ordered.", "Done!": an acknowledgement);
-    3. keep a correction, a preference, a request with a parameter, a task
-       result or a personal fact (a statement whose subject is the speaker,
-       `states_about_speaker`, counts as one), as that kind (first match in this order;
-       questions state no preference, correction or fact); the first three
-       only when the user said it: from anyone else they are kept as data
-       (a task result or fact if one matched too, else a fact);
-    4. keep a statement naming entities as an event;
-    5. keep anything else as dialogue (a question with a lower confidence).
+    The rules, in order: skip a question about the present moment (`TRIVIAL`); skip a turn with fewer than
+    `min_content_tokens` content words (`content_words`), one more from an agent or a tool; keep a correction, a
+    preference, a request with a parameter, a task result or a personal fact (`states_about_speaker` counts as one), as
+    the first that matches (questions state no preference, correction or fact), the first three only from the user: from
+    anyone else they are kept as data (a task result or fact); keep a statement naming entities as an event; keep
+    anything else as dialogue (a question with a lower confidence).
     """
 
     def __init__(self, min_content_tokens: int = 1) -> None:

@@ -1,22 +1,12 @@
 """The seam for the knowledge decisions rules can't make reliably: does a new statement replace an older one
 (supersession), and do statements say one thing (a group that becomes knowledge)?
 
-    class KnowledgeJudge(Protocol):
-        version: str
-        def replaced(self, questions: Sequence[Question]) -> list[frozenset[str]]: ...
-        def same(self, groups: Sequence[Sequence[MemoryRecord]]) -> list[bool]: ...
-
-Both take a whole write batch's questions at once, so a judge backed by a model answers a batch in one call, off
-the agent's path (`session.write_queue`).
-
-* `RuleJudge`, the default, offline: the hand-written rules (`rules.is_change_of` through `changed_by`, and
-  `rules.is_conflict`); every group the rules form (`consolidate.groups`) says one thing.
-* `ModelJudge(llm)`: any text-in/text-out model answers a versioned prompt (`PROMPT_VERSION`) with the dates and
-  speakers of both statements; when its answer can't be used, the rules decide (`fallback`), and the failure is
-  counted (`ModelJudge.failures`).
-
-Write-time decisions are only made with `SemanticConfig.detect_conflicts` and consolidation; with neither, recall
-orders what is current on its own (`recall.timeline`).
+`KnowledgeJudge` has a `version`, `replaced(questions) -> list[frozenset[str]]` and `same(groups) -> list[bool]`; both
+take a whole write batch at once, so a model answers a batch in one call, off the agent's path. `RuleJudge`, the
+default, applies the hand-written rules (`rules.changed_by`, `rules.is_conflict`) and takes every group the rules form
+as one thing; `ModelJudge(llm)` asks any text-in/text-out model a versioned prompt (`PROMPT_VERSION`), and when its
+answer can't be used, the rules decide (`fallback`) and the failure is counted. Write-time decisions are only made with
+`SemanticConfig.detect_conflicts` and consolidation (else `recall.timeline` orders what is current).
 """
 
 from __future__ import annotations

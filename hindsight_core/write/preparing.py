@@ -1,10 +1,9 @@
 """The write path's first stage: one offered text becomes a record to store, or a reason not to.
 
-In order: validate the text and every option (`WriteOptions.checked`), the write audit (rejected text is not
-stored, quarantined text is never recalled; `safety.session_window` for an agent's or a tool's), the write gate
-(`force` skips it, never the audit), then the record with its confidence scaled by who wrote it. The turn a text
-answers is screened too (`screened_context`). An `event_type` the caller asks for is kept only if it fits the
-source (`gate.as_data`). Nothing here touches storage or the embedder.
+In order: validate the text and every option (`WriteOptions.checked`), the write audit (with `session_window` for an
+agent's or a tool's), the write gate (`force` skips it, never the audit), then the record with its confidence scaled by
+who wrote it. The turn a text answers is screened too (`screened_context`). An `event_type` the caller asks for is kept
+only if it fits the source (`gate.as_data`). Nothing here touches storage or the embedder.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The write rules: when a new statement merges into an old one, when it supersedes one, and what may become knowledge.
 
-Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours.
-
-- **Duplicates** (`is_duplicate`) merge into the statement they repeat (confirmations+1).
-- **Conflicts**: a new statement of the user's supersedes an older one (which lives on with lower confidence and
-  `superseded_by` set) when it sets the same single-valued attribute to another value (`is_conflict`), or says
-  that a value changed (`change_refused` gives the conditions, `CHANGE_STEPS` their order); neither fires on
-  what is asked, supposed, quoted or reported, nor on someone else's change (`mood`).
-- **Candidates for knowledge** (`consolidation_candidates`): whatever the user asserts, except a task's outcome
-  and news of a change; whether it is said again in the same sense is for `consolidate.groups` to decide.
+Pure functions over records; `writing.plan_writes` applies them to a batch and its stored neighbours. A duplicate
+(`is_duplicate`) merges into the statement it repeats. A new statement of the user's supersedes an older one (which
+lives on with lower confidence and `superseded_by` set) when it sets the same single-valued attribute to another value
+(`is_conflict`) or says that a value changed (`change_refused`, `CHANGE_STEPS`), never on what is asked, supposed,
+quoted or reported, nor on someone else's change (`mood`). Whatever the user asserts may become knowledge
+(`consolidation_candidates`), except a task's outcome and news of a change.
 """
 
 from __future__ import annotations
@@ -313,9 +310,7 @@ def is_conflict(new: MemoryRecord, old: MemoryRecord, similarity: float, cfg: Se
     """Whether `new` sets a different value for one of the single-valued attributes `old` sets.
 
     Both must be the user's own standing statements, asserted, by one speaker, setting the same attribute
-    (`cues.attributes`) and differing on it: two exclusive values of a group (`cues.exclusive_clash`) or, for
-    other attributes, words only one side has. `similarity` is not consulted: a fixed cosine cut-off on one
-    model's scale says nothing about the same slot.
+    (`cues.attributes`) and differing on it: two exclusive values (`cues.exclusive_clash`) or words only one side has.
     """
     if old.superseded_by or old.status is not Status.ACTIVE or old.id == new.id:
         return False

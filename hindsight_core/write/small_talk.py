@@ -1,19 +1,12 @@
 """Small talk: words said to the listener to keep a conversation going, not about the speaker.
 
-Such words ("Thanks, Evan! Your support means a lot", "Catch you later!") said on three days looked like a
-standing statement to consolidation. Two readings of a statement's shape tell them apart, neither keyed to what
-it is about:
-
-- `addresses`: it speaks to another speaker of the conversation by name, set off by a comma or a clause mark
-  (a transcript's speaker labels say who takes part, `gate.speaker`); a name inside a clause counts for nothing.
-- `said_to_listener`: every sentence carries no content (`gate.content_words`), or speaks to the listener (a
-  second-person word, a name set off) and names at most `LISTENER_WORDS` things besides, or, in English only
-  (Chinese drops its subjects), names no one and at most as many things: English needs a subject, so such a
-  sentence is said to the listener; a negated one is a standing rule however short. The speaker as the object of
-  an opening verb ("Let me know") is not its subject. A standing request names its task or has a request's shape
-  (`gate.REQUEST`).
-
-A note in square brackets ("[laughs]") records what was done, not words said: the shape is read without it.
+Such words ("Thanks, Evan! Your support means a lot", "Catch you later!") said on three days looked like a standing
+statement to consolidation. Two readings of a statement's shape, neither keyed to what it is about, tell them apart:
+`addresses` (it speaks to another speaker by name, set off by a comma or a clause mark; `gate.speaker`) and
+`said_to_listener` (every sentence carries no content, or speaks to the listener and names at most `LISTENER_WORDS`
+things besides, or, in English only, names no one and at most as many things; a negated one is a standing rule however
+short, and a standing request names its task or has a request's shape, `gate.REQUEST`). A note in square brackets
+("[laughs]") records what was done, not words said: the shape is read without it.
 """
 
 from __future__ import annotations
@@ -78,8 +71,7 @@ def _address_words(text: str) -> frozenset[str]:
 def addresses(text: str, names: Collection[str]) -> bool:
     """The text speaks to one of `names` (the other speakers of its conversation), in full or by the start of the
     name (at least `_SHORTEST_NAME` letters)."""
-    return any(name.startswith(word) and len(word) >= _SHORTEST_NAME
-               for word in _address_words(text) for name in names)
+    return any(name.startswith(word) and len(word) >= _SHORTEST_NAME for word in _address_words(text) for name in names)
 
 
 def _to_listener(sentence: str) -> bool:

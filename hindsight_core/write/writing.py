@@ -226,11 +226,11 @@ def stored_neighbours(store: MemoryStore, user: str, records: list[MemoryRecord]
                       cfg: SemanticConfig, decide: np.ndarray | None = None,
                       embed: EmbedTexts | None = None) -> list[list[Hit]]:
     """The active stored memories nearest to each record (`NEIGHBOURS`, from `record_floor` up), scored on the
-    decision vectors (`decide`, `decisions.decision_vectors`; the neighbours' own embedded with `embed`).
+    decision vectors (`decide`; the neighbours' own embedded with `embed`).
 
-    The engine is asked once per floor for the whole batch, with the stored vectors and, for a record judged on its
-    text alone, with that vector too (the turn it answers pulls the first one away). Nothing when no write rule
-    looks at neighbours."""
+    The engine is asked once per floor for the whole batch, and for a record judged on its text alone with that vector
+    too. Nothing when no write rule looks at neighbours.
+    """
     stored: list[list[Hit]] = [[] for _ in records]
     if not (cfg.merge_duplicates or cfg.detect_conflicts):
         return stored
