@@ -97,7 +97,7 @@ class MemoryRecord:
 
     def answers(self, other: "MemoryRecord") -> bool:
         """Whether this memory was written as the answer to `other`'s words (its context is them, or their end)."""
-        return bool(self.context) and other.raw_content.endswith(self.context)  # type: ignore[arg-type]
+        return self.context is not None and self.context != "" and other.raw_content.endswith(self.context)
 
     def _repr_html_(self) -> str:
         rows = "".join(

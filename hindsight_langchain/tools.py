@@ -23,6 +23,7 @@ from hindsight_core.session.outcome import describe
 from ._context import ASKER
 
 # the core's choices, read at run time (a type checker wants them spelt out)
+# Literal of a tuple constant: what the tool schema needs, which mypy can't check statically
 TimeRangeChoice = Literal[shape.TIME_RANGES]  # type: ignore[valid-type]
 
 

@@ -24,6 +24,7 @@ NOTHING_FOUND = shape.NOTHING_FOUND
 LookingFor = Annotated[str, shape.ARGUMENTS["what_am_i_looking_for"]]
 HowMany = Annotated[int, shape.ARGUMENTS["how_many_results"]]
 # the core's choices, read at run time (a type checker wants them spelt out)
+# Literal of a tuple constant: what the tool schema needs, which mypy can't check statically
 TimeRange = Annotated[Literal[shape.TIME_RANGES], shape.ARGUMENTS["time_range"]]  # type: ignore[valid-type]
 WhatToRemember = Annotated[str, shape.ARGUMENTS["what_to_remember"]]
 KindOfMemory = Annotated[Optional[shape.KindChoice], shape.ARGUMENTS["kind_of_memory"]]

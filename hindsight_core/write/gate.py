@@ -30,7 +30,7 @@ class WriteGate(Protocol):
 
 def _rx(*parts: str) -> re.Pattern[str]:
     # not run on a text without any literal its matches need: the same answers, most turns spared the search
-    return Prefiltered(re.compile("|".join(parts), re.IGNORECASE))  # type: ignore[return-value]
+    return Prefiltered(re.compile("|".join(parts), re.IGNORECASE))  # type: ignore[return-value]  # a Pattern in all it is used for
 
 
 PREFERENCE = _rx(
