@@ -643,7 +643,7 @@ _FIRST_SETS = ("knowledge.json", "knowledge_fresh.json", "knowledge_fresh2.json"
                "knowledge_fresh4.json", "knowledge_fresh5.json")
 #: what keeps who answers first below its target where it is
 _FIRST_LIMITS = ("what is current is ordered among the five candidates a block shows: a value recall ranks below "
-                 "them is not brought up (nothing enters or leaves what is shown), and a change told in the other "
+                 "them is not brought up, and a change told in the other "
                  "language or in other words is on the old value's subject only when their vectors are close "
                  "(RecallConfig.same_subject_similarity)")
 

@@ -73,7 +73,7 @@ class RecallConfig:
     #: (`recall.timeline`: the later one goes first for a question about the present, the earlier for the past)
     same_subject_similarity: float = 0.62
     #: how many of the first candidates `recall.timeline` orders by the time a question asks about, in the places
-    #: they hold (the five an adapter's block shows: nothing enters or leaves them)
+    #: they hold (the five an adapter's block shows)
     timeline_depth: int = 5
     #: τ: how much a date named in the query lifts memories from around then
     time_prior_weight: float = 0.5

@@ -163,8 +163,7 @@ class Hindsight(FacadeBase):
             if self.consensus is not None and results:
                 results, held, report = check_recalled(self.store, user, results,
                                                        {h.record.id: h for h in found.hits}, k=k,
-                                                       config=self.consensus, judge=self.judge,
-                                                       superseded_steps_back=cfg.superseded_weight < 1)
+                                                       config=self.consensus, judge=self.judge)
             vectors = {h.record.id: h.vector for h in found.hits if h.vector is not None}
             results = timeline.ordered(results, vectors, recall_plan.asked(clean, priors), cfg, shown=k)
             top = recall_plan.final_order(results, k)

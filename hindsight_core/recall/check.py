@@ -2,9 +2,10 @@
 
 It runs only when an agent or a tool wrote one of the candidates. What an agent or a tool wrote is held back when the
 related memories contradict it; what the user said is only down-weighted (×0.5): two true statements can look
-contradictory to the cues. A memory a newer one of the user's supersedes steps back only for a question about the
-present (`recall.plan.weights_for`). What is held back is returned beside the results (`RecallResults.held_back`), with
-the verdict and reason in its notes. The rules are in `recall.consensus`.
+contradictory to the cues. What is held back is returned beside the results (`RecallResults.held_back`), with
+the verdict and reason in its notes. The rules are in `recall.consensus`. A memory a later one supersedes keeps its
+score, with the verdict in its notes: what is current is ordered by `recall.timeline`, among the memories shown, so
+an older statement is never pushed out of them for being older.
 
 A verdict is given to every candidate that would be shown (the top k as `recall.plan.final_order` places them), and only
 to those; every candidate still votes, with the related memories the engine finds around it.
@@ -24,7 +25,7 @@ from .consensus import ConsensusConfig, ConsensusPool, apply_consensus
 from .plan import final_order
 
 _ACTIVE = Scope()
-_DOWNWEIGHT = {verdict: 0.5 for verdict in FLAGGED}
+_DOWNWEIGHT: dict[Verdict, float] = {verdict: 0.5 for verdict in FLAGGED if verdict is not Verdict.SUPERSEDED}
 
 HELD_BACK_NOTE = "held back by the retrieval check"
 
@@ -40,32 +41,29 @@ def _planted(r: ScoredMemory, checks: dict[str, ConsensusCheck]) -> bool:
     return check is not None and check.verdict is Verdict.CONTRADICTS and r.memory.source in (Source.AGENT, Source.TOOL)
 
 
-def _after(results: list[ScoredMemory], checks: dict[str, ConsensusCheck],
-           downweight: dict[Verdict, float]) -> list[ScoredMemory]:
-    """The results once the verdicts so far apply: the planted held back, the other flagged down-weighted."""
-    return list(apply_consensus([r for r in results if not _planted(r, checks)], ConsensusReport(tuple(checks.values())),
-                                drop=(), downweight=downweight))
+def _after(results: list[ScoredMemory], checks: dict[str, ConsensusCheck]) -> list[ScoredMemory]:
+    """The results once the verdicts so far apply: the planted held back, the contradicted and tied down-weighted."""
+    kept = [r for r in results if not _planted(r, checks)]
+    return list(apply_consensus(kept, ConsensusReport(tuple(checks.values())), drop=(), downweight=_DOWNWEIGHT))
 
 
-def _shown_checked(results: list[ScoredMemory], k: int, pool: ConsensusPool,
-                   downweight: dict[Verdict, float]) -> dict[str, ConsensusCheck]:
+def _shown_checked(results: list[ScoredMemory], k: int, pool: ConsensusPool) -> dict[str, ConsensusCheck]:
     """A verdict for each result that would be shown, and for those it lets up when it holds one back or
     down-weights it, until every result in the top k has one."""
     checks: dict[str, ConsensusCheck] = {}
     current = results
     while todo := [r for r in final_order(current, k) if r.memory.id not in checks]:
         checks.update((r.memory.id, pool.check(r.memory.id)) for r in todo)
-        current = _after(results, checks, downweight)
+        current = _after(results, checks)
     return checks
 
 
 def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hits: dict[str, Hit], *, k: int,
-                   config: ConsensusConfig, judge: Callable[[str], str] | None, superseded_steps_back: bool = True
+                   config: ConsensusConfig, judge: Callable[[str], str] | None
                    ) -> tuple[list[ScoredMemory], list[ScoredMemory], ConsensusReport]:
     """(the results after the check, those it held back, its report): all empty but the results when no agent
     or tool wrote a result. Held back: each agent's or tool's result that would have been in the top k but for
-    the check, its notes saying why. `superseded_steps_back`: whether a superseded memory is down-weighted (a
-    question about the present)."""
+    the check, its notes saying why."""
     if all(r.memory.source in (Source.USER, Source.SYSTEM) for r in results):
         return results, [], ConsensusReport(())
     vectors = np.asarray([hits[r.memory.id].vector for r in results], dtype=np.float32)
@@ -80,14 +78,12 @@ def check_recalled(store: LiveStore, user: str, results: list[ScoredMemory], hit
     pool = ConsensusPool(results, vectors, [h.record for h in related.values()],
                          np.asarray([h.vector for h in related.values()], dtype=np.float32) if related else None,
                          config=config, judge=judge)
-    downweight: dict[Verdict, float] = _DOWNWEIGHT if superseded_steps_back else \
-        {verdict: factor for verdict, factor in _DOWNWEIGHT.items() if verdict is not Verdict.SUPERSEDED}
-    checks = _shown_checked(results, k, pool, downweight)
+    checks = _shown_checked(results, k, pool)
 
     def why(check: ConsensusCheck) -> str:
         return check.verdict.value + (f" ({check.reasons[0]})" if check.reasons else "")
 
     out = [_noted(r, f"retrieval check: {why(checks[r.memory.id])}") if r.memory.id in checks
-           and checks[r.memory.id].flagged else r for r in _after(results, checks, downweight)]
+           and checks[r.memory.id].flagged else r for r in _after(results, checks)]
     held = [_noted(r, f"{HELD_BACK_NOTE}: {why(checks[r.memory.id])}") for r in results if _planted(r, checks)]
     return out, held, ConsensusReport(tuple(checks[r.memory.id] for r in results if r.memory.id in checks))

@@ -7,7 +7,8 @@ standing for it) are on one subject when their vectors are close (`RecallConfig.
 supersession joined them, and so is a third close to either. Each subject keeps the places its candidates hold, in which
 they go latest first for the present and earliest first for a question in the past tense; a question naming a date is
 left to the time priors. Each keeps the ids of the later ones on its subject (`ScoredMemory.later`), and an answer never
-stands above its statement (`_answers_below`).
+stands above its statement (`_answers_below`); an agent's answer that restates a statement ranked below the first
+candidates gives its place to that statement (`_statements_for_answers`), the one change to what is shown.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def subjects(window: Sequence[ScoredMemory], statements: Sequence[MemoryRecord |
             if a is None or b is None:
                 continue
             joined = a.id == b.id or a.superseded_by == b.id or b.superseded_by == a.id
-            if joined or (va is not None and vb is not None and float(np.dot(va, vb)) >= recall.same_subject_similarity):
+            close = va is not None and vb is not None and float(np.dot(va, vb)) >= recall.same_subject_similarity
+            if joined or close:
                 root[find(i)] = find(j)
     return [{j for j in range(len(window)) if j != i and find(j) == find(i)} for i in range(len(window))]
 
@@ -65,8 +67,9 @@ def subjects(window: Sequence[ScoredMemory], statements: Sequence[MemoryRecord |
 def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], asked: str,
             recall: RecallConfig, shown: int) -> list[ScoredMemory]:
     """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about
-    (see the module docstring): ordered, never changed, so every memory the retrieval check judged is still shown."""
+    (see the module docstring)."""
     depth = min(recall.timeline_depth, shown, len(results))
+    results = _statements_for_answers(results, depth, vectors, recall.same_subject_similarity)
     window, rest = results[:depth], results[depth:]
     statements = [stands_for(r, results) for r in window]
     related = subjects(window, statements, vectors, recall)
@@ -81,6 +84,27 @@ def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], aske
             for place, i in zip(places, chosen):
                 out[place] = marked[i]
     return _answers_below(out, depth) + rest
+
+
+def _statements_for_answers(results: list[ScoredMemory], shown: int, vectors: Mapping[str, np.ndarray],
+                            close: float) -> list[ScoredMemory]:
+    """`results` with each agent's answer among the first `shown` that restates a statement of the user's ranked
+    below them (their vectors `close`: an acknowledgement, a paraphrase) swapped with that statement: the user's words
+    outrank what was said about them ("Understood, vegetarian from now on" gives its place to "I've gone vegetarian"),
+    and the answer is not lost (it goes where the statement was). What a tool reports keeps its place."""
+    out = list(results)
+
+    def restates(answer: ScoredMemory, statement: ScoredMemory) -> bool:
+        a, b = vectors.get(answer.memory.id), vectors.get(statement.memory.id)
+        return answer.memory.source is Source.AGENT and answer.memory.answers(statement.memory) \
+            and a is not None and b is not None and float(np.dot(a, b)) >= close
+
+    for i in range(min(shown, len(out))):
+        if not states(out[i]):
+            j = next((j for j in range(shown, len(out)) if states(out[j]) and restates(out[i], out[j])), None)
+            if j is not None:
+                out[i], out[j] = out[j], out[i]
+    return out
 
 
 def _answers_below(results: list[ScoredMemory], shown: int) -> list[ScoredMemory]:

@@ -93,12 +93,22 @@ def test_an_agents_answer_never_stands_above_the_users_words_it_answers_when_bot
     vectors = {**VECTORS, ack.memory.raw_content: near(STEAK, 0.25)}
     out = ordered([ack, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, asked, RECALL, 3)
     assert texts(out) == [VEGETARIAN, ALLERGY, ack.memory.raw_content]
-    # the statement below what is shown: the answer keeps its place, and what it holds is shown
-    assert texts(ordered([ack, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, asked, RECALL, 2))[:2] == \
-        [ack.memory.raw_content, ALLERGY]
+    # the statement below what is shown, which the answer restates (close vectors): it takes the answer's place
+    below = ordered([ack, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, asked, RECALL, 2)
+    assert sorted(texts(below)[:2]) == sorted([VEGETARIAN, ALLERGY]) and texts(below)[2] == ack.memory.raw_content
 
 
-def test_only_the_first_candidates_are_ordered_and_nothing_is_taken_out():
+@pytest.mark.parametrize("source, turn", [(Source.AGENT, 1.2), (Source.TOOL, 0.25)])
+def test_an_answer_that_says_something_else_or_a_tools_report_keeps_its_place_over_a_statement_below(source, turn):
+    """An agent's advice far from the statement it answers ("Try the market at dawn"), and what a tool reports
+    (it holds the fact), stay shown above the statement below them."""
+    answer = said("Try the market at dawn.", 3, source=source, context=VEGETARIAN)
+    vectors = {**VECTORS, answer.memory.raw_content: near(STEAK, turn)}
+    out = ordered([answer, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, PRESENT, RECALL, 2)
+    assert texts(out) == [answer.memory.raw_content, ALLERGY, VEGETARIAN]
+
+
+def test_only_the_first_candidates_are_ordered_and_no_statement_is_taken_out():
     results = [said(RIBEYE, 1), said(ALLERGY, 5), said(VEGETARIAN, 3)]
     shallow = RecallConfig(same_subject_similarity=0.8, timeline_depth=2)  # or shown=2: the same
     assert texts(ordered(results, VECTORS, PRESENT, shallow, 5)) == [RIBEYE, ALLERGY, VEGETARIAN]

@@ -54,11 +54,15 @@ def test_mcp_from_langchain(tmp_path):
     if not (MCP_CLIENTS / "python").exists():
         pytest.skip("run scripts/mcp_clients_venv.sh first (make test does)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
-    env.update(HINDSIGHT_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1", PATH=f"{MCP_CLIENTS}:{env['PATH']}")
+    # the stdio client starts the server with only HOME, PATH and a few more of this environment (mcp's
+    # get_default_environment): HOME is where the snippet's server keeps its store (~/.hindsight), never the real one
+    env.update(HOME=str(tmp_path / "user"), HINDSIGHT_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1",
+               PATH=f"{MCP_CLIENTS}:{env['PATH']}")
     done = subprocess.run([str(MCP_CLIENTS / "python"), "-c", snippet("MCP from LangChain")], env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "A4 landscape" in done.stdout
+    assert (tmp_path / "user" / ".hindsight" / "store").is_dir()  # where the server kept the memory
 
 
 def test_the_readme_points_to_this_page_instead_of_repeating_its_snippets():

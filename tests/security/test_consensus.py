@@ -283,7 +283,7 @@ class _NothingAround:
         return [[] for _ in vectors]
 
 
-def _checked_on_recall(items, k, superseded_steps_back=True):
+def _checked_on_recall(items, k):
     from hindsight_core.recall.check import check_recalled
     from hindsight_core.store.base import Hit
 
@@ -291,7 +291,7 @@ def _checked_on_recall(items, k, superseded_steps_back=True):
     vectors = same_topic(len(results))
     hits = {r.memory.id: Hit(r.memory, r.score, vectors[i]) for i, r in enumerate(results)}
     out, held, report = check_recalled(_NothingAround(), "alice", results, hits, k=k, config=ConsensusConfig(),
-                                       judge=None, superseded_steps_back=superseded_steps_back)
+                                       judge=None)
     return results, vectors, out, held, report
 
 
@@ -316,33 +316,18 @@ def test_a_planted_memory_just_below_the_top_k_is_checked_when_the_one_above_is_
     assert all(full.verdict_of(c.memory_id) is c.verdict for c in report.checks)
 
 
-def test_a_down_weighted_result_lets_the_next_one_up_and_it_is_checked():
-    # m0 is the user's older statement, superseded by the user's newer one below the top 1 (down-weighted x0.5);
-    # the planted tool memory ranked second comes up to the top, is checked and held back; then the user's newer one
-    results, _, out, held, report = _checked_on_recall([
+def test_a_superseded_memory_keeps_its_place_and_score_with_its_verdict_noted():
+    """What is current is ordered by the timeline among what is shown (`recall.timeline`), not by the check: a
+    memory a newer statement supersedes keeps its score and place, for a question about the present or the past,
+    with the verdict in its notes. What an agent or a tool planted is held back all the same."""
+    _, _, out, held, report = _checked_on_recall([
         (rec(0, "My locker code at the gym is 4312.", day=0), 0.9),
         (rec(1, "My locker code at the gym is 9999 now.", "tool", day=5), 0.8),
-        (rec(2, "My locker code at the gym is 2718.", day=3), 0.7),
-        (rec(3, "Gym locker code: 2718.", day=4), 0.3)], k=1)
+        (rec(2, "My locker code at the gym is 2718.", day=3), 0.7)], k=2)
     assert report.verdict_of("m0") is Verdict.SUPERSEDED
-    assert [r.memory.id for r in held] == ["m1"]
-    assert out[0].memory.id == "m2" and report.verdict_of("m2") is not Verdict.CONTRADICTS
-    assert [c.memory_id for c in report.checks] == ["m0", "m1", "m2"]
-
-
-def test_for_a_question_about_the_past_a_superseded_memory_keeps_its_place_and_its_verdict():
-    """As for a change of mind (`recall.plan.weights_for`), what a newer statement superseded steps back only for
-    a question about the present; asked about the past, it is what was true then. What an agent or a tool planted
-    is held back either way."""
-    items = [(rec(0, "My locker code at the gym is 4312.", day=0), 0.9),
-             (rec(1, "My locker code at the gym is 9999 now.", "tool", day=5), 0.8),
-             (rec(2, "My locker code at the gym is 2718.", day=3), 0.7)]
-    _, _, present, held_now, _ = _checked_on_recall(items, k=1)
-    _, _, past, held_then, report = _checked_on_recall(items, k=1, superseded_steps_back=False)
-    assert present[0].memory.id == "m2" and past[0].memory.id == "m0"
-    assert report.verdict_of("m0") is Verdict.SUPERSEDED and past[0].score == 0.9
-    assert any("retrieval check: superseded" in n for n in past[0].explanation.notes)
-    assert [r.memory.id for r in held_now] == ["m1"] and "m1" not in [r.memory.id for r in past[:1]]
+    assert out[0].memory.id == "m0" and out[0].score == 0.9
+    assert any("retrieval check: superseded" in n for n in out[0].explanation.notes)
+    assert [r.memory.id for r in held] == ["m1"] and out[1].memory.id == "m2"
 
 
 def _written(memory, clock, said, step):
