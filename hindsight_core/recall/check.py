@@ -1,16 +1,12 @@
 """The retrieval check on recall: a recalled memory against the related memories it contradicts.
 
 It runs only when an agent or a tool wrote one of the candidates. What an agent or a tool wrote is held back when the
-related memories contradict it; what the user said is only down-weighted (×0.5): two true statements can look
-contradictory to the cues. What is held back is returned beside the results (`RecallResults.held_back`), with
-the verdict and reason in its notes. The rules are in `recall.consensus`. A memory a later one supersedes keeps its
-score, with the verdict in its notes: what is current is ordered by `recall.timeline`, among the memories shown, so
-an older statement is never pushed out of them for being older.
-
-A verdict is given to every candidate that would be shown (the top k as `recall.plan.final_order` places them), and only
-to those; every candidate still votes, with the related memories the engine finds around it.
+related memories contradict it (returned in `RecallResults.held_back`, the verdict in its notes); what the user said is
+only down-weighted (×0.5): two true statements can look contradictory to the cues. A superseded memory keeps its score,
+the verdict in its notes: `recall.timeline` orders what is current. The rules are in `recall.consensus`. Each candidate
+that would be shown (the top k as `recall.plan.final_order` places them), and only those, gets a verdict; every
+candidate still votes, with the related memories the engine finds around it.
 """
-
 from __future__ import annotations
 
 import dataclasses

@@ -1,16 +1,13 @@
-"""What is true now, decided when recalling: the user's statements on one subject, in the order of the time a question
-asks about.
+"""What is true now, decided when recalling: the user's statements on one subject in the order of the time asked about.
 
-A verdict made when a statement is written must be right forever; at recall time a wrong guess costs only an order.
-Among the first candidates (`RecallConfig.timeline_depth`), the user's statements (and an agent's answer to one,
-standing for it) are on one subject when their vectors are close (`RecallConfig.same_subject_similarity`) or a
-supersession joined them, and so is a third close to either. Each subject keeps the places its candidates hold, in which
-they go latest first for the present and earliest first for a question in the past tense; a question naming a date is
-left to the time priors. Each keeps the ids of the later ones on its subject (`ScoredMemory.later`), and an answer never
-stands above its statement (`_answers_below`); an agent's answer that restates a statement ranked below the first
-candidates gives its place to that statement (`_statements_for_answers`), the one change to what is shown.
+A verdict made when writing must be right forever; at recall time a wrong guess costs only an order. Among the first
+candidates (`RecallConfig.timeline_depth`), the user's statements (and an agent's answer standing for the one it
+answers) are on one subject when their vectors are close (`RecallConfig.same_subject_similarity`) or a supersession
+joined them, and so is a third close to either. A subject keeps its places, latest first for the present, earliest
+first for the past tense; a question naming a date is left to the time priors. Each statement keeps the ids of the
+later ones on its subject (`ScoredMemory.later`); an answer never stands above its statement (`_answers_below`), and
+one restating a statement ranked below the first candidates gives it its place (`_statements_for_answers`).
 """
-
 from __future__ import annotations
 
 import dataclasses
