@@ -6,7 +6,8 @@ answers) are on one subject when their vectors are close (`RecallConfig.same_sub
 joined them, and so is a third close to either. A subject keeps its places, latest first for the present, earliest
 first for the past tense; a question naming a date is left to the time priors. Each statement keeps the ids of the
 later ones on its subject (`ScoredMemory.later`); an answer never stands above its statement (`_answers_below`), and
-one restating a statement ranked below the first candidates gives it its place (`_statements_for_answers`).
+for the present one restating a statement ranked below the first candidates gives it its place
+(`_statements_for_answers`).
 """
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ def ordered(results: list[ScoredMemory], vectors: Mapping[str, np.ndarray], aske
     """`results` (best first) with the first `timeline_depth` of the `shown` in the order of the time `asked` about
     (see the module docstring)."""
     depth = min(recall.timeline_depth, shown, len(results))
-    results = _statements_for_answers(results, depth, vectors, recall.same_subject_similarity)
+    if asked == PRESENT:  # asked about the past, what the assistant said then is what is asked about
+        results = _statements_for_answers(results, depth, vectors, recall.same_subject_similarity)
     window, rest = results[:depth], results[depth:]
     statements = [stands_for(r, results) for r in window]
     related = subjects(window, statements, vectors, recall)

@@ -93,9 +93,13 @@ def test_an_agents_answer_never_stands_above_the_users_words_it_answers_when_bot
     vectors = {**VECTORS, ack.memory.raw_content: near(STEAK, 0.25)}
     out = ordered([ack, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, asked, RECALL, 3)
     assert texts(out) == [VEGETARIAN, ALLERGY, ack.memory.raw_content]
-    # the statement below what is shown, which the answer restates (close vectors): it takes the answer's place
+    # the statement below what is shown, which the answer restates (close vectors): for the present it takes the
+    # answer's place; asked about the past or a date, what the assistant said then keeps its place
     below = ordered([ack, said(ALLERGY, 5), said(VEGETARIAN, 3)], vectors, asked, RECALL, 2)
-    assert sorted(texts(below)[:2]) == sorted([VEGETARIAN, ALLERGY]) and texts(below)[2] == ack.memory.raw_content
+    if asked == PRESENT:
+        assert sorted(texts(below)[:2]) == sorted([VEGETARIAN, ALLERGY]) and texts(below)[2] == ack.memory.raw_content
+    else:
+        assert texts(below)[:2] == [ack.memory.raw_content, ALLERGY]
 
 
 @pytest.mark.parametrize("source, turn", [(Source.AGENT, 1.2), (Source.TOOL, 0.25)])
